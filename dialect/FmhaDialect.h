@@ -1,0 +1,27 @@
+//===- FmhaDialect.h - fmha dialect ---------------------------------------===//
+#ifndef ROCKE_DIALECT_FMHADIALECT_H
+#define ROCKE_DIALECT_FMHADIALECT_H
+
+#include "dialect/Mask.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "dialect/FmhaDialect.h.inc"
+#include "dialect/FmhaEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dialect/FmhaAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "dialect/FmhaOps.h.inc"
+
+namespace rocke::fmha {
+/// Head dims the lowerings support (Dqk and Dv).
+bool isSupportedHeadDim(int64_t d);
+} // namespace rocke::fmha
+
+#endif

@@ -1,0 +1,262 @@
+//===- FmhaOps.cpp - fmha op verifiers and helpers ------------------------===//
+#include "dialect/FmhaDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/OpImplementation.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace rocke::fmha;
+
+#define GET_OP_CLASSES
+#include "dialect/FmhaOps.cpp.inc"
+
+namespace {
+/// Logical dims of the [B, S, H, D] operands and [B, H, S] statistics.
+enum : unsigned { kBatch = 0, kSeq = 1, kHeads = 2, kHeadDim = 3 };
+
+/// Shape checks shared by the forward and the backward op.
+struct AttentionVerifier {
+  Operation *op;
+
+  InFlightDiagnostic error() { return op->emitOpError(); }
+
+  static std::string dimStr(int64_t d) {
+    return ShapedType::isDynamic(d) ? "?" : std::to_string(d);
+  }
+
+  LogicalResult checkTensor(StringRef name, Value v, MemRefType &type) {
+    type = cast<MemRefType>(v.getType());
+    if (type.getRank() != 4)
+      return error() << name << " must be a rank-4 memref [B, S, H, D], got "
+                     << type;
+    if (!type.isStrided())
+      return error() << name << " must have a strided layout, got " << type;
+    for (unsigned d : {kHeads, kHeadDim})
+      if (type.isDynamicDim(d))
+        return error() << name << " must have static head count and head dim";
+    for (unsigned d = 0; d < 4; ++d)
+      if (type.getDimSize(d) == 0)
+        return error() << name << " has an empty dimension " << d
+                       << "; batch, sequence, heads and head dim must be > 0";
+    return success();
+  }
+
+  /// Fails when two extents that must agree are both static and differ.
+  LogicalResult same(StringRef what, int64_t a, StringRef aName, int64_t b,
+                     StringRef bName) {
+    if (ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b)
+      return success();
+    return error() << what << " mismatch: " << aName << " has " << a << ", "
+                   << bName << " has " << b;
+  }
+
+  LogicalResult checkElementType(StringRef name, Type t, Type expected) {
+    if (t != expected)
+      return error() << name << " element type " << t
+                     << " differs from the query's " << expected;
+    return success();
+  }
+
+  LogicalResult verifyInputs(Value q, Value k, Value v, Value o,
+                             ValueRange stats, StatsEncoding encoding,
+                             std::optional<float> scale) {
+    MemRefType qt, kt, vt, ot;
+    if (failed(checkTensor("query", q, qt)) ||
+        failed(checkTensor("key", k, kt)) ||
+        failed(checkTensor("value", v, vt)) ||
+        failed(checkTensor("out", o, ot)))
+      return failure();
+    Type elt = qt.getElementType();
+    if (!elt.isF16() && !elt.isBF16() && !elt.isF32())
+      return error() << "element type must be f16, bf16 or f32, got " << elt;
+    if (failed(checkElementType("key", kt.getElementType(), elt)) ||
+        failed(checkElementType("value", vt.getElementType(), elt)) ||
+        failed(checkElementType("out", ot.getElementType(), elt)))
+      return failure();
+
+    if (failed(same("batch", qt.getDimSize(kBatch), "query",
+                    kt.getDimSize(kBatch), "key")) ||
+        failed(same("batch", qt.getDimSize(kBatch), "query",
+                    vt.getDimSize(kBatch), "value")) ||
+        failed(same("batch", qt.getDimSize(kBatch), "query",
+                    ot.getDimSize(kBatch), "out")) ||
+        failed(same("key sequence length", kt.getDimSize(kSeq), "key",
+                    vt.getDimSize(kSeq), "value")) ||
+        failed(same("query sequence length", qt.getDimSize(kSeq), "query",
+                    ot.getDimSize(kSeq), "out")) ||
+        failed(same("kv head count", kt.getDimSize(kHeads), "key",
+                    vt.getDimSize(kHeads), "value")) ||
+        failed(same("query head count", qt.getDimSize(kHeads), "query",
+                    ot.getDimSize(kHeads), "out")) ||
+        failed(same("qk head dim", qt.getDimSize(kHeadDim), "query",
+                    kt.getDimSize(kHeadDim), "key")) ||
+        failed(same("v head dim", vt.getDimSize(kHeadDim), "value",
+                    ot.getDimSize(kHeadDim), "out")))
+      return failure();
+
+    int64_t hq = qt.getDimSize(kHeads), hkv = kt.getDimSize(kHeads);
+    if (hq % hkv != 0)
+      return error() << "query head count " << hq
+                     << " is not a multiple of the kv head count " << hkv;
+    for (auto [name, d] : {std::pair<StringRef, int64_t>{
+                               "qk", qt.getDimSize(kHeadDim)},
+                           {"v", vt.getDimSize(kHeadDim)}})
+      if (!isSupportedHeadDim(d))
+        return error() << "unsupported " << name << " head dim " << d
+                       << " (supported: 32, 64, 96, 128, 192, 256)";
+
+    if (scale && (!std::isfinite(*scale) || *scale <= 0.0f))
+      return error() << "scale must be a positive finite number, got "
+                     << *scale;
+
+    size_t expectedStats = encoding == StatsEncoding::lse ? 1 : 2;
+    if (stats.size() != expectedStats)
+      return error() << "stats encoding '" << stringifyStatsEncoding(encoding)
+                     << "' needs " << expectedStats
+                     << " statistics operand(s), got " << stats.size();
+    for (Value s : stats) {
+      auto st = cast<MemRefType>(s.getType());
+      if (st.getRank() != 3 || !st.getElementType().isF32() ||
+          !st.isStrided())
+        return error() << "statistics must be strided rank-3 f32 memrefs "
+                          "[B, Hq, Sq], got "
+                       << st;
+      if (failed(same("batch", qt.getDimSize(kBatch), "query",
+                      st.getDimSize(0), "statistics")) ||
+          failed(same("query head count", hq, "query", st.getDimSize(1),
+                      "statistics")) ||
+          failed(same("query sequence length", qt.getDimSize(kSeq), "query",
+                      st.getDimSize(2), "statistics")))
+        return failure();
+    }
+    return success();
+  }
+
+  /// A gradient has the shape of its primal and the input or f32 element type.
+  LogicalResult verifyGradient(StringRef name, Value grad, Value primal) {
+    MemRefType gt;
+    if (failed(checkTensor(name, grad, gt)))
+      return failure();
+    auto pt = cast<MemRefType>(primal.getType());
+    for (unsigned d = 0; d < 4; ++d)
+      if (failed(same("gradient shape", gt.getDimSize(d), name,
+                      pt.getDimSize(d), "its primal")))
+        return failure();
+    Type elt = gt.getElementType();
+    if (elt != pt.getElementType() && !elt.isF32())
+      return error() << name << " element type must be " << pt.getElementType()
+                     << " or f32, got " << elt;
+    return success();
+  }
+};
+
+/// Operands from `firstWrite` on are written, the ones before are read.
+void addReadWriteEffects(
+    Operation *op, unsigned firstWrite,
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (operand.getOperandNumber() < firstWrite)
+      effects.emplace_back(MemoryEffects::Read::get(), &operand,
+                           SideEffects::DefaultResource::get());
+    else
+      effects.emplace_back(MemoryEffects::Write::get(), &operand,
+                           SideEffects::DefaultResource::get());
+  }
+}
+
+std::optional<float> scaleValue(FloatAttr attr) {
+  if (!attr)
+    return std::nullopt;
+  return static_cast<float>(attr.getValueAsDouble());
+}
+
+float defaultScale(Value query) {
+  int64_t d = cast<MemRefType>(query.getType()).getDimSize(kHeadDim);
+  return 1.0f / std::sqrt(static_cast<float>(d));
+}
+
+MaskAttr maskOrNone(MLIRContext *ctx, std::optional<MaskAttr> mask) {
+  if (mask && *mask)
+    return *mask;
+  return MaskAttr::get(ctx, MaskKind::none, MaskAlignment::top_left, -1, -1);
+}
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// AttentionFwdOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AttentionFwdOp::verify() {
+  AttentionVerifier v{getOperation()};
+  return v.verifyInputs(getQuery(), getKey(), getValue(), getOut(), getStats(),
+                        getStatsEncoding(), scaleValue(getScaleAttr()));
+}
+
+void AttentionFwdOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  addReadWriteEffects(getOperation(), 3, effects);
+}
+
+float AttentionFwdOp::getScaleOrDefault() {
+  return scaleValue(getScaleAttr()).value_or(defaultScale(getQuery()));
+}
+
+MaskAttr AttentionFwdOp::getMaskOrDefault() {
+  return maskOrNone(getContext(), getMask());
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionBwdOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AttentionBwdOp::verify() {
+  AttentionVerifier v{getOperation()};
+  if (failed(v.verifyInputs(getQuery(), getKey(), getValue(), getOut(),
+                            getStats(), getStatsEncoding(), scaleValue(getScaleAttr()))))
+    return failure();
+  MemRefType dot;
+  if (failed(v.checkTensor("grad_out", getGradOut(), dot)))
+    return failure();
+  auto ot = cast<MemRefType>(getOut().getType());
+  if (failed(v.checkElementType("grad_out", dot.getElementType(),
+                                ot.getElementType())))
+    return failure();
+  for (unsigned d = 0; d < 4; ++d)
+    if (failed(v.same("grad_out shape", dot.getDimSize(d), "grad_out",
+                      ot.getDimSize(d), "out")))
+      return failure();
+  if (failed(v.verifyGradient("grad_query", getGradQuery(), getQuery())) ||
+      failed(v.verifyGradient("grad_key", getGradKey(), getKey())) ||
+      failed(v.verifyGradient("grad_value", getGradValue(), getValue())))
+    return failure();
+  if (auto acc = getAccumulatorType())
+    if (!acc->isF32() && !acc->isBF16())
+      return emitOpError() << "accumulator_type must be f32 or bf16, got "
+                           << *acc;
+  return success();
+}
+
+void AttentionBwdOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  addReadWriteEffects(getOperation(), getNumOperands() - 3, effects);
+}
+
+float AttentionBwdOp::getScaleOrDefault() {
+  return scaleValue(getScaleAttr()).value_or(defaultScale(getQuery()));
+}
+
+MaskAttr AttentionBwdOp::getMaskOrDefault() {
+  return maskOrNone(getContext(), getMask());
+}
+
+Type AttentionBwdOp::getAccumulatorTypeOrDefault() {
+  if (auto acc = getAccumulatorType())
+    return *acc;
+  return Float32Type::get(getContext());
+}

@@ -1,0 +1,179 @@
+//===- FmhaOps.td - fmha dialect: attention forward/backward ops ---------===//
+#ifndef ROCKE_FMHA_OPS
+#define ROCKE_FMHA_OPS
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Fmha_Dialect : Dialect {
+  let name = "fmha";
+  let cppNamespace = "::rocke::fmha";
+  let summary = "Fused multi-head attention forward and backward on memrefs";
+  let description = [{
+    Ops that compute scaled-dot-product attention and its gradients on
+    memrefs with logical shape [batch, seq, heads, head_dim]. The physical
+    layout (BSHD, BHSD, ...) comes from the memref's strides.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
+class Fmha_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Fmha_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Enums and attributes
+//===----------------------------------------------------------------------===//
+
+def Fmha_MaskKind : I32EnumAttr<"MaskKind", "attention mask kind", [
+    I32EnumAttrCase<"none", 0>,
+    I32EnumAttrCase<"causal", 1>,
+    I32EnumAttrCase<"sliding_window", 2>,
+    I32EnumAttrCase<"one_sided_window", 3>]> {
+  let cppNamespace = "::rocke::fmha";
+  let genSpecializedAttr = 0;
+}
+
+def Fmha_MaskAlignment : I32EnumAttr<"MaskAlignment",
+    "which corner the mask diagonal starts from", [
+    I32EnumAttrCase<"top_left", 0>,
+    I32EnumAttrCase<"bottom_right", 1>]> {
+  let cppNamespace = "::rocke::fmha";
+  let genSpecializedAttr = 0;
+}
+
+def Fmha_StatsEncoding : I32EnumAttr<"StatsEncoding",
+    "encoding of the softmax statistics", [
+    I32EnumAttrCase<"lse", 0>,
+    I32EnumAttrCase<"log2_max_sum", 1>]> {
+  let cppNamespace = "::rocke::fmha";
+  let genSpecializedAttr = 0;
+}
+
+def Fmha_StatsEncodingAttr : EnumAttr<Fmha_Dialect, Fmha_StatsEncoding, "stats"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def Fmha_MaskAttr : AttrDef<Fmha_Dialect, "Mask"> {
+  let mnemonic = "mask";
+  let summary = "attention mask: a band of allowed keys around a diagonal";
+  let description = [{
+    With `off` = 0 (top_left) or Sk - Sq (bottom_right), key k is visible
+    from query q when:
+      - none:             always;
+      - causal:           k <= q + off;
+      - sliding_window:   q + off - left <= k <= q + off + right;
+      - one_sided_window: q + off - k < left   (the origin system's window W).
+    Examples: `#fmha.mask<causal, alignment = bottom_right>`,
+    `#fmha.mask<sliding_window, left = 128, right = 0>`,
+    `#fmha.mask<one_sided_window, left = 256>`.
+  }];
+  let parameters = (ins
+    EnumParameter<Fmha_MaskKind>:$kind,
+    DefaultValuedParameter<"::rocke::fmha::MaskAlignment",
+                           "::rocke::fmha::MaskAlignment::top_left">:$alignment,
+    DefaultValuedParameter<"int64_t", "-1">:$left,
+    DefaultValuedParameter<"int64_t", "-1">:$right);
+  let assemblyFormat = [{
+    `<` $kind (`,` struct($alignment, $left, $right)^)? `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The band [-lower, +upper] of allowed (k - q - off); -1 = unbounded.
+    ::rocke::fmha::MaskBand getBand() const;
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Ops
+//===----------------------------------------------------------------------===//
+
+class Fmha_AttentionOpBase<string mnemonic> : Fmha_Op<mnemonic,
+    [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  code commonExtraDecls = [{
+    /// The softmax scale, defaulting to 1/sqrt(Dqk).
+    float getScaleOrDefault();
+    /// The mask, defaulting to no mask.
+    ::rocke::fmha::MaskAttr getMaskOrDefault();
+  }];
+  let hasVerifier = 1;
+}
+
+def Fmha_AttentionFwdOp : Fmha_AttentionOpBase<"attention_fwd"> {
+  let summary = "attention forward: O = softmax(scale * Q K^T + mask) V";
+  let description = [{
+    Q [B, Sq, Hq, Dqk], K [B, Sk, Hkv, Dqk], V [B, Sk, Hkv, Dv] -> O
+    [B, Sq, Hq, Dv] plus the softmax statistics the backward consumes:
+    `lse` (natural-log log-sum-exp, [B, Hq, Sq] f32) or `log2_max_sum`
+    (row max M and row sum L of exp2(s * scale * log2e - M), both
+    [B, Hq, Sq] f32). Hq must be a multiple of Hkv (grouped-query
+    attention). Fully masked rows produce O = 0 and LSE = -inf.
+
+    ```mlir
+    fmha.attention_fwd %q, %k, %v -> %o, stats(%lse)
+        {mask = #fmha.mask<causal>}
+        : memref<?x?x8x64xf16>, memref<?x?x8x64xf16>, memref<?x?x8x64xf16>
+          -> memref<?x?x8x64xf16>, stats(memref<?x8x?xf32>)
+    ```
+  }];
+  let arguments = (ins
+    AnyMemRef:$query, AnyMemRef:$key, AnyMemRef:$value,
+    AnyMemRef:$out, Variadic<AnyMemRef>:$stats,
+    OptionalAttr<F32Attr>:$scale,
+    OptionalAttr<Fmha_MaskAttr>:$mask,
+    DefaultValuedAttr<Fmha_StatsEncodingAttr,
+                      "::rocke::fmha::StatsEncoding::lse">:$stats_encoding);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `->` $out `,` `stats` `(` $stats `)` attr-dict
+    `:` type($query) `,` type($key) `,` type($value) `->` type($out) `,`
+    `stats` `(` type($stats) `)`
+  }];
+  let extraClassDeclaration = commonExtraDecls;
+}
+
+def Fmha_AttentionBwdOp : Fmha_AttentionOpBase<"attention_bwd"> {
+  let summary = "attention backward: dQ, dK, dV from dO and the statistics";
+  let description = [{
+    With P recomputed from the saved statistics:
+    dV = P^T dO; dP = dO V^T; D = rowsum(dO * O); dS = P * (dP - D);
+    dQ = scale * dS K; dK = scale * dS^T Q. For GQA, dK/dV of a kv head
+    sum over its query heads. `deterministic` asks for run-to-run
+    bitwise-identical gradients; `accumulator_type` (f32 or bf16) is the
+    element type of the global gradient accumulators.
+
+    ```mlir
+    fmha.attention_bwd %q, %k, %v, %o, %do, stats(%lse) -> %dq, %dk, %dv
+        {mask = #fmha.mask<causal, alignment = bottom_right>}
+        : memref<2x128x8x64xf16>, memref<2x128x8x64xf16>,
+          memref<2x128x8x64xf16>, memref<2x128x8x64xf16>,
+          memref<2x128x8x64xf16>, stats(memref<2x8x128xf32>)
+          -> memref<2x128x8x64xf16>, memref<2x128x8x64xf16>,
+             memref<2x128x8x64xf16>
+    ```
+  }];
+  let arguments = (ins
+    AnyMemRef:$query, AnyMemRef:$key, AnyMemRef:$value,
+    AnyMemRef:$out, AnyMemRef:$grad_out, Variadic<AnyMemRef>:$stats,
+    AnyMemRef:$grad_query, AnyMemRef:$grad_key, AnyMemRef:$grad_value,
+    OptionalAttr<F32Attr>:$scale,
+    OptionalAttr<Fmha_MaskAttr>:$mask,
+    DefaultValuedAttr<Fmha_StatsEncodingAttr,
+                      "::rocke::fmha::StatsEncoding::lse">:$stats_encoding,
+    UnitAttr:$deterministic,
+    OptionalAttr<TypeAttr>:$accumulator_type);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value `,` $out `,` $grad_out `,` `stats` `(` $stats `)`
+    `->` $grad_query `,` $grad_key `,` $grad_value attr-dict
+    `:` type($query) `,` type($key) `,` type($value) `,` type($out) `,`
+    type($grad_out) `,` `stats` `(` type($stats) `)`
+    `->` type($grad_query) `,` type($grad_key) `,` type($grad_value)
+  }];
+  let extraClassDeclaration = commonExtraDecls # [{
+    /// Element type of the gradient accumulators (default f32).
+    ::mlir::Type getAccumulatorTypeOrDefault();
+  }];
+}
+
+#endif // ROCKE_FMHA_OPS
