@@ -1,0 +1,198 @@
+"""Drive ``rocke-opt`` on emitted MLIR.
+
+Pipelines plug in by name: whatever ``rocke-opt --help`` lists under
+"Pass Pipelines:" (or "Passes:") at call time can be passed as
+``pipeline="fmha-..."``.  Short aliases ``"hsaco"``/``"ptx"`` resolve to a
+registered ``fmha-*`` pipeline whose name contains them.  Pipeline options
+named like spec fields (``chip``, ``strategy``, ...) are filled from the spec
+automatically when the pipeline's help lists them.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from functools import lru_cache
+from pathlib import Path
+from typing import Dict, Iterable, List, Mapping, Optional, Union
+
+__all__ = ["CompileError", "RockeOptNotFound", "find_rocke_opt",
+           "available_pipelines", "resolve_pipeline", "compile"]
+
+_REPO = Path(__file__).resolve().parents[2]
+
+
+class CompileError(RuntimeError):
+    """rocke-opt failed; ``diagnostic`` holds its stderr."""
+
+    def __init__(self, message: str, diagnostic: str = "", returncode=None,
+                 command=None):
+        super().__init__(message + ("\n" + diagnostic if diagnostic else ""))
+        self.diagnostic = diagnostic
+        self.returncode = returncode
+        self.command = command
+
+
+class RockeOptNotFound(FileNotFoundError):
+    pass
+
+
+def find_rocke_opt(rocke_opt: Optional[str] = None) -> str:
+    """Path to rocke-opt: argument, $ROCKE_OPT, PATH, then <repo>/build/bin."""
+    cands = []
+    if rocke_opt:
+        cands.append(rocke_opt)
+    elif os.environ.get("ROCKE_OPT"):
+        cands.append(os.environ["ROCKE_OPT"])
+    else:
+        w = shutil.which("rocke-opt")
+        if w:
+            cands.append(w)
+        cands.append(str(_REPO / "build" / "bin" / "rocke-opt"))
+    for c in cands:
+        p = shutil.which(c) or (c if os.path.isfile(c) and
+                                os.access(c, os.X_OK) else None)
+        if p:
+            return p
+    raise RockeOptNotFound(
+        "rocke-opt not found (tried: %s); pass rocke_opt=, set $ROCKE_OPT, "
+        "or build it into %s" % (", ".join(cands) or "<none>",
+                                  _REPO / "build" / "bin"))
+
+
+@lru_cache(maxsize=8)
+def _help(rocke_opt: str) -> str:
+    r = subprocess.run([rocke_opt, "--help"], capture_output=True, text=True)
+    return r.stdout
+
+
+def _parse_section(text: str, header: str) -> Dict[str, List[str]]:
+    """{name: [option names]} for entries under a '--help' section."""
+    out: Dict[str, List[str]] = {}
+    lines = text.splitlines()
+    try:
+        start = next(i for i, l in enumerate(lines) if l.strip() == header)
+    except StopIteration:
+        return out
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    cur = None
+    for l in lines[start + 1:]:
+        if not l.strip():
+            continue
+        ind = len(l) - len(l.lstrip())
+        if l.lstrip().startswith("="):  # enum values of an option
+            continue
+        if ind <= indent:
+            break
+        m = re.match(r"\s*--([\w.\-]+)", l)
+        if not m:
+            continue
+        if ind == indent + 2:
+            cur = m.group(1)
+            out[cur] = []
+        elif cur is not None:
+            out[cur].append(m.group(1))
+    return out
+
+
+def available_pipelines(rocke_opt: Optional[str] = None,
+                        include_passes: bool = False) -> Dict[str, List[str]]:
+    """Pipelines (optionally passes) registered in rocke-opt, with options."""
+    text = _help(find_rocke_opt(rocke_opt))
+    res = _parse_section(text, "Pass Pipelines:")
+    if include_passes:
+        for k, v in _parse_section(text, "Passes:").items():
+            res.setdefault(k, v)
+    return res
+
+
+def resolve_pipeline(name: str, rocke_opt: Optional[str] = None) -> str:
+    """Map a pipeline name or alias to a registered pipeline/pass name."""
+    reg = available_pipelines(rocke_opt, include_passes=True)
+    if name in reg:
+        return name
+    if "fmha-" + name in reg:
+        return "fmha-" + name
+    hits = sorted(p for p in reg if p.startswith("fmha-") and name in p)
+    if len(hits) == 1:
+        return hits[0]
+    fmha = sorted(p for p in reg if p.startswith("fmha-"))
+    raise CompileError(
+        "pipeline %r is not registered in rocke-opt%s; registered fmha "
+        "pipelines/passes: %s" % (name, (" (ambiguous: %s)" % ", ".join(hits))
+                                   if hits else "",
+                                   ", ".join(fmha) or "<none>"))
+
+
+def _fmt_opt(v) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def compile(spec_or_text, pipeline: Optional[Union[str, Iterable[str]]] = None,
+            rocke_opt: Optional[str] = None, *, forward: bool = False,
+            options: Optional[Mapping[str, object]] = None,
+            extra_args: Iterable[str] = (), timeout: Optional[float] = 600
+            ) -> str:
+    """Run rocke-opt on a spec (``spec.to_mlir(forward)``) or MLIR text.
+
+    ``pipeline``: None (parse + verify only), a registered name or alias
+    (``"fmha-..."``, ``"hsaco"``, ``"ptx"``), a full textual pipeline
+    (``"builtin.module(...)"``), or a list of names run in order.
+    ``options`` are that named pipeline's options; options the pipeline
+    declares and the spec has (chip, strategy, ...) are filled from the spec.
+    Returns rocke-opt's stdout; raises CompileError with its diagnostic.
+    """
+    exe = find_rocke_opt(rocke_opt)
+    spec = None
+    if hasattr(spec_or_text, "to_mlir"):
+        spec = spec_or_text
+        text = spec.to_mlir(forward=forward)
+    else:
+        text = str(spec_or_text)
+
+    args: List[str] = []
+    if pipeline is not None:
+        if isinstance(pipeline, str) and "(" in pipeline:
+            args.append("--pass-pipeline=" + pipeline)
+        else:
+            names = [pipeline] if isinstance(pipeline, str) else list(pipeline)
+            reg = available_pipelines(exe, include_passes=True)
+            parts = []
+            for n in names:
+                n = resolve_pipeline(n, exe)
+                opts: Dict[str, object] = {}
+                declared = reg.get(n, [])
+                if spec is not None:
+                    for o in declared:
+                        attr = o.replace("-", "_")
+                        if hasattr(spec, attr) and \
+                                getattr(spec, attr) is not None:
+                            opts[o] = getattr(spec, attr)
+                for k, v in (options or {}).items():
+                    opts[k] = v
+                unknown = [k for k in (options or {}) if k not in declared]
+                if unknown:
+                    raise CompileError(
+                        "pipeline %r has no option(s) %s; it declares: %s"
+                        % (n, ", ".join(unknown), ", ".join(declared)
+                           or "<none>"))
+                body = " ".join("%s=%s" % (k, _fmt_opt(v))
+                                for k, v in opts.items())
+                parts.append(n + ("{%s}" % body if body else ""))
+            args.append("--pass-pipeline=builtin.module(%s)" % ",".join(parts))
+    args.extend(extra_args)
+    cmd = [exe] + args
+    try:
+        r = subprocess.run(cmd, input=text, capture_output=True, text=True,
+                           timeout=timeout)
+    except subprocess.TimeoutExpired as e:
+        raise CompileError("rocke-opt timed out after %ss" % timeout,
+                           command=cmd) from e
+    if r.returncode != 0:
+        raise CompileError("rocke-opt failed (exit %d): %s"
+                           % (r.returncode, " ".join(cmd)), r.stderr.strip(),
+                           r.returncode, cmd)
+    return r.stdout

@@ -1,0 +1,318 @@
+"""Problem specification for fmha attention kernels and its MLIR emission.
+
+The checks in ``FmhaBwdSpec.__post_init__`` mirror the C++ verifiers in
+``dialect/FmhaOps.cpp`` (op) and ``dialect/FmhaDialect.cpp`` (mask attribute),
+so a spec that constructs here also verifies in ``rocke-opt``.
+"""
+from __future__ import annotations
+
+import math
+import struct
+from dataclasses import dataclass, field
+from typing import Optional
+
+DTYPES = ("f16", "bf16", "f32")
+HEAD_DIMS = (32, 64, 96, 128, 192, 256)
+MASK_KINDS = ("none", "causal", "sliding_window", "one_sided_window")
+ALIGNMENTS = ("top_left", "bottom_right")
+STRATEGIES = ("tiled", "warp")
+CHIPS = ("gfx90a", "gfx942", "gfx950", "sm_90")
+LAYOUTS = ("bshd", "bhsd")
+STATS_ENCODINGS = ("lse", "log2_max_sum")
+ACCUMULATOR_TYPES = ("f32", "bf16")
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _f32(x: float) -> float:
+    """Round a Python float to the nearest IEEE single."""
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+def _f32_literal(x: float) -> str:
+    """A decimal literal that MLIR parses back to exactly the f32 value."""
+    v = _f32(x)
+    for digits in range(6, 10):
+        s = "%.*e" % (digits, v)
+        if _f32(float(s)) == v:
+            return s
+    return "%.9e" % v
+
+
+@dataclass(frozen=True)
+class Mask:
+    """An attention mask; semantics as in ``#fmha.mask`` (see FmhaOps.td)."""
+
+    kind: str = "none"
+    alignment: str = "top_left"
+    left: Optional[int] = None
+    right: Optional[int] = None
+
+    def __post_init__(self):
+        validate_mask(self.kind, self.alignment, self.left, self.right)
+
+    def offset(self, sq: int, sk: int) -> int:
+        return sk - sq if self.alignment == "bottom_right" else 0
+
+    def visible(self, q, k, sq: int, sk: int):
+        """Whether key k is visible from query q (works on NumPy arrays)."""
+        off = self.offset(sq, sk)
+        if self.kind == "none":
+            return (q + k) * 0 == 0
+        if self.kind == "causal":
+            return k <= q + off
+        if self.kind == "sliding_window":
+            return (q + off - self.left <= k) & (k <= q + off + self.right)
+        return q + off - k < self.left  # one_sided_window
+
+    def to_mlir(self) -> str:
+        parts = [self.kind]
+        if self.alignment != "top_left":
+            parts.append("alignment = %s" % self.alignment)
+        if self.left is not None:
+            parts.append("left = %d" % self.left)
+        if self.right is not None:
+            parts.append("right = %d" % self.right)
+        return "#fmha.mask<%s>" % ", ".join(parts)
+
+
+def validate_mask(kind, alignment, left, right) -> None:
+    """Mirror of ``MaskAttr::verify``; raises ValueError."""
+    if kind not in MASK_KINDS:
+        raise ValueError("unknown mask kind %r (expected one of %s)"
+                         % (kind, ", ".join(MASK_KINDS)))
+    if alignment not in ALIGNMENTS:
+        raise ValueError("unknown mask alignment %r (expected one of %s)"
+                         % (alignment, ", ".join(ALIGNMENTS)))
+    for name, val in (("left", left), ("right", right)):
+        if val is not None and not _is_int(val):
+            raise ValueError("window %s must be an int, got %r" % (name, val))
+        if val is not None and val < 0:
+            raise ValueError("window extents must be non-negative, got %s = %d"
+                             % (name, val))
+    if kind in ("none", "causal"):
+        if left is not None or right is not None:
+            raise ValueError("mask kind '%s' takes no window extents" % kind)
+        if kind == "none" and alignment != "top_left":
+            raise ValueError("mask kind 'none' takes no alignment")
+    elif kind == "sliding_window":
+        if left is None or right is None:
+            raise ValueError(
+                "sliding_window needs both 'left' and 'right' extents")
+    else:
+        if left is None or left < 1:
+            raise ValueError("one_sided_window needs a window 'left' >= 1")
+        if right is not None:
+            raise ValueError("one_sided_window takes no 'right' extent")
+
+
+@dataclass
+class FmhaBwdSpec:
+    """One attention problem (forward + backward) and how to compile it.
+
+    Tensors are logically [B, S, H, D]; ``layout`` picks the physical order
+    (``bhsd`` is expressed with strided memref layouts).  ``None`` for
+    ``batch``/``seq_q``/``seq_k`` means a dynamic extent.
+    """
+
+    dtype: str = "f16"
+    batch: Optional[int] = 1
+    seq_q: Optional[int] = 128
+    seq_k: Optional[int] = 128
+    heads_q: int = 8
+    heads_kv: Optional[int] = None  # default: heads_q
+    head_dim_qk: int = 64
+    head_dim_v: Optional[int] = None  # default: head_dim_qk
+    mask: str = "none"
+    alignment: str = "top_left"
+    window_left: Optional[int] = None
+    window_right: Optional[int] = None
+    scale: Optional[float] = None  # default: 1/sqrt(head_dim_qk)
+    strategy: str = "tiled"
+    chip: str = "gfx942"
+    deterministic: bool = False
+    layout: str = "bshd"
+    stats_encoding: str = "lse"
+    accumulator_type: Optional[str] = None  # f32 (default) or bf16
+    grad_dtype: Optional[str] = None  # dQ/dK/dV element type; default dtype
+    name: str = field(default="", compare=False)
+
+    def __post_init__(self):
+        if self.dtype not in DTYPES:
+            raise ValueError("element type must be f16, bf16 or f32, got %r"
+                             % (self.dtype,))
+        for nm in ("batch", "seq_q", "seq_k"):
+            val = getattr(self, nm)
+            if val is None:
+                continue
+            if not _is_int(val):
+                raise ValueError("%s must be an int or None (dynamic), got %r"
+                                 % (nm, val))
+            if val <= 0:
+                raise ValueError(
+                    "%s must be > 0, got %d; batch, sequence, heads and head "
+                    "dim must be > 0" % (nm, val))
+        if self.heads_kv is None:
+            self.heads_kv = self.heads_q
+        if self.head_dim_v is None:
+            self.head_dim_v = self.head_dim_qk
+        for nm in ("heads_q", "heads_kv", "head_dim_qk", "head_dim_v"):
+            val = getattr(self, nm)
+            if not _is_int(val):
+                raise ValueError("%s must be a static int, got %r" % (nm, val))
+            if val <= 0:
+                raise ValueError("%s must be > 0, got %d" % (nm, val))
+        if self.heads_q % self.heads_kv != 0:
+            raise ValueError(
+                "query head count %d is not a multiple of the kv head count %d"
+                % (self.heads_q, self.heads_kv))
+        for nm, d in (("qk", self.head_dim_qk), ("v", self.head_dim_v)):
+            if d not in HEAD_DIMS:
+                raise ValueError(
+                    "unsupported %s head dim %d (supported: 32, 64, 96, 128, "
+                    "192, 256)" % (nm, d))
+        validate_mask(self.mask, self.alignment, self.window_left,
+                      self.window_right)
+        if self.scale is not None:
+            if isinstance(self.scale, bool) or not isinstance(
+                    self.scale, (int, float)):
+                raise ValueError("scale must be a number, got %r"
+                                 % (self.scale,))
+            s = float(self.scale)
+            if not math.isfinite(s) or s <= 0.0 or not math.isfinite(_f32(s)) \
+                    or _f32(s) <= 0.0:
+                raise ValueError(
+                    "scale must be a positive finite number, got %r" % s)
+        if self.strategy not in STRATEGIES:
+            raise ValueError("unknown strategy %r (expected one of %s)"
+                             % (self.strategy, ", ".join(STRATEGIES)))
+        if self.chip not in CHIPS:
+            raise ValueError("unknown chip %r (expected one of %s)"
+                             % (self.chip, ", ".join(CHIPS)))
+        if not isinstance(self.deterministic, bool):
+            raise ValueError("deterministic must be a bool, got %r"
+                             % (self.deterministic,))
+        if self.layout not in LAYOUTS:
+            raise ValueError("unknown layout %r (expected one of %s)"
+                             % (self.layout, ", ".join(LAYOUTS)))
+        if self.stats_encoding not in STATS_ENCODINGS:
+            raise ValueError("unknown stats encoding %r (expected one of %s)"
+                             % (self.stats_encoding,
+                                ", ".join(STATS_ENCODINGS)))
+        if self.accumulator_type is not None and \
+                self.accumulator_type not in ACCUMULATOR_TYPES:
+            raise ValueError("accumulator_type must be f32 or bf16, got %r"
+                             % (self.accumulator_type,))
+        if self.grad_dtype is not None and self.grad_dtype not in (
+                self.dtype, "f32"):
+            raise ValueError("gradient element type must be %s or f32, got %r"
+                             % (self.dtype, self.grad_dtype))
+
+    # ------------------------------------------------------------------ #
+    @property
+    def mask_attr(self) -> Mask:
+        return Mask(self.mask, self.alignment, self.window_left,
+                    self.window_right)
+
+    @property
+    def scale_or_default(self) -> float:
+        if self.scale is not None:
+            return float(self.scale)
+        return 1.0 / math.sqrt(self.head_dim_qk)
+
+    @property
+    def target(self) -> str:
+        return "cuda" if self.chip.startswith("sm_") else "rocm"
+
+    @property
+    def func_name(self) -> str:
+        return self.name or "fmha_bwd"
+
+    # ------------------------------------------------------------------ #
+    def _memref(self, seq, heads, dim, elt) -> str:
+        dims = [self.batch, seq, heads, dim]
+        shape = "x".join("?" if d is None else str(d) for d in dims)
+        if self.layout == "bshd":
+            return "memref<%sx%s>" % (shape, elt)
+        # Physical [B, H, S, D]: strides (H*S*D, D, S*D, 1) for dims (B,S,H,D).
+        s_stride = dim
+        h_stride = None if seq is None else seq * dim
+        b_stride = None if h_stride is None else heads * h_stride
+        strides = ", ".join("?" if x is None else str(x)
+                            for x in (b_stride, s_stride, h_stride, 1))
+        return "memref<%sx%s, strided<[%s]>>" % (shape, elt, strides)
+
+    def _stats_type(self) -> str:
+        dims = [self.batch, self.heads_q, self.seq_q]
+        return "memref<%sxf32>" % "x".join("?" if d is None else str(d)
+                                            for d in dims)
+
+    def _attrs(self, forward: bool) -> str:
+        attrs = []
+        if not forward and self.accumulator_type is not None:
+            attrs.append("accumulator_type = %s" % self.accumulator_type)
+        if not forward and self.deterministic:
+            attrs.append("deterministic")
+        if self.mask != "none":
+            attrs.append("mask = %s" % self.mask_attr.to_mlir())
+        if self.scale is not None:
+            attrs.append("scale = %s : f32" % _f32_literal(float(self.scale)))
+        if self.stats_encoding != "lse":
+            attrs.append("stats_encoding = #fmha.stats<%s>"
+                         % self.stats_encoding)
+        return (" {%s}" % ", ".join(attrs)) if attrs else ""
+
+    def to_mlir(self, forward: bool = False) -> str:
+        """MLIR text: a module with one func holding the fmha op.
+
+        ``forward=True`` emits ``fmha.attention_fwd`` instead of the backward.
+        The chip and strategy travel as ``rocke.chip``/``rocke.strategy``
+        func attributes for the lowering pipelines.
+        """
+        e = self.dtype
+        ge = self.grad_dtype or e
+        qt = self._memref(self.seq_q, self.heads_q, self.head_dim_qk, e)
+        kt = self._memref(self.seq_k, self.heads_kv, self.head_dim_qk, e)
+        vt = self._memref(self.seq_k, self.heads_kv, self.head_dim_v, e)
+        ot = self._memref(self.seq_q, self.heads_q, self.head_dim_v, e)
+        st = self._stats_type()
+        nstats = 1 if self.stats_encoding == "lse" else 2
+        stat_names = ["%lse"] if nstats == 1 else ["%m", "%l"]
+        stats_args = ", ".join("%s: %s" % (n, st) for n in stat_names)
+        stats_vals = ", ".join(stat_names)
+        stats_types = ", ".join([st] * nstats)
+        fattrs = ('attributes {rocke.chip = "%s", rocke.strategy = "%s", '
+                  'rocke.layout = "%s"}' % (self.chip, self.strategy,
+                                            self.layout))
+        if forward:
+            name = self.name or "fmha_fwd"
+            args = ("%%q: %s, %%k: %s, %%v: %s, %%o: %s, %s"
+                    % (qt, kt, vt, ot, stats_args))
+            op = ("    fmha.attention_fwd %%q, %%k, %%v -> %%o, stats(%s)%s\n"
+                  "        : %s, %s, %s -> %s, stats(%s)\n"
+                  % (stats_vals, self._attrs(True), qt, kt, vt, ot,
+                     stats_types))
+        else:
+            name = self.name or "fmha_bwd"
+            dqt = self._memref(self.seq_q, self.heads_q, self.head_dim_qk, ge)
+            dkt = self._memref(self.seq_k, self.heads_kv, self.head_dim_qk, ge)
+            dvt = self._memref(self.seq_k, self.heads_kv, self.head_dim_v, ge)
+            args = ("%%q: %s, %%k: %s, %%v: %s, %%o: %s, %%do: %s, %s, "
+                    "%%dq: %s, %%dk: %s, %%dv: %s"
+                    % (qt, kt, vt, ot, ot, stats_args, dqt, dkt, dvt))
+            op = ("    fmha.attention_bwd %%q, %%k, %%v, %%o, %%do, stats(%s)"
+                  " -> %%dq, %%dk, %%dv%s\n"
+                  "        : %s, %s, %s, %s, %s, stats(%s)\n"
+                  "        -> %s, %s, %s\n"
+                  % (stats_vals, self._attrs(False), qt, kt, vt, ot, ot,
+                     stats_types, dqt, dkt, dvt))
+        return ("module {\n  func.func @%s(%s) %s {\n%s    return\n  }\n}\n"
+                % (name, args, fattrs, op))
+
+    def to_mlir_fwd(self) -> str:
+        return self.to_mlir(forward=True)
+
+
+FmhaSpec = FmhaBwdSpec

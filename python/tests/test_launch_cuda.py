@@ -1,0 +1,43 @@
+import pytest
+
+from rocke import launch_cuda
+
+
+def test_import_without_cupy_is_clean():
+    if launch_cuda.available():
+        pytest.skip("CuPy is importable here")
+    with pytest.raises(ImportError, match="needs CuPy"):
+        launch_cuda.load_ptx(".version 8.0\n.target sm_90\n.entry k() { ret; }")
+
+
+def test_extract_ptx_from_text():
+    ptx = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n ret;\n}\n"
+    assert launch_cuda.extract_ptx(ptx) == ptx
+    mlir = 'gpu.binary @m [#gpu.object<#nvvm.target, assembly = "%s">]' % \
+        ptx.replace("\n", "\\0A")
+    assert launch_cuda.extract_ptx(mlir) == ptx
+
+
+def test_launch_trivial_kernel():
+    cp = pytest.importorskip("cupy")
+    ptx = """.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry add_one(.param .u64 p)
+{
+  .reg .u64 %rd<3>; .reg .f32 %f<3>; .reg .u32 %r<2>;
+  ld.param.u64 %rd1, [p];
+  cvta.to.global.u64 %rd1, %rd1;
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.u64 %rd1, %rd1, %rd2;
+  ld.global.f32 %f1, [%rd1];
+  add.f32 %f2, %f1, 0f3F800000;
+  st.global.f32 [%rd1], %f2;
+  ret;
+}
+"""
+    mod = launch_cuda.load_ptx(ptx)
+    x = cp.zeros(32, dtype=cp.float32)
+    launch_cuda.launch(mod.get(), 1, 32, (x,))
+    assert float(x.sum()) == 32.0

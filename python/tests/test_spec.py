@@ -1,0 +1,92 @@
+import math
+
+import pytest
+
+from rocke import FmhaBwdSpec, Mask
+
+
+def test_defaults():
+    s = FmhaBwdSpec()
+    assert s.heads_kv == s.heads_q and s.head_dim_v == s.head_dim_qk
+    assert s.scale_or_default == pytest.approx(1 / math.sqrt(64))
+
+
+@pytest.mark.parametrize("kw, msg", [
+    (dict(dtype="f64"), "element type must be f16, bf16 or f32"),
+    (dict(seq_q=0), "seq_q must be > 0"),
+    (dict(seq_k=0), "seq_k must be > 0"),
+    (dict(batch=0), "batch must be > 0"),
+    (dict(seq_q=-3), "seq_q must be > 0"),
+    (dict(seq_q=1.5), "seq_q must be an int or None"),
+    (dict(heads_q=8, heads_kv=3), "not a multiple of the kv head count"),
+    (dict(heads_q=0), "heads_q must be > 0"),
+    (dict(heads_q=None), "heads_q must be a static int"),
+    (dict(head_dim_qk=80), "unsupported qk head dim 80"),
+    (dict(head_dim_v=48), "unsupported v head dim 48"),
+    (dict(mask="banded"), "unknown mask kind"),
+    (dict(mask="causal", alignment="center"), "unknown mask alignment"),
+    (dict(mask="causal", window_left=3), "takes no window extents"),
+    (dict(alignment="bottom_right"), "mask kind 'none' takes no alignment"),
+    (dict(mask="sliding_window", window_left=4), "needs both 'left' and 'right'"),
+    (dict(mask="sliding_window", window_left=-1, window_right=2),
+     "must be non-negative"),
+    (dict(mask="one_sided_window"), "window 'left' >= 1"),
+    (dict(mask="one_sided_window", window_left=0), "window 'left' >= 1"),
+    (dict(mask="one_sided_window", window_left=4, window_right=1),
+     "takes no 'right' extent"),
+    (dict(scale=0.0), "scale must be a positive finite number"),
+    (dict(scale=-1.0), "scale must be a positive finite number"),
+    (dict(scale=float("inf")), "scale must be a positive finite number"),
+    (dict(scale=float("nan")), "scale must be a positive finite number"),
+    (dict(scale=1e300), "scale must be a positive finite number"),
+    (dict(strategy="magic"), "unknown strategy"),
+    (dict(chip="gfx1100"), "unknown chip 'gfx1100'"),
+    (dict(chip="sm_80"), "unknown chip"),
+    (dict(layout="sbhd"), "unknown layout"),
+    (dict(stats_encoding="log"), "unknown stats encoding"),
+    (dict(accumulator_type="f16"), "accumulator_type must be f32 or bf16"),
+    (dict(dtype="f16", grad_dtype="bf16"), "gradient element type"),
+    (dict(deterministic=1), "deterministic must be a bool"),
+])
+def test_validation_errors(kw, msg):
+    with pytest.raises(ValueError, match=msg.replace("(", r"\(").replace(")", r"\)")):
+        FmhaBwdSpec(**kw)
+
+
+@pytest.mark.parametrize("kw", [
+    dict(batch=None, seq_q=None, seq_k=None),
+    dict(heads_q=16, heads_kv=4, head_dim_qk=192, head_dim_v=128),
+    dict(mask="sliding_window", window_left=0, window_right=0,
+         alignment="bottom_right"),
+    dict(mask="one_sided_window", window_left=1),
+    dict(chip="sm_90", strategy="warp", dtype="bf16", deterministic=True),
+])
+def test_valid(kw):
+    FmhaBwdSpec(**kw)
+
+
+def test_mask_to_mlir():
+    assert Mask().to_mlir() == "#fmha.mask<none>"
+    assert Mask("causal", "bottom_right").to_mlir() == \
+        "#fmha.mask<causal, alignment = bottom_right>"
+    assert Mask("sliding_window", left=128, right=16).to_mlir() == \
+        "#fmha.mask<sliding_window, left = 128, right = 16>"
+
+
+def test_to_mlir_text():
+    s = FmhaBwdSpec(dtype="bf16", batch=None, seq_q=None, seq_k=None,
+                    heads_q=16, heads_kv=4, head_dim_qk=128, layout="bhsd",
+                    mask="sliding_window", window_left=128, window_right=16,
+                    scale=0.125, deterministic=True)
+    t = s.to_mlir()
+    assert "fmha.attention_bwd" in t
+    assert "memref<?x?x16x128xbf16, strided<[?, 128, ?, 1]>>" in t
+    assert "deterministic" in t and "scale = 1.25" in t
+    f = s.to_mlir(forward=True)
+    assert "fmha.attention_fwd" in f and "deterministic" not in f
+    st = FmhaBwdSpec(batch=2, seq_q=128, seq_k=256, heads_q=8,
+                     head_dim_qk=64, layout="bhsd").to_mlir()
+    # [B,S,H,D] dims with physical BHSD strides.
+    assert "memref<2x128x8x64xf16, strided<[65536, 64, 8192, 1]>>" in st
+    assert "memref<2x256x8x64xf16, strided<[131072, 64, 16384, 1]>>" in st
+    assert "memref<2x8x128xf32>" in st
