@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Union
 
 __all__ = ["CompileError", "RockeOptNotFound", "find_rocke_opt",
-           "available_pipelines", "resolve_pipeline", "compile"]
+           "available_pipelines", "resolve_pipeline", "auto_pipeline",
+           "compile"]
 
 _REPO = Path(__file__).resolve().parents[2]
 
@@ -125,6 +126,26 @@ def resolve_pipeline(name: str, rocke_opt: Optional[str] = None) -> str:
                                    ", ".join(fmha) or "<none>"))
 
 
+_TARGET_KEYS = {"rocm": ("hsaco", "rocdl", "amdgpu", "rocm"),
+                "cuda": ("ptx", "nvvm", "cuda", "cubin")}
+
+
+def auto_pipeline(spec, rocke_opt: Optional[str] = None) -> str:
+    """The registered fmha-* pipeline for the spec's target (by chip)."""
+    keys = _TARGET_KEYS[spec.target]
+    reg = available_pipelines(rocke_opt)
+    for key in keys:
+        hits = sorted(p for p in reg if p.startswith("fmha-") and key in p)
+        if hits:
+            return hits[0]
+    raise CompileError(
+        "no fmha-* pipeline for chip %s (%s) is registered in rocke-opt; "
+        "registered fmha pipelines: %s" % (
+            spec.chip, spec.target,
+            ", ".join(sorted(p for p in reg if p.startswith("fmha-")))
+            or "<none>"))
+
+
 def _fmt_opt(v) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
@@ -138,7 +159,8 @@ def compile(spec_or_text, pipeline: Optional[Union[str, Iterable[str]]] = None,
             ) -> str:
     """Run rocke-opt on a spec (``spec.to_mlir(forward)``) or MLIR text.
 
-    ``pipeline``: None (parse + verify only), a registered name or alias
+    ``pipeline``: None (parse + verify only), ``"auto"`` (the registered
+    fmha-* pipeline matching the spec's chip), a registered name or alias
     (``"fmha-..."``, ``"hsaco"``, ``"ptx"``), a full textual pipeline
     (``"builtin.module(...)"``), or a list of names run in order.
     ``options`` are that named pipeline's options; options the pipeline
@@ -153,6 +175,10 @@ def compile(spec_or_text, pipeline: Optional[Union[str, Iterable[str]]] = None,
     else:
         text = str(spec_or_text)
 
+    if pipeline == "auto":
+        if spec is None:
+            raise CompileError("pipeline='auto' needs a spec, not MLIR text")
+        pipeline = auto_pipeline(spec, exe)
     args: List[str] = []
     if pipeline is not None:
         if isinstance(pipeline, str) and "(" in pipeline:

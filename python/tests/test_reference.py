@@ -172,3 +172,29 @@ def test_softmax_rows_sum_to_one_via_ones_value():
     q, k, v, _ = _problem(rng)
     o, _ = attention_fwd(q, k, np.ones_like(v), mask="causal")
     assert np.allclose(o, 1.0)
+
+
+def _band(mask):
+    """The (lower, upper) band of dialect/Mask.h's MaskAttr::getBand."""
+    if mask.kind == "none":
+        return -1, -1
+    if mask.kind == "causal":
+        return -1, 0
+    if mask.kind == "sliding_window":
+        return mask.left, mask.right
+    return mask.left - 1, -1
+
+
+@pytest.mark.parametrize("mask", MASKS + [
+    Mask("sliding_window", left=3, right=7),
+    Mask("one_sided_window", "bottom_right", left=5)], ids=lambda m: m.to_mlir())
+def test_mask_matches_cpp_band(mask):
+    lower, upper = _band(mask)
+    for sq, sk in ((1, 1), (3, 9), (9, 3), (6, 6)):
+        got = mask_matrix(sq, sk, mask)
+        off = sk - sq if mask.alignment == "bottom_right" else 0
+        for q in range(sq):
+            for k in range(sk):
+                rel = k - (q + off)
+                want = (lower < 0 or rel >= -lower) and (upper < 0 or rel <= upper)
+                assert got[q, k] == want
