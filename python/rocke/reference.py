@@ -19,7 +19,7 @@ import numpy as np
 from .spec import Mask
 
 __all__ = ["make_mask", "mask_matrix", "attention_fwd", "attention_bwd",
-           "lse_to_log2_max_sum"]
+           "log2_max_sum", "log2_max_sum_to_lse"]
 
 MaskLike = Union[None, str, Mask]
 
@@ -151,7 +151,35 @@ def attention_bwd(q, k, v, do, scale: Optional[float] = None,
     return dq, fold(dkh), fold(dvh)
 
 
-def lse_to_log2_max_sum(s_max_scaled_log2, lse):
-    """Helper for the log2_max_sum encoding: L = exp2(lse*log2e - M)."""
-    return np.exp2(np.asarray(lse) * math.log2(math.e) -
-                   np.asarray(s_max_scaled_log2))
+LOG2E = math.log2(math.e)
+
+
+def log2_max_sum(q, k, scale: Optional[float] = None, mask: MaskLike = None,
+                 alignment: str = "top_left", left: Optional[int] = None,
+                 right: Optional[int] = None) -> Tuple[np.ndarray, np.ndarray]:
+    """The ``log2_max_sum`` statistics: M = rowmax(s * scale * log2e) and
+    L = rowsum(exp2(s * scale * log2e - M)), both [B, Hq, Sq].
+    Fully masked rows give M = -inf, L = 0."""
+    q, k, _ = _check(q, k, k[..., :1])
+    B, Sq, Hq, D = q.shape
+    Sk, Hkv = k.shape[1], k.shape[2]
+    if scale is None:
+        scale = 1.0 / math.sqrt(D)
+    vis = mask_matrix(Sq, Sk, make_mask(mask, alignment, left, right))
+    qh = np.transpose(q, (0, 2, 1, 3))
+    t = scale * LOG2E * np.einsum("bhqd,bhkd->bhqk", qh,
+                                  _expand(k, Hq // Hkv))
+    t = np.where(vis, t, -np.inf)
+    m = np.max(t, axis=-1)
+    fin = np.isfinite(m)
+    l = np.where(vis, np.exp2(t - np.where(fin, m, 0.0)[..., None]), 0.0)
+    return m, np.where(fin, l.sum(axis=-1), 0.0)
+
+
+def log2_max_sum_to_lse(m, l) -> np.ndarray:
+    """Natural-log LSE from (M, L): lse = (M + log2 L) / log2e."""
+    m, l = np.asarray(m, np.float64), np.asarray(l, np.float64)
+    fin = np.isfinite(m) & (l > 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(fin, (m + np.log2(np.where(fin, l, 1.0))) / LOG2E,
+                        -np.inf)

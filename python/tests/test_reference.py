@@ -198,3 +198,17 @@ def test_mask_matches_cpp_band(mask):
                 rel = k - (q + off)
                 want = (lower < 0 or rel >= -lower) and (upper < 0 or rel <= upper)
                 assert got[q, k] == want
+
+
+@pytest.mark.parametrize("mask", [Mask(), Mask("causal", "bottom_right")])
+def test_log2_max_sum_matches_lse(mask):
+    from rocke.reference import log2_max_sum, log2_max_sum_to_lse
+    rng = np.random.default_rng(7)
+    q, k, v, _ = _problem(rng, Sq=5, Sk=3)
+    _, lse = attention_fwd(q, k, v, scale=0.6, mask=mask)
+    m, l = log2_max_sum(q, k, scale=0.6, mask=mask)
+    assert np.all((l >= 1.0) | (l == 0.0))
+    got = log2_max_sum_to_lse(m, l)
+    fin = np.isfinite(lse)
+    assert np.array_equal(fin, np.isfinite(got))
+    assert np.allclose(got[fin], lse[fin])
