@@ -6,16 +6,16 @@ from lit.llvm import llvm_config
 
 config.name = "ROCKE"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.rocke_obj_root, "test")
-config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in", "Inputs"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in", "Inputs", "unit"]
 
 config.substitutions.append(("%rocke_src", config.rocke_src_root))
 llvm_config.use_default_substitutions()
 
 tool_dirs = [os.path.join(config.rocke_obj_root, "bin"), config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(
-    ["rocke-opt", "FileCheck", "not", "count", "llvm-objdump", "llvm-readelf"],
+    ["rocke-opt", "rocke-unittests", "FileCheck", "not", "count", "llvm-objdump", "llvm-readelf"],
     tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -1,0 +1,72 @@
+//===- FragmentLayout.cpp - matrix-core fragment layouts ---------------------===//
+#include "lib/FragmentLayout.h"
+
+using namespace rocke;
+
+namespace {
+constexpr MatrixAtom kAtoms[] = {
+    // CDNA2/3: v_mfma_f32_16x16x16f16 / _bf16_1k, 4 elements of A and B per lane.
+    {"mfma_f32_16x16x16_f16", 16, 16, 16, 64, MatrixAtom::Family::MfmaSquare},
+    {"mfma_f32_16x16x16_bf16", 16, 16, 16, 64, MatrixAtom::Family::MfmaSquare},
+    // v_mfma_f32_32x32x8f16 / _bf16_1k, 4 elements of A and B, 16 of C.
+    {"mfma_f32_32x32x8_f16", 32, 32, 8, 64, MatrixAtom::Family::MfmaSquare},
+    {"mfma_f32_32x32x8_bf16", 32, 32, 8, 64, MatrixAtom::Family::MfmaSquare},
+    // gfx950: v_mfma_f32_16x16x32_f16 / _bf16, 8 elements of A and B per lane.
+    {"mfma_f32_16x16x32_f16", 16, 16, 32, 64, MatrixAtom::Family::MfmaWideK},
+    {"mfma_f32_16x16x32_bf16", 16, 16, 32, 64, MatrixAtom::Family::MfmaWideK},
+    // PTX mma.sync.aligned.m16n8k16 (f16/bf16 -> f32), one warp of 32.
+    {"mma_sync_m16n8k16_f16", 16, 8, 16, 32, MatrixAtom::Family::MmaSync},
+    {"mma_sync_m16n8k16_bf16", 16, 8, 16, 32, MatrixAtom::Family::MmaSync},
+};
+} // namespace
+
+int MatrixAtom::regs(MatrixOperand operand) const {
+  switch (operand) {
+  case MatrixOperand::A:
+    return m * k / lanes;
+  case MatrixOperand::B:
+    return k * n / lanes;
+  case MatrixOperand::C:
+    return m * n / lanes;
+  }
+  return 0;
+}
+
+FragmentCoord rocke::fragmentCoord(const MatrixAtom &atom,
+                                   MatrixOperand operand, int lane, int reg) {
+  switch (atom.family) {
+  case MatrixAtom::Family::MfmaSquare:
+  case MatrixAtom::Family::MfmaWideK: {
+    // The lanes form (64 / m) groups of m (resp. n) lanes; group g holds the
+    // k-slice [g * kPerLane, (g + 1) * kPerLane) of A and B.
+    int groups = atom.lanes / atom.m;
+    int kPerLane = atom.k / groups;
+    int inGroup = lane % atom.m, group = lane / atom.m;
+    if (operand == MatrixOperand::A)
+      return {inGroup, group * kPerLane + reg};
+    if (operand == MatrixOperand::B)
+      return {group * kPerLane + reg, inGroup};
+    // C/D: blocks of 4 rows; block b of lane group g starts at row
+    // 4 * g + 4 * groups * b.
+    return {(reg / 4) * 4 * groups + 4 * group + reg % 4, inGroup};
+  }
+  case MatrixAtom::Family::MmaSync: {
+    int groupId = lane / 4, inQuad = lane % 4;
+    if (operand == MatrixOperand::A)
+      return {groupId + 8 * ((reg / 2) % 2), 2 * inQuad + reg % 2 + 8 * (reg / 4)};
+    if (operand == MatrixOperand::B)
+      return {2 * inQuad + reg % 2 + 8 * (reg / 2), groupId};
+    return {groupId + 8 * (reg / 2), 2 * inQuad + reg % 2};
+  }
+  }
+  return {-1, -1};
+}
+
+llvm::ArrayRef<MatrixAtom> rocke::knownAtoms() { return kAtoms; }
+
+const MatrixAtom *rocke::lookupAtom(llvm::StringRef name) {
+  for (const MatrixAtom &atom : kAtoms)
+    if (atom.name == name)
+      return &atom;
+  return nullptr;
+}
