@@ -5,6 +5,10 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassRegistry.h"
 
+namespace mlir {
+class RewritePatternSet;
+} // namespace mlir
+
 namespace rocke {
 
 #define GEN_PASS_DECL
@@ -12,6 +16,9 @@ namespace rocke {
 
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
+
+/// math.exp2 f32 -> rocdl.exp2 and arcp/afn `1.0 / x` f32 -> rocdl.rcp.
+void populateExp2ToRocdlPatterns(mlir::RewritePatternSet &patterns);
 
 /// Registers the named pipelines (fmha-*-pipeline).
 void registerPipelines();

@@ -2,5 +2,54 @@
 #include "passes/Passes.h"
 
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+#include "mlir/Pass/PassRegistry.h"
 
-void rocke::registerPipelines() {}
+#include "llvm/Support/FormatVariadic.h"
+
+#ifndef ROCKE_ROCDL_TOOLKIT_DIR
+#define ROCKE_ROCDL_TOOLKIT_DIR "/opt/rocm"
+#endif
+
+namespace {
+/// Options of fmha-rocdl-to-hsaco (issue 5, ROCDL finish).
+struct RocdlToHsacoOptions
+    : public mlir::PassPipelineOptions<RocdlToHsacoOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("gfx90a, gfx942 or gfx950"),
+                           llvm::cl::init("gfx942")};
+  Option<unsigned> optLevel{*this, "O", llvm::cl::desc("LLVM opt level"),
+                            llvm::cl::init(3)};
+  Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("dir with llvm/bin/ld.lld (default: the build's)"),
+      llvm::cl::init(ROCKE_ROCDL_TOOLKIT_DIR)};
+  Option<std::string> format{*this, "format",
+                             llvm::cl::desc("bin (HSACO), isa, llvm, offloading"),
+                             llvm::cl::init("bin")};
+};
+
+/// gpu.module kernels (gpu.shuffle, math.exp2, memref.atomic_rmw) -> gpu.binary
+/// holding an HSACO, with native float atomics and v_exp_f32.
+void buildRocdlToHsacoPipeline(mlir::OpPassManager &pm,
+                               const RocdlToHsacoOptions &opts) {
+  std::string pipeline = llvm::formatv(
+      "fmha-rocdl-verify-chip{{chip={0}},"
+      "rocdl-attach-target{{chip={0} O={1}},"
+      "gpu.module(fmha-exp2-to-rocdl,convert-gpu-to-rocdl{{chipset={0}},"
+      "fmha-rocdl-native-atomics,reconcile-unrealized-casts),"
+      "gpu-module-to-binary{{toolkit={2} format={3}}",
+      opts.chip.getValue(), opts.optLevel.getValue(),
+      opts.toolkit.getValue(), opts.format.getValue());
+  if (failed(mlir::parsePassPipeline(pipeline, pm)))
+    llvm::report_fatal_error("fmha-rocdl-to-hsaco: bad pipeline " +
+                             llvm::Twine(pipeline));
+}
+} // namespace
+
+void rocke::registerPipelines() {
+  mlir::PassPipelineRegistration<RocdlToHsacoOptions>(
+      "fmha-rocdl-to-hsaco",
+      "gpu.module kernels -> HSACO gpu.binary (ROCDL, no ROCm needed)",
+      buildRocdlToHsacoPipeline);
+}

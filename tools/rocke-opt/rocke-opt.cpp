@@ -10,6 +10,7 @@
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
@@ -20,6 +21,8 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  // gpu-module-to-binary translates gpu.module bodies to LLVM IR.
+  mlir::registerAllToLLVMIRTranslations(registry);
   registry.insert<rocke::fmha::FmhaDialect>();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "rocke-mlir optimizer driver\n", registry));

@@ -1,0 +1,114 @@
+//===- DumpBinary.cpp - write gpu.binary objects (HSACO) to files ----------===//
+//
+// After gpu-module-to-binary, the HSACO lives as a string inside
+// #gpu.object. This pass writes it to disk together with a JSON sidecar that
+// lists each kernel, its argument types and the metadata the ROCDL target
+// read back from the ELF notes (sgpr/vgpr counts, private segment size, ...).
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/FileUtilities.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+namespace rocke {
+#define GEN_PASS_DEF_DUMPBINARY
+#include "passes/Passes.h.inc"
+} // namespace rocke
+
+using namespace mlir;
+
+static std::string typeToString(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  t.print(os);
+  return s;
+}
+
+static std::string attrToString(Attribute a) {
+  if (auto i = dyn_cast<IntegerAttr>(a))
+    return std::to_string(i.getInt());
+  if (auto s = dyn_cast<StringAttr>(a))
+    return s.getValue().str();
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  a.print(os);
+  return s;
+}
+
+static LogicalResult writeFile(Operation *op, StringRef path,
+                               StringRef contents) {
+  std::string err;
+  auto file = openOutputFile(path, &err);
+  if (!file)
+    return op->emitError() << "cannot open '" << path << "': " << err;
+  file->os() << contents;
+  file->keep();
+  return success();
+}
+
+namespace {
+struct DumpBinaryPass : public rocke::impl::DumpBinaryBase<DumpBinaryPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    SmallVector<gpu::BinaryOp> binaries(
+        getOperation().getOps<gpu::BinaryOp>());
+    if (binaries.empty()) {
+      getOperation()->emitError()
+          << "fmha-dump-binary: no gpu.binary (run gpu-module-to-binary "
+             "first)";
+      return signalPassFailure();
+    }
+    for (gpu::BinaryOp bin : binaries) {
+      auto objects = bin.getObjects().getAsRange<gpu::ObjectAttr>();
+      if (objects.empty()) {
+        bin.emitError() << "gpu.binary has no object";
+        return signalPassFailure();
+      }
+      gpu::ObjectAttr obj = *objects.begin();
+      std::string path = output;
+      if (binaries.size() > 1)
+        path += "." + bin.getSymName().str();
+      if (failed(writeFile(bin, path, obj.getObject().getValue())))
+        return signalPassFailure();
+
+      llvm::json::Array kernels;
+      if (gpu::KernelTableAttr table = obj.getKernels()) {
+        for (gpu::KernelMetadataAttr k : table) {
+          llvm::json::Array args;
+          Type fnTy = k.getFunctionType();
+          ArrayRef<Type> params;
+          if (auto llvmFn = dyn_cast<LLVM::LLVMFunctionType>(fnTy))
+            params = llvmFn.getParams();
+          else if (auto fn = dyn_cast<FunctionType>(fnTy))
+            params = fn.getInputs();
+          for (Type t : params)
+            args.push_back(typeToString(t));
+          llvm::json::Object meta;
+          if (DictionaryAttr md = k.getMetadata())
+            for (NamedAttribute na : md)
+              meta[na.getName().getValue()] = attrToString(na.getValue());
+          kernels.push_back(llvm::json::Object{
+              {"name", k.getName().getValue()},
+              {"args", std::move(args)},
+              {"metadata", std::move(meta)}});
+        }
+      }
+      llvm::json::Object root{{"binary", bin.getSymName()},
+                              {"file", path},
+                              {"target", attrToString(obj.getTarget())},
+                              {"kernels", std::move(kernels)}};
+      std::string json;
+      llvm::raw_string_ostream os(json);
+      os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+      if (failed(writeFile(bin, path + ".json", json)))
+        return signalPassFailure();
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,25 @@
+//===- RocdlVerifyChip.cpp - reject unsupported AMD chips ------------------===//
+#include "lib/ChipInfo.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+namespace rocke {
+#define GEN_PASS_DEF_ROCDLVERIFYCHIP
+#include "passes/Passes.h.inc"
+} // namespace rocke
+
+namespace {
+struct RocdlVerifyChipPass
+    : public rocke::impl::RocdlVerifyChipBase<RocdlVerifyChipPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    if (rocke::lookupChip(chip))
+      return;
+    getOperation()->emitError()
+        << "unsupported AMD chip '" << chip
+        << "'; supported: " << rocke::supportedChipList();
+    signalPassFailure();
+  }
+};
+} // namespace
