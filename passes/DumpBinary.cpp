@@ -10,8 +10,10 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVM/ROCDL/Utils.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/ToolOutputFile.h"
@@ -97,6 +99,45 @@ struct DumpBinaryPass : public rocke::impl::DumpBinaryBase<DumpBinaryPass> {
               {"name", k.getName().getValue()},
               {"args", std::move(args)},
               {"metadata", std::move(meta)}});
+        }
+      }
+      // gpu-module-to-binary may leave the kernel table empty; the HSACO's
+      // amdhsa.kernels note has the same facts (names, .args, segment sizes).
+      if (kernels.empty() && isa<ROCDL::ROCDLTargetAttr>(obj.getTarget())) {
+        StringRef elf = obj.getObject().getValue();
+        Builder builder(&getContext());
+        if (auto md = ROCDL::getAMDHSAKernelsELFMetadata(
+                builder, ArrayRef<char>(elf.data(), elf.size()))) {
+          SmallVector<StringAttr> names;
+          for (auto &kv : *md)
+            names.push_back(kv.first);
+          llvm::sort(names, [](StringAttr a, StringAttr b) {
+            return a.getValue() < b.getValue();
+          });
+          for (StringAttr name : names) {
+            llvm::json::Array args;
+            llvm::json::Object meta;
+            for (NamedAttribute na : (*md)[name]) {
+              if (na.getName() == ".args") {
+                if (auto arr = dyn_cast<ArrayAttr>(na.getValue())) {
+                  for (Attribute a : arr) {
+                    llvm::json::Object arg;
+                    if (auto d = dyn_cast<DictionaryAttr>(a))
+                      for (NamedAttribute f : d)
+                        arg[f.getName().getValue()] =
+                            attrToString(f.getValue());
+                    args.push_back(std::move(arg));
+                  }
+                }
+                continue;
+              }
+              meta[na.getName().getValue()] = attrToString(na.getValue());
+            }
+            kernels.push_back(llvm::json::Object{
+                {"name", name.getValue()},
+                {"args", std::move(args)},
+                {"metadata", std::move(meta)}});
+          }
         }
       }
       llvm::json::Object root{{"binary", bin.getSymName()},
