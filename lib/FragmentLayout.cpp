@@ -17,6 +17,9 @@ constexpr MatrixAtom kAtoms[] = {
     // PTX mma.sync.aligned.m16n8k16 (f16/bf16 -> f32), one warp of 32.
     {"mma_sync_m16n8k16_f16", 16, 8, 16, 32, MatrixAtom::Family::MmaSync},
     {"mma_sync_m16n8k16_bf16", 16, 8, 16, 32, MatrixAtom::Family::MmaSync},
+    // CPU execution of the same tiled kernels (lowered to vector.contract).
+    {"host_16x16x16", 16, 16, 16, 1, MatrixAtom::Family::Host},
+    {"host_8x8x8", 8, 8, 8, 1, MatrixAtom::Family::Host},
 };
 } // namespace
 
@@ -58,8 +61,44 @@ FragmentCoord rocke::fragmentCoord(const MatrixAtom &atom,
       return {2 * inQuad + reg % 2 + 8 * (reg / 2), groupId};
     return {groupId + 8 * (reg / 2), 2 * inQuad + reg % 2};
   }
+  case MatrixAtom::Family::Host: {
+    int cols = operand == MatrixOperand::A ? atom.k : atom.n;
+    return {reg / cols, reg % cols};
+  }
   }
   return {-1, -1};
+}
+
+LaneOffset rocke::laneOffset(const MatrixAtom &atom, MatrixOperand operand) {
+  constexpr LaneTerm zero{1, 1, 0};
+  switch (atom.family) {
+  case MatrixAtom::Family::MfmaSquare:
+  case MatrixAtom::Family::MfmaWideK: {
+    int groups = atom.lanes / atom.m;
+    LaneTerm inGroup{1, atom.m, 1};
+    if (operand == MatrixOperand::A)
+      return {inGroup, {atom.m, groups, atom.k / groups}};
+    if (operand == MatrixOperand::B)
+      return {{atom.m, groups, atom.k / groups}, inGroup};
+    return {{atom.m, groups, 4}, inGroup};
+  }
+  case MatrixAtom::Family::MmaSync: {
+    LaneTerm groupId{4, 8, 1}, twiceInQuad{1, 4, 2};
+    if (operand == MatrixOperand::B)
+      return {twiceInQuad, groupId};
+    return {groupId, twiceInQuad};
+  }
+  case MatrixAtom::Family::Host:
+    return {zero, zero};
+  }
+  return {zero, zero};
+}
+
+FragmentCoord rocke::regOffset(const MatrixAtom &atom, MatrixOperand operand,
+                               int reg) {
+  // Lane 0 contributes nothing in every layout, so its coordinates are the
+  // register part alone.
+  return fragmentCoord(atom, operand, /*lane=*/0, reg);
 }
 
 llvm::ArrayRef<MatrixAtom> rocke::knownAtoms() { return kAtoms; }

@@ -22,9 +22,11 @@ struct MatrixAtom {
   llvm::StringRef name;
   int m, n, k;
   int lanes;
-  enum class Family { MfmaSquare, MfmaWideK, MmaSync } family;
+  enum class Family { MfmaSquare, MfmaWideK, MmaSync, Host } family;
 
   int regs(MatrixOperand operand) const;
+  /// Host atoms run on the CPU: one "lane" holds the whole operand, row-major.
+  bool isHost() const { return family == Family::Host; }
 };
 
 /// (row, col) of an element: A is indexed (m, k), B (k, n), C and D (m, n).
@@ -38,6 +40,21 @@ struct FragmentCoord {
 /// The matrix coordinate held by register `reg` of lane `lane`.
 FragmentCoord fragmentCoord(const MatrixAtom &atom, MatrixOperand operand,
                             int lane, int reg);
+
+/// One lane-dependent term of a coordinate: ((lane / div) % mod) * mul.
+struct LaneTerm {
+  int div, mod, mul;
+  int eval(int lane) const { return ((lane / div) % mod) * mul; }
+};
+
+/// Every known layout is additive: fragmentCoord(lane, reg) ==
+/// laneOffset(lane) + regOffset(reg). Code generators compute the lane part
+/// once from the lane id and add the per-register constants.
+struct LaneOffset {
+  LaneTerm row, col;
+};
+LaneOffset laneOffset(const MatrixAtom &atom, MatrixOperand operand);
+FragmentCoord regOffset(const MatrixAtom &atom, MatrixOperand operand, int reg);
 
 /// All atoms this project knows, and a lookup by name (nullptr if unknown).
 llvm::ArrayRef<MatrixAtom> knownAtoms();

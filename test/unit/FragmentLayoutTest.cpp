@@ -37,6 +37,24 @@ TEST(FragmentLayout, EveryOperandIsABijection) {
     }
 }
 
+// The additive split that code generators use reproduces the full map.
+TEST(FragmentLayout, LaneAndRegisterPartsAddUp) {
+  for (const MatrixAtom &atom : knownAtoms())
+    for (MatrixOperand op :
+         {MatrixOperand::A, MatrixOperand::B, MatrixOperand::C}) {
+      LaneOffset lo = laneOffset(atom, op);
+      for (int lane = 0; lane < atom.lanes; ++lane)
+        for (int reg = 0; reg < atom.regs(op); ++reg) {
+          FragmentCoord r = regOffset(atom, op, reg);
+          FragmentCoord expect = fragmentCoord(atom, op, lane, reg);
+          EXPECT_EQ(lo.row.eval(lane) + r.row, expect.row)
+              << atom.name.str() << " lane " << lane << " reg " << reg;
+          EXPECT_EQ(lo.col.eval(lane) + r.col, expect.col)
+              << atom.name.str() << " lane " << lane << " reg " << reg;
+        }
+    }
+}
+
 // Spot values from the vendors' layout tables (AMD CDNA3 ISA "matrix
 // instruction" layouts, PTX ISA "mma.m16n8k16" fragment figures).
 TEST(FragmentLayout, DocumentedSpotValues) {
