@@ -1,0 +1,590 @@
+//===- KernelBuilder.cpp - shared helpers for attention kernels -----------===//
+#include "lib/KernelBuilder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include <limits>
+
+using namespace mlir;
+
+namespace rocke {
+
+//===----------------------------------------------------------------------===//
+// Arithmetic helpers
+//===----------------------------------------------------------------------===//
+
+Value constIndex(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+Value constF32(OpBuilder &b, Location loc, float v) {
+  return arith::ConstantFloatOp::create(b, loc, b.getF32Type(), APFloat(v));
+}
+
+Value ceilDiv(OpBuilder &b, Location loc, Value a, Value c) {
+  return b.createOrFold<arith::CeilDivUIOp>(loc, a, c);
+}
+
+SmallVector<Value> memrefSizes(OpBuilder &b, Location loc, Value memref) {
+  auto type = cast<MemRefType>(memref.getType());
+  SmallVector<Value> sizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    sizes.push_back(type.isDynamicDim(d)
+                        ? b.createOrFold<memref::DimOp>(loc, memref, d)
+                        : constIndex(b, loc, type.getDimSize(d)));
+  return sizes;
+}
+
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
+                               ValueRange sizes) {
+  SmallVector<Value> coords(sizes.size());
+  for (int64_t d = sizes.size() - 1; d >= 0; --d) {
+    if (d == 0) {
+      coords[d] = linear;
+      break;
+    }
+    coords[d] = b.createOrFold<arith::RemUIOp>(loc, linear, sizes[d]);
+    linear = b.createOrFold<arith::DivUIOp>(loc, linear, sizes[d]);
+  }
+  return coords;
+}
+
+//===----------------------------------------------------------------------===//
+// Problem sizes and element access
+//===----------------------------------------------------------------------===//
+
+AttentionSizes AttentionSizes::get(OpBuilder &b, Location loc, Value q,
+                                   Value k, Value v) {
+  auto qt = cast<MemRefType>(q.getType());
+  auto kt = cast<MemRefType>(k.getType());
+  auto vt = cast<MemRefType>(v.getType());
+  AttentionSizes s;
+  SmallVector<Value> qs = memrefSizes(b, loc, q);
+  s.batch = qs[0];
+  s.seqQ = qs[1];
+  s.seqK = memrefSizes(b, loc, k)[1];
+  s.headsQ = qt.getDimSize(2);
+  s.headsKv = kt.getDimSize(2);
+  s.headDimQk = qt.getDimSize(3);
+  s.headDimV = vt.getDimSize(3);
+  return s;
+}
+
+Value loadF32(OpBuilder &b, Location loc, Value memref, ValueRange idx) {
+  Value v = memref::LoadOp::create(b, loc, memref, idx);
+  if (v.getType().isF32())
+    return v;
+  return arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+}
+
+void storeF32(OpBuilder &b, Location loc, Value value, Value memref,
+              ValueRange idx) {
+  Type elt = cast<MemRefType>(memref.getType()).getElementType();
+  if (elt != value.getType())
+    value = arith::TruncFOp::create(b, loc, elt, value);
+  memref::StoreOp::create(b, loc, value, memref, idx);
+}
+
+void atomicAddF32(OpBuilder &b, Location loc, Value value, Value memref,
+                  ValueRange idx) {
+  memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addf, value,
+                              memref, idx);
+}
+
+LogicalResult checkIndexRange(Operation *op, const KernelTarget &target) {
+  // Largest element offset the target's signed index type can hold.
+  const int64_t limit =
+      target.indexBitwidth >= 64
+          ? std::numeric_limits<int64_t>::max()
+          : (int64_t(1) << (target.indexBitwidth - 1)) - 1;
+  for (Value operand : op->getOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.getType());
+    if (!type || !type.hasStaticShape())
+      continue;
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(type.getStridesAndOffset(strides, offset)) ||
+        ShapedType::isDynamic(offset) ||
+        llvm::any_of(strides, ShapedType::isDynamic))
+      continue;
+    // Offset of the last element; overflowing int64 is past any limit.
+    bool overflow = false;
+    int64_t maxOffset = offset;
+    for (auto [size, stride] : llvm::zip(type.getShape(), strides)) {
+      int64_t term;
+      if (llvm::MulOverflow(size - 1, std::abs(stride), term) ||
+          llvm::AddOverflow(maxOffset, term, maxOffset)) {
+        overflow = true;
+        break;
+      }
+    }
+    if (overflow || maxOffset > limit)
+      return op->emitOpError()
+             << "operand of type " << type << " has element offsets past "
+             << limit << ", beyond the target's " << target.indexBitwidth
+             << "-bit indexing";
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Cross-lane operations
+//===----------------------------------------------------------------------===//
+
+Value subgroupReduce(OpBuilder &b, Location loc, const KernelTarget &target,
+                     Value value, gpu::AllReduceOperation kind,
+                     unsigned clusterSize) {
+  unsigned lanes = clusterSize ? clusterSize : target.subgroupSize;
+  if (lanes <= 1)
+    return value;
+  std::optional<uint32_t> cluster;
+  if (clusterSize && clusterSize < target.subgroupSize)
+    cluster = clusterSize;
+  return gpu::SubgroupReduceOp::create(b, loc, value, kind, /*uniform=*/true,
+                                       cluster);
+}
+
+void workgroupBarrier(OpBuilder &b, Location loc, const KernelTarget &target) {
+  if (!target.host)
+    gpu::BarrierOp::create(b, loc);
+}
+
+//===----------------------------------------------------------------------===//
+// Masks
+//===----------------------------------------------------------------------===//
+
+MaskBuilder::MaskBuilder(OpBuilder &b, Location loc, fmha::MaskBand band,
+                         Value seqQ, Value seqK)
+    : band(band), seqQ(seqQ), seqK(seqK) {
+  offset = band.bottomRight
+               ? b.createOrFold<arith::SubIOp>(loc, seqK, seqQ)
+               : constIndex(b, loc, 0);
+}
+
+Value MaskBuilder::isVisible(OpBuilder &b, Location loc, Value q,
+                             Value k) const {
+  Value visible = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+  if (band.isNone())
+    return visible;
+  Value diag = b.createOrFold<arith::AddIOp>(loc, q, offset);
+  Value rel = arith::SubIOp::create(b, loc, k, diag);
+  if (band.lower >= 0)
+    visible = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, rel,
+                                    constIndex(b, loc, -band.lower));
+  if (band.upper >= 0) {
+    Value le = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, rel,
+                                     constIndex(b, loc, band.upper));
+    visible = band.lower >= 0 ? arith::AndIOp::create(b, loc, visible, le)
+                              : le;
+  }
+  return visible;
+}
+
+std::pair<Value, Value> MaskBuilder::visibleKeys(OpBuilder &b, Location loc,
+                                                 Value qLo, Value qHi) const {
+  Value kLo = constIndex(b, loc, 0), kHi = seqK;
+  if (band.lower >= 0) {
+    // First key of the lowest query's band.
+    Value lo = b.createOrFold<arith::AddIOp>(
+        loc, b.createOrFold<arith::AddIOp>(loc, qLo, offset),
+        constIndex(b, loc, -band.lower));
+    kLo = b.createOrFold<arith::MaxSIOp>(loc, kLo, lo);
+  }
+  if (band.upper >= 0) {
+    // One past the last key of the highest query (qHi - 1) band.
+    Value hi = b.createOrFold<arith::AddIOp>(
+        loc, b.createOrFold<arith::AddIOp>(loc, qHi, offset),
+        constIndex(b, loc, band.upper));
+    kHi = b.createOrFold<arith::MinSIOp>(loc, kHi, hi);
+  }
+  kHi = b.createOrFold<arith::MaxSIOp>(loc, kHi, kLo);
+  return {kLo, kHi};
+}
+
+std::pair<Value, Value> MaskBuilder::visibleQueries(OpBuilder &b,
+                                                    Location loc, Value kLo,
+                                                    Value kHi) const {
+  // Query q sees k iff k - off - upper <= q <= k - off + lower.
+  Value qLo = constIndex(b, loc, 0), qHi = seqQ;
+  if (band.upper >= 0) {
+    Value lo = b.createOrFold<arith::SubIOp>(
+        loc, b.createOrFold<arith::SubIOp>(loc, kLo, offset),
+        constIndex(b, loc, band.upper));
+    qLo = b.createOrFold<arith::MaxSIOp>(loc, qLo, lo);
+  }
+  if (band.lower >= 0) {
+    Value hi = b.createOrFold<arith::AddIOp>(
+        loc, b.createOrFold<arith::SubIOp>(loc, kHi, offset),
+        constIndex(b, loc, band.lower));
+    qHi = b.createOrFold<arith::MinSIOp>(loc, qHi, hi);
+  }
+  qHi = b.createOrFold<arith::MaxSIOp>(loc, qHi, qLo);
+  return {qLo, qHi};
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax statistics
+//===----------------------------------------------------------------------===//
+
+RowStats RowStats::load(OpBuilder &b, Location loc, ValueRange stats,
+                        Value batch, Value head, Value query) {
+  Value negInf = constF32(b, loc, -std::numeric_limits<float>::infinity());
+  Value posInf = constF32(b, loc, std::numeric_limits<float>::infinity());
+  SmallVector<Value, 3> idx{batch, head, query};
+  RowStats rs;
+  Value first = memref::LoadOp::create(b, loc, stats[0], idx);
+  // A fully masked row has -inf (and L = 0); `ogt` is also false for NaN.
+  Value valid = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                      first, negInf);
+  if (stats.size() == 1) {
+    Value log2Lse =
+        arith::MulFOp::create(b, loc, first, constF32(b, loc, kLog2e));
+    rs.offset = arith::SelectOp::create(b, loc, valid, log2Lse, posInf);
+    return rs;
+  }
+  Value sum = memref::LoadOp::create(b, loc, stats[1], idx);
+  Value zero = constF32(b, loc, 0.0f);
+  valid = arith::AndIOp::create(
+      b, loc, valid,
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, sum, zero));
+  rs.offset = arith::SelectOp::create(b, loc, valid, first, posInf);
+  // arcp lets the ROCDL finish use v_rcp_f32.
+  Value inv = arith::DivFOp::create(b, loc, constF32(b, loc, 1.0f), sum,
+                                    arith::FastMathFlags::arcp);
+  rs.invSum = arith::SelectOp::create(b, loc, valid, inv, zero);
+  return rs;
+}
+
+Value RowStats::probability(OpBuilder &b, Location loc, Value sLog2) const {
+  Value p = math::Exp2Op::create(
+      b, loc, arith::SubFOp::create(b, loc, sLog2, offset));
+  if (invSum)
+    p = arith::MulFOp::create(b, loc, p, invSum);
+  return p;
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel emission
+//===----------------------------------------------------------------------===//
+
+KernelEmitter::KernelEmitter(Operation *fmhaOp, KernelTarget target)
+    : fmhaOp(fmhaOp), target(target), builder(fmhaOp) {}
+
+/// The `rocke.launch` dictionary of one kernel (see the header).
+static DictionaryAttr launchAttr(Builder &b, int64_t order,
+                                 const KernelLaunch &launch) {
+  SmallVector<Attribute> grid, args;
+  for (const std::string &e : launch.gridExpr)
+    grid.push_back(b.getStringAttr(e));
+  for (const KernelArg &a : launch.args)
+    args.push_back(b.getStringAttr(a.role));
+  return b.getDictionaryAttr({
+      b.getNamedAttr("order", b.getI64IntegerAttr(order)),
+      b.getNamedAttr("grid", b.getArrayAttr(grid)),
+      b.getNamedAttr("block", b.getI64ArrayAttr({launch.blockSize, 1, 1})),
+      b.getNamedAttr("args", b.getArrayAttr(args)),
+  });
+}
+
+/// The module's `gpu.module @fmha_kernels`, created on first use.
+static gpu::GPUModuleOp getOrCreateKernelModule(ModuleOp module,
+                                                Location loc) {
+  module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                  UnitAttr::get(module.getContext()));
+  if (auto existing = module.lookupSymbol<gpu::GPUModuleOp>("fmha_kernels"))
+    return existing;
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  return gpu::GPUModuleOp::create(b, loc, "fmha_kernels");
+}
+
+LogicalResult KernelEmitter::emit(const KernelLaunch &launch,
+                                  KernelBodyFn body) {
+  Location loc = fmhaOp->getLoc();
+  MLIRContext *ctx = fmhaOp->getContext();
+  auto module = fmhaOp->getParentOfType<ModuleOp>();
+  if (!module)
+    return fmhaOp->emitOpError("must be inside a builtin.module to be "
+                               "lowered into kernels");
+  if (target.host && launch.blockSize != 1)
+    return fmhaOp->emitOpError("kernel '")
+           << launch.name << "' asks for " << launch.blockSize
+           << " lanes; the host target runs one lane per workgroup";
+  if (launch.blockSize < 1 ||
+      launch.blockSize > std::numeric_limits<int32_t>::max())
+    return fmhaOp->emitOpError("kernel '")
+           << launch.name << "' has an invalid workgroup size "
+           << launch.blockSize;
+
+  SmallVector<Value> argValues;
+  SmallVector<Type> argTypes;
+  for (const KernelArg &a : launch.args) {
+    argValues.push_back(a.value);
+    argTypes.push_back(a.value.getType());
+  }
+  DictionaryAttr launchInfo = launchAttr(builder, order++, launch);
+
+  if (target.host) {
+    // func.func private @name(args..., gx, gy, gz) { scf.for z, y, x { body } }
+    SmallVector<Type> fnTypes(argTypes);
+    fnTypes.append(3, builder.getIndexType());
+    OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+    auto fn = func::FuncOp::create(mb, loc, launch.name,
+                                   FunctionType::get(ctx, fnTypes, {}));
+    fn.setPrivate();
+    fn->setAttr("rocke.launch", launchInfo);
+    SymbolTable(module).insert(fn);
+    Block *entry = fn.addEntryBlock();
+    OpBuilder b = OpBuilder::atBlockBegin(entry);
+    SmallVector<Value> wgBuffers;
+    for (MemRefType t : launch.workgroupBuffers)
+      wgBuffers.push_back(memref::AllocaOp::create(b, loc, t));
+    Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+    ValueRange fnArgs = entry->getArguments();
+    SmallVector<Value, 3> ids(3);
+    // Nest z outermost so x (the fastest-varying id on a GPU) is innermost.
+    for (int d = 2; d >= 0; --d) {
+      auto loop = scf::ForOp::create(b, loc, c0, fnArgs[argTypes.size() + d],
+                                     c1);
+      ids[d] = loop.getInductionVar();
+      b.setInsertionPointToStart(loop.getBody());
+    }
+    body(b, loc, ids, c0, fnArgs.take_front(argTypes.size()), wgBuffers);
+    b.setInsertionPointToEnd(entry);
+    func::ReturnOp::create(b, loc);
+
+    SmallVector<Value> callArgs(argValues);
+    callArgs.append(launch.grid.begin(), launch.grid.end());
+    func::CallOp::create(builder, loc, fn, callArgs);
+    return success();
+  }
+
+  gpu::GPUModuleOp kernelModule = getOrCreateKernelModule(module, loc);
+  auto wgSpace = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto globalSpace = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Global);
+  SmallVector<Type> wgTypes;
+  for (MemRefType t : launch.workgroupBuffers)
+    wgTypes.push_back(MemRefType::Builder(t).setMemorySpace(wgSpace));
+
+  OpBuilder kb(ctx);
+  auto fn = gpu::GPUFuncOp::create(kb, loc, launch.name,
+                                   FunctionType::get(ctx, argTypes, {}),
+                                   wgTypes);
+  fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), kb.getUnitAttr());
+  fn.setKnownBlockSizeAttr(kb.getDenseI32ArrayAttr(
+      {static_cast<int32_t>(launch.blockSize), 1, 1}));
+  SmallVector<int32_t, 3> staticGrid;
+  for (Value g : launch.grid) {
+    std::optional<int64_t> c = getConstantIntValue(g);
+    if (c && *c > 0 && *c <= std::numeric_limits<int32_t>::max())
+      staticGrid.push_back(static_cast<int32_t>(*c));
+  }
+  if (staticGrid.size() == 3)
+    fn.setKnownGridSizeAttr(kb.getDenseI32ArrayAttr(staticGrid));
+  fn->setAttr("rocke.launch", launchInfo);
+  SymbolTable(kernelModule).insert(fn);
+
+  Block &entry = fn.getBody().front();
+  kb.setInsertionPointToStart(&entry);
+  // The host passes plain memrefs; global address space in the kernel gives
+  // global_load / global_atomic on AMD instead of flat ones.
+  SmallVector<Value> kernelArgs;
+  for (Value arg : fn.getArguments()) {
+    auto t = cast<MemRefType>(arg.getType());
+    if (t.getMemorySpace()) {
+      kernelArgs.push_back(arg);
+      continue;
+    }
+    kernelArgs.push_back(memref::MemorySpaceCastOp::create(
+        kb, loc, MemRefType(MemRefType::Builder(t).setMemorySpace(globalSpace)),
+        arg));
+  }
+  SmallVector<Value, 3> ids;
+  for (gpu::Dimension d :
+       {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z})
+    ids.push_back(gpu::BlockIdOp::create(kb, loc, d));
+  Value tid = gpu::ThreadIdOp::create(kb, loc, gpu::Dimension::x);
+  body(kb, loc, ids, tid, kernelArgs, fn.getWorkgroupAttributions());
+  gpu::ReturnOp::create(kb, loc);
+
+  Value c1 = constIndex(builder, loc, 1);
+  gpu::KernelDim3 grid{launch.grid[0], launch.grid[1], launch.grid[2]};
+  gpu::KernelDim3 block{constIndex(builder, loc, launch.blockSize), c1, c1};
+  gpu::LaunchFuncOp::create(builder, loc, fn, grid, block,
+                            /*dynamicSharedMemorySize=*/Value(), argValues);
+  return success();
+}
+
+Value KernelEmitter::allocScratch(MemRefType type, ValueRange dynamicSizes) {
+  Location loc = fmhaOp->getLoc();
+  Value buf;
+  if (target.host)
+    buf = memref::AllocOp::create(builder, loc, type, dynamicSizes);
+  else
+    buf = gpu::AllocOp::create(builder, loc, type, /*asyncToken=*/Type(),
+                               ValueRange{}, dynamicSizes, ValueRange{},
+                               /*hostShared=*/false)
+              .getMemref();
+  scratch.push_back(buf);
+  return buf;
+}
+
+Value KernelEmitter::allocScratchLike(Value like, Type elt) {
+  Location loc = fmhaOp->getLoc();
+  auto likeType = cast<MemRefType>(like.getType());
+  auto type = MemRefType::get(likeType.getShape(), elt);
+  SmallVector<Value> dyn;
+  for (int64_t d = 0; d < likeType.getRank(); ++d)
+    if (likeType.isDynamicDim(d))
+      dyn.push_back(builder.createOrFold<memref::DimOp>(loc, like, d));
+  return allocScratch(type, dyn);
+}
+
+void KernelEmitter::finish() {
+  Location loc = fmhaOp->getLoc();
+  for (Value buf : scratch) {
+    if (target.host)
+      memref::DeallocOp::create(builder, loc, buf);
+    else
+      gpu::DeallocOp::create(builder, loc, /*asyncToken=*/Type(),
+                             ValueRange{}, buf);
+  }
+  scratch.clear();
+}
+
+//===----------------------------------------------------------------------===//
+// Shared small kernels
+//===----------------------------------------------------------------------===//
+
+/// Lanes per workgroup of the element-wise kernels on a GPU.
+static constexpr int64_t kElementwiseBlock = 256;
+
+/// Product of `sizes`.
+static Value product(OpBuilder &b, Location loc, ValueRange sizes) {
+  Value p = constIndex(b, loc, 1);
+  for (Value s : sizes)
+    p = b.createOrFold<arith::MulIOp>(loc, p, s);
+  return p;
+}
+
+/// One lane per element of `shapeOf`: calls `fn(coords)` for every element,
+/// with a bounds check for the last, partial workgroup.
+static LogicalResult
+emitElementwise(KernelEmitter &emitter, StringRef name,
+                SmallVector<KernelArg> args, Value shapeOf,
+                int64_t shapeArg, StringRef countExpr,
+                function_ref<void(OpBuilder &, Location, ValueRange args,
+                                  ValueRange coords)>
+                    fn) {
+  OpBuilder &cb = emitter.callSite();
+  Location loc = shapeOf.getLoc();
+  int64_t block = emitter.getTarget().host ? 1 : kElementwiseBlock;
+  Value count = product(cb, loc, memrefSizes(cb, loc, shapeOf));
+  KernelLaunch launch;
+  launch.name = name.str();
+  launch.args = std::move(args);
+  Value c1 = constIndex(cb, loc, 1);
+  launch.grid = {ceilDiv(cb, loc, count, constIndex(cb, loc, block)), c1, c1};
+  launch.gridExpr = {block == 1 ? countExpr.str()
+                                : "ceildiv(" + countExpr.str() + "," +
+                                      std::to_string(block) + ")",
+                     "1", "1"};
+  launch.blockSize = block;
+  return emitter.emit(launch, [&](OpBuilder &b, Location loc,
+                                  ValueRange ids, Value tid, ValueRange kargs,
+                                  ValueRange) {
+    SmallVector<Value> sizes = memrefSizes(b, loc, kargs[shapeArg]);
+    Value total = product(b, loc, sizes);
+    Value linear = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, ids[0], constIndex(b, loc, block)),
+        tid);
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                          linear, total);
+    auto ifOp = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    fn(b, loc, kargs, delinearize(b, loc, linear, sizes));
+  });
+}
+
+LogicalResult emitZeroFill(KernelEmitter &emitter, StringRef name,
+                           Value buffer, StringRef role, StringRef countExpr) {
+  return emitElementwise(
+      emitter, name, {{buffer, role.str()}}, buffer, 0, countExpr,
+      [](OpBuilder &b, Location loc, ValueRange args, ValueRange coords) {
+        storeF32(b, loc, constF32(b, loc, 0.0f), args[0], coords);
+      });
+}
+
+LogicalResult emitConvert(KernelEmitter &emitter, StringRef name, Value accum,
+                          StringRef accumRole, Value grad, StringRef gradRole,
+                          StringRef countExpr) {
+  return emitElementwise(
+      emitter, name, {{accum, accumRole.str()}, {grad, gradRole.str()}}, grad,
+      1, countExpr,
+      [](OpBuilder &b, Location loc, ValueRange args, ValueRange coords) {
+        storeF32(b, loc, loadF32(b, loc, args[0], coords), args[1], coords);
+      });
+}
+
+LogicalResult emitPreprocessDelta(KernelEmitter &emitter, Value out,
+                                  Value gradOut, Value delta,
+                                  int64_t rowsPerWorkgroup) {
+  const KernelTarget &target = emitter.getTarget();
+  OpBuilder &cb = emitter.callSite();
+  Location loc = out.getLoc();
+  int64_t rows = target.host ? 1 : rowsPerWorkgroup;
+  int64_t lanes = target.subgroupSize;
+  SmallVector<Value> sizes = memrefSizes(cb, loc, out); // [B, Sq, Hq, Dv]
+  KernelLaunch launch;
+  launch.name = "fmha_bwd_preprocess";
+  launch.args = {{out, "o"}, {gradOut, "do"}, {delta, "delta:f32:none"}};
+  launch.grid = {ceilDiv(cb, loc, sizes[1], constIndex(cb, loc, rows)),
+                 sizes[2], sizes[0]};
+  launch.gridExpr = {"ceildiv(Sq," + std::to_string(rows) + ")", "Hq", "B"};
+  launch.blockSize = rows * lanes;
+  return emitter.emit(launch, [&](OpBuilder &b, Location loc, ValueRange ids,
+                                  Value tid, ValueRange args, ValueRange) {
+    Value o = args[0], dO = args[1], d = args[2];
+    SmallVector<Value> ks = memrefSizes(b, loc, o);
+    Value cLanes = constIndex(b, loc, lanes);
+    Value row = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, ids[0], constIndex(b, loc, rows)),
+        arith::DivUIOp::create(b, loc, tid, cLanes));
+    Value lane = arith::RemUIOp::create(b, loc, tid, cLanes);
+    Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
+                                        ks[1]);
+    // Rows past Sq read nothing but still join the (uniform) reduction.
+    Value hi = arith::SelectOp::create(b, loc, valid, ks[3],
+                                       constIndex(b, loc, 0));
+    Value zero = constF32(b, loc, 0.0f);
+    auto loop = scf::ForOp::create(
+        b, loc, lane, hi, cLanes, ValueRange{zero},
+        [&](OpBuilder &lb, Location l, Value dim, ValueRange acc) {
+          SmallVector<Value, 4> idx{ids[2], row, ids[1], dim};
+          Value prod = arith::MulFOp::create(lb, l, loadF32(lb, l, o, idx),
+                                             loadF32(lb, l, dO, idx));
+          scf::YieldOp::create(lb, l,
+                               ValueRange{arith::AddFOp::create(
+                                   lb, l, acc[0], prod)});
+        });
+    Value sum = subgroupReduce(b, loc, target, loop.getResult(0),
+                               gpu::AllReduceOperation::ADD);
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                                        constIndex(b, loc, 0));
+    auto ifOp = scf::IfOp::create(
+        b, loc, arith::AndIOp::create(b, loc, valid, first), false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    memref::StoreOp::create(b, loc, sum, d, ValueRange{ids[2], ids[1], row});
+  });
+}
+
+} // namespace rocke

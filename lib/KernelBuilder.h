@@ -1,0 +1,284 @@
+//===- KernelBuilder.h - shared helpers for attention kernels ---*- C++ -*-===//
+//
+// Building blocks shared by the fmha.attention_bwd -> kernels strategies
+// (issue 4): kernel emission for a GPU (gpu.module / gpu.func /
+// gpu.launch_func) or for the CPU (a private func.func looping over the grid),
+// scratch buffers, problem sizes, element access, mask bands, softmax
+// statistics, cross-lane reductions and the small kernels both strategies run
+// (zero-fill, f32 -> gradient conversion, the FA2 preprocess D = rowsum(dO*O)).
+//
+// Conventions
+// - Everything is index-typed (64-bit on every target we lower to);
+//   checkIndexRange rejects static shapes a 32-bit-index target cannot
+//   address.
+// - A kernel body is written once for both targets. On the host it runs with
+//   one lane per workgroup (threadId = 0, blockSize = 1, subgroupSize = 1),
+//   so a body must derive its lane count from KernelTarget, not assume 64.
+// - Inside a GPU kernel the memref arguments are cast to
+//   #gpu.address_space<global> (the host passes plain memrefs), so loads and
+//   atomics become global_* (AMD) / ld.global, red.global (NVIDIA).
+// - Each kernel carries `rocke.launch` = {order, grid, block, args}: launch
+//   order within its fmha op, grid as three expressions over the problem
+//   sizes B, Sq, Sk, Hq, Hkv, Dqk, Dv (+ - * and ceildiv(a,b)), block as three
+//   i64, and one role string per argument. Roles: "q" "k" "v" "o" "do" "lse"
+//   "m" "l" "dq" "dk" "dv" for the op's operands; scratch buffers are
+//   "<name>:<elt>:<init>" where <name> says the logical shape ("dq_accum",
+//   "dk_accum", "dv_accum" have the shape of dq/dk/dv, contiguous; "delta"
+//   is [B, Hq, Sq]), <elt> the element type, <init> "zero" when a kernel of
+//   the same op zero-fills it before use or "none" when fully written.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ROCKE_LIB_KERNELBUILDER_H
+#define ROCKE_LIB_KERNELBUILDER_H
+
+#include "dialect/Mask.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Value.h"
+#include "mlir/Support/LLVM.h"
+
+#include <array>
+#include <functional>
+#include <string>
+
+namespace rocke {
+
+/// Where the kernels run.
+struct KernelTarget {
+  /// CPU execution: kernels become host loops, one lane per workgroup.
+  bool host = false;
+  /// Lanes of a subgroup (64 AMD wave64, 32 NVIDIA; 1 on the host).
+  unsigned subgroupSize = 64;
+  /// Width of the target's index type (the offsets checkIndexRange allows).
+  unsigned indexBitwidth = 64;
+
+  static KernelTarget gpu(unsigned subgroupSize) {
+    return {false, subgroupSize, 64};
+  }
+  static KernelTarget cpu() { return {true, 1, 64}; }
+};
+
+//===----------------------------------------------------------------------===//
+// Small arithmetic helpers (index type)
+//===----------------------------------------------------------------------===//
+
+/// `arith.constant v : index`.
+mlir::Value constIndex(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
+/// `arith.constant v : f32`.
+mlir::Value constF32(mlir::OpBuilder &b, mlir::Location loc, float v);
+/// ceil(a / b) for non-negative index values.
+mlir::Value ceilDiv(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a,
+                    mlir::Value c);
+/// The sizes of a memref as index values (constants where static).
+llvm::SmallVector<mlir::Value> memrefSizes(mlir::OpBuilder &b,
+                                           mlir::Location loc,
+                                           mlir::Value memref);
+/// Row-major (last fastest) coordinates of `linear` within `sizes`.
+llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &b,
+                                           mlir::Location loc,
+                                           mlir::Value linear,
+                                           mlir::ValueRange sizes);
+
+//===----------------------------------------------------------------------===//
+// Problem sizes and element access
+//===----------------------------------------------------------------------===//
+
+/// Sizes of an attention problem, read from the rank-4 [B, S, H, D] memrefs
+/// q, k, v (the op's operands at the call site, or a kernel's arguments).
+struct AttentionSizes {
+  mlir::Value batch, seqQ, seqK; ///< index (constants where static)
+  int64_t headsQ = 0, headsKv = 0, headDimQk = 0, headDimV = 0;
+
+  /// Query heads per kv head (GQA); query head h reads kv head h / group.
+  int64_t groupSize() const { return headsQ / headsKv; }
+  static AttentionSizes get(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value q, mlir::Value k, mlir::Value v);
+};
+
+/// Loads memref[idx] and extends it to f32 (f16/bf16 -> extf; f32 as is).
+mlir::Value loadF32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value memref,
+                    mlir::ValueRange idx);
+/// Truncates the f32 `value` to the memref's element type and stores it.
+void storeF32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
+              mlir::Value memref, mlir::ValueRange idx);
+/// memref.atomic_rmw addf of an f32 `value` into an f32 memref.
+void atomicAddF32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
+                  mlir::Value memref, mlir::ValueRange idx);
+
+/// Fails (diagnostic on `op`) when a static memref operand of `op` has an
+/// element offset past the target's signed index range (2^31 - 1 for 32-bit
+/// indexing). Dynamic shapes are the caller's responsibility at run time.
+mlir::LogicalResult checkIndexRange(mlir::Operation *op,
+                                    const KernelTarget &target);
+
+//===----------------------------------------------------------------------===//
+// Cross-lane operations
+//===----------------------------------------------------------------------===//
+
+/// Sum (or max) of `value` over the lanes of a subgroup (`clusterSize` lanes
+/// when non-zero), as gpu.subgroup_reduce; the value itself when the target
+/// has one lane. fmha-lower-subgroup-reduce turns it into xor shuffles.
+mlir::Value subgroupReduce(mlir::OpBuilder &b, mlir::Location loc,
+                           const KernelTarget &target, mlir::Value value,
+                           mlir::gpu::AllReduceOperation kind,
+                           unsigned clusterSize = 0);
+/// gpu.barrier on a GPU; nothing on the host (one lane per workgroup).
+void workgroupBarrier(mlir::OpBuilder &b, mlir::Location loc,
+                      const KernelTarget &target);
+
+//===----------------------------------------------------------------------===//
+// Masks (the band of dialect/Mask.h)
+//===----------------------------------------------------------------------===//
+
+/// Runtime form of a MaskBand for one problem: key k is visible from query q
+/// iff -lower <= k - (q + off) <= upper, off = 0 or Sk - Sq (bottom_right).
+class MaskBuilder {
+public:
+  MaskBuilder(mlir::OpBuilder &b, mlir::Location loc, fmha::MaskBand band,
+              mlir::Value seqQ, mlir::Value seqK);
+
+  bool isNone() const { return band.isNone(); }
+  /// i1: is key `k` visible from query `q` (constant true without a mask).
+  mlir::Value isVisible(mlir::OpBuilder &b, mlir::Location loc, mlir::Value q,
+                        mlir::Value k) const;
+  /// Keys [kLo, kHi) that any query of [qLo, qHi) sees, clamped to [0, Sk);
+  /// kHi >= kLo always (an empty range means the queries see nothing). For a
+  /// single query (qHi = qLo + 1) the range is exact: no element mask needed.
+  std::pair<mlir::Value, mlir::Value>
+  visibleKeys(mlir::OpBuilder &b, mlir::Location loc, mlir::Value qLo,
+              mlir::Value qHi) const;
+  /// Queries [qLo, qHi) that see any key of [kLo, kHi), clamped to [0, Sq).
+  std::pair<mlir::Value, mlir::Value>
+  visibleQueries(mlir::OpBuilder &b, mlir::Location loc, mlir::Value kLo,
+                 mlir::Value kHi) const;
+
+private:
+  fmha::MaskBand band;
+  mlir::Value seqQ, seqK, offset; ///< index; offset = 0 or Sk - Sq
+};
+
+//===----------------------------------------------------------------------===//
+// Softmax statistics
+//===----------------------------------------------------------------------===//
+
+/// Per-row statistics in the log2 domain: P = exp2(s * scale * log2e -
+/// offset) * invSum. lse: offset = lse * log2e, invSum null (no multiply);
+/// log2_max_sum: offset = M, invSum = 1 / L. Fully masked rows (lse = -inf,
+/// or M = -inf / L = 0) get offset = +inf and invSum = 0 so P = 0, never NaN.
+struct RowStats {
+  mlir::Value offset;
+  mlir::Value invSum;
+
+  /// Reads row (batch, head, query) of `stats` (1 memref for lse, M and L for
+  /// log2_max_sum; both [B, Hq, Sq] f32).
+  static RowStats load(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::ValueRange stats, mlir::Value batch,
+                       mlir::Value head, mlir::Value query);
+  /// P from the log2-domain score `sLog2` = s * scale * log2e.
+  mlir::Value probability(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Value sLog2) const;
+};
+
+/// log2(e), the factor from natural-log to log2-domain scores.
+constexpr float kLog2e = 1.44269504088896340736f;
+
+//===----------------------------------------------------------------------===//
+// Kernel emission
+//===----------------------------------------------------------------------===//
+
+/// One argument of a kernel: the memref the host passes and its role string.
+struct KernelArg {
+  mlir::Value value;
+  std::string role;
+};
+
+/// What a kernel launches with. `grid` are index values at the call site;
+/// `gridExpr` the same sizes as expressions for the runner (see above).
+struct KernelLaunch {
+  std::string name;
+  llvm::SmallVector<KernelArg> args;
+  std::array<mlir::Value, 3> grid;
+  std::array<std::string, 3> gridExpr;
+  /// Lanes per workgroup (x); must be 1 on the host.
+  int64_t blockSize = 1;
+  /// Workgroup-memory buffers (static shapes, no memory space: the emitter
+  /// puts them in #gpu.address_space<workgroup> on a GPU, alloca on the host).
+  llvm::SmallVector<mlir::MemRefType> workgroupBuffers;
+};
+
+/// Builds a kernel body at the builder's insertion point. blockIds are the
+/// x, y, z workgroup ids (index); args are the kernel's memref arguments in
+/// KernelLaunch order (global address space on a GPU).
+using KernelBodyFn = llvm::function_ref<void(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange blockIds,
+    mlir::Value threadId, mlir::ValueRange args,
+    mlir::ValueRange workgroupBuffers)>;
+
+/// Emits the kernels replacing one fmha op, in launch order, before the op.
+/// GPU: kernels go into `gpu.module @fmha_kernels` (created once; the module
+/// becomes a gpu.container_module) as `gpu.func ... kernel` with
+/// known_block_size (and known_grid_size when the grid is static), launched
+/// by gpu.launch_func. Host: each kernel is a private func.func whose scf.for
+/// nest over the grid runs the body with threadId = 0, called in place.
+/// Kernel names are made unique within their symbol table.
+class KernelEmitter {
+public:
+  KernelEmitter(mlir::Operation *fmhaOp, KernelTarget target);
+
+  const KernelTarget &getTarget() const { return target; }
+  /// Emits `launch` with `body`; fails (diagnostic on the fmha op) on a
+  /// malformed launch.
+  mlir::LogicalResult emit(const KernelLaunch &launch, KernelBodyFn body);
+
+  /// Allocates a scratch buffer at the call site (gpu.alloc on a GPU,
+  /// memref.alloc on the host) of identity layout; `dynamicSizes` one per
+  /// dynamic dim. It is released after the op's last kernel by finish().
+  mlir::Value allocScratch(mlir::MemRefType type,
+                           mlir::ValueRange dynamicSizes);
+  /// A scratch buffer with the shape of `like` and element type `elt`.
+  mlir::Value allocScratchLike(mlir::Value like, mlir::Type elt);
+  /// Frees the scratch buffers after the last launch.
+  void finish();
+
+  /// Builder positioned before the fmha op (for call-site values).
+  mlir::OpBuilder &callSite() { return builder; }
+
+private:
+  mlir::Operation *fmhaOp;
+  KernelTarget target;
+  mlir::OpBuilder builder;
+  int64_t order = 0;
+  llvm::SmallVector<mlir::Value> scratch;
+};
+
+//===----------------------------------------------------------------------===//
+// Shared small kernels (both strategies)
+//===----------------------------------------------------------------------===//
+
+/// Zero-fills `buffer` (any rank, any layout, float elements) with one lane
+/// per element. `role` is the buffer's role string, `countExpr` its element
+/// count as a runner expression (e.g. "B*Sq*Hq*Dqk").
+mlir::LogicalResult emitZeroFill(KernelEmitter &emitter, llvm::StringRef name,
+                                 mlir::Value buffer, llvm::StringRef role,
+                                 llvm::StringRef countExpr);
+
+/// grad = accum converted to grad's element type (truncf), element by element;
+/// accum and grad have the same logical shape.
+mlir::LogicalResult emitConvert(KernelEmitter &emitter, llvm::StringRef name,
+                                mlir::Value accum, llvm::StringRef accumRole,
+                                mlir::Value grad, llvm::StringRef gradRole,
+                                llvm::StringRef countExpr);
+
+/// FA2 preprocess: delta[b, h, q] = sum_d dO[b, q, h, d] * O[b, q, h, d] into
+/// the f32 [B, Hq, Sq] buffer `delta` (role "delta:f32:none"). One subgroup
+/// per row, `rowsPerWorkgroup` rows per workgroup (1 on the host); lanes
+/// stride over the head dim and meet in a subgroup reduction.
+mlir::LogicalResult emitPreprocessDelta(KernelEmitter &emitter,
+                                        mlir::Value out, mlir::Value gradOut,
+                                        mlir::Value delta,
+                                        int64_t rowsPerWorkgroup);
+
+} // namespace rocke
+
+#endif // ROCKE_LIB_KERNELBUILDER_H
