@@ -1,0 +1,45 @@
+//===- BwdKernels.h - fmha.attention_bwd -> kernels strategies --*- C++ -*-===//
+//
+// The two strategies of the fmha-bwd-to-kernels pass (issue 4). Each builder
+// emits, before `op`, the scratch buffers, kernels and launches that compute
+// the op's gradients (lib/KernelBuilder.h), and leaves `op` in place for the
+// pass to erase. On failure it has emitted a diagnostic on `op`; what it
+// already emitted is discarded with the failed pass.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ROCKE_LIB_BWDKERNELS_H
+#define ROCKE_LIB_BWDKERNELS_H
+
+#include "lib/KernelBuilder.h"
+
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+
+namespace rocke {
+namespace fmha {
+class AttentionBwdOp;
+} // namespace fmha
+
+/// Options of fmha-bwd-to-kernels shared by both strategies.
+struct BwdKernelOptions {
+  KernelTarget target;
+  /// Matrix atom name of lib/FragmentLayout ("auto": chosen by the strategy).
+  std::string matrixAtom = "auto";
+  /// Tile sizes and subgroups per workgroup (tiled strategy).
+  int64_t blockQ = 64, blockKv = 64, numWarps = 4;
+};
+
+/// One subgroup per (batch, query token, query head); lanes split the head
+/// dims, dK/dV by f32 atomics (lib/WarpBwdKernels.cpp).
+mlir::LogicalResult buildWarpBwdKernels(fmha::AttentionBwdOp op,
+                                        const BwdKernelOptions &options);
+
+/// FlashAttention-2 backward: preprocess, KV-block main kernel, dQ
+/// postprocess (lib/TiledBwdKernels.cpp).
+mlir::LogicalResult buildTiledBwdKernels(fmha::AttentionBwdOp op,
+                                         const BwdKernelOptions &options);
+
+} // namespace rocke
+
+#endif // ROCKE_LIB_BWDKERNELS_H
