@@ -1,5 +1,6 @@
 //===- FmhaOps.cpp - fmha op verifiers and helpers ------------------------===//
 #include "dialect/FmhaDialect.h"
+#include "lib/FragmentLayout.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -259,4 +260,35 @@ Type AttentionBwdOp::getAccumulatorTypeOrDefault() {
   if (auto acc = getAccumulatorType())
     return *acc;
   return Float32Type::get(getContext());
+}
+
+LogicalResult MmaOp::verify() {
+  const rocke::MatrixAtom *atom = rocke::lookupAtom(getAtom());
+  if (!atom)
+    return emitOpError() << "unknown matrix atom '" << getAtom() << "'";
+  auto check = [&](StringRef name, Value v,
+                   rocke::MatrixOperand operand) -> LogicalResult {
+    int64_t n = cast<VectorType>(v.getType()).getNumElements();
+    if (n != atom->regs(operand))
+      return emitOpError() << name << " fragment of " << atom->name << " has "
+                           << atom->regs(operand) << " elements per lane, got "
+                           << n;
+    return success();
+  };
+  if (failed(check("lhs", getLhs(), rocke::MatrixOperand::A)) ||
+      failed(check("rhs", getRhs(), rocke::MatrixOperand::B)) ||
+      failed(check("acc", getAcc(), rocke::MatrixOperand::C)))
+    return failure();
+  Type lhsElt = getLhs().getType().getElementType();
+  if (lhsElt != getRhs().getType().getElementType())
+    return emitOpError() << "lhs and rhs element types differ";
+  // Device atoms name their input type; host atoms take any float.
+  if (!atom->isHost()) {
+    StringRef want = atom->name.ends_with("bf16") ? "bf16" : "f16";
+    if ((want == "bf16" && !lhsElt.isBF16()) ||
+        (want == "f16" && !lhsElt.isF16()))
+      return emitOpError() << atom->name << " takes " << want
+                           << " operands, got " << lhsElt;
+  }
+  return success();
 }

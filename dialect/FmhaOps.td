@@ -176,4 +176,34 @@ def Fmha_AttentionBwdOp : Fmha_AttentionOpBase<"attention_bwd"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Lane-level matrix atom (produced by the tiled lowering)
+//===----------------------------------------------------------------------===//
+
+def Fmha_MmaOp : Fmha_Op<"mma", [Pure, AllTypesMatch<["acc", "result"]>]> {
+  let summary = "one matrix-core instruction on per-lane fragments";
+  let description = [{
+    D = A * B + C for one matrix atom of lib/FragmentLayout (an AMD MFMA, an
+    NVIDIA mma.sync, or a host atom for CPU execution). Each operand is the
+    calling lane's fragment, flattened: register `r` of operand X holds the
+    matrix element `fragmentCoord(atom, X, lane, r)`. `fmha-lower-mma` turns
+    it into amdgpu.mfma, nvgpu.mma.sync or vector.contract.
+
+    ```mlir
+    %d = fmha.mma %a, %b, %c {atom = "mfma_f32_16x16x16_f16"}
+        : vector<4xf16>, vector<4xf16> -> vector<4xf32>
+    ```
+  }];
+  let arguments = (ins VectorOfRankAndType<[1], [F16, BF16, F32]>:$lhs,
+                       VectorOfRankAndType<[1], [F16, BF16, F32]>:$rhs,
+                       VectorOfRankAndType<[1], [F32]>:$acc,
+                       StrAttr:$atom);
+  let results = (outs VectorOfRankAndType<[1], [F32]>:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `,` $acc attr-dict `:` type($lhs) `,` type($rhs) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // ROCKE_FMHA_OPS

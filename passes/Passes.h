@@ -20,6 +20,9 @@ namespace rocke {
 /// math.exp2 f32 -> rocdl.exp2 and arcp/afn `1.0 / x` f32 -> rocdl.rcp.
 void populateExp2ToRocdlPatterns(mlir::RewritePatternSet &patterns);
 
+/// fmha.mma -> amdgpu.mfma / nvgpu.mma.sync / vector.contract by atom family.
+void populateLowerMmaPatterns(mlir::RewritePatternSet &patterns);
+
 /// Registers the named pipelines (fmha-*-pipeline).
 void registerPipelines();
 

@@ -63,4 +63,21 @@ def DumpBinary : Pass<"fmha-dump-binary", "::mlir::ModuleOp"> {
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// Matrix-core tiling (issues 5 and 7)
+//===----------------------------------------------------------------------===//
+
+def LowerMma : Pass<"fmha-lower-mma"> {
+  let summary = "fmha.mma atoms -> amdgpu.mfma, nvgpu.mma.sync or vector.contract";
+  let description = [{
+    Lowers each lane-level fmha.mma by its atom's family (lib/FragmentLayout):
+    MFMA atoms become amdgpu.mfma, mma.sync atoms nvgpu.mma.sync (register
+    pairs), host atoms a vector.contract over the whole atom (CPU execution).
+  }];
+  let dependentDialects = ["::mlir::amdgpu::AMDGPUDialect",
+                           "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // ROCKE_PASSES
