@@ -6,10 +6,12 @@
 // read back from the ELF notes (sgpr/vgpr counts, private segment size, ...).
 //
 //===----------------------------------------------------------------------===//
+#include "lib/PtxEntries.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/FileUtilities.h"
@@ -138,6 +140,20 @@ struct DumpBinaryPass : public rocke::impl::DumpBinaryBase<DumpBinaryPass> {
                 {"args", std::move(args)},
                 {"metadata", std::move(meta)}});
           }
+        }
+      }
+      // NVVM objects carry no kernel table either; read PTX's .entry lines.
+      if (kernels.empty() && isa<NVVM::NVVMTargetAttr>(obj.getTarget()) &&
+          obj.getFormat() == gpu::CompilationTarget::Assembly) {
+        for (const rocke::PtxEntry &e :
+             rocke::parsePtxEntries(obj.getObject().getValue())) {
+          llvm::json::Array args(e.params);
+          llvm::json::Object meta;
+          for (const auto &[key, value] : e.directives)
+            meta[key] = value;
+          kernels.push_back(llvm::json::Object{{"name", e.name},
+                                               {"args", std::move(args)},
+                                               {"metadata", std::move(meta)}});
         }
       }
       llvm::json::Object root{{"binary", bin.getSymName()},

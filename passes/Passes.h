@@ -23,6 +23,12 @@ void populateExp2ToRocdlPatterns(mlir::RewritePatternSet &patterns);
 /// fmha.mma -> amdgpu.mfma / nvgpu.mma.sync / vector.contract by atom family.
 void populateLowerMmaPatterns(mlir::RewritePatternSet &patterns);
 
+/// math.exp2 f32 -> llvm.nvvm.ex2.approx.f32 (fmha-exp2-to-nvvm).
+void populateExp2ToNvvmPatterns(mlir::RewritePatternSet &patterns);
+
+/// bf16 nvgpu.mma.sync -> nvvm.mma.sync (fmha-nvgpu-mma-bf16-to-nvvm).
+void populateNvgpuMmaBf16Patterns(mlir::RewritePatternSet &patterns);
+
 /// Registers the named pipelines (fmha-*-pipeline).
 void registerPipelines();
 

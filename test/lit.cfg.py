@@ -19,3 +19,8 @@ llvm_config.add_tool_substitutions(
     ["rocke-opt", "rocke-unittests", "FileCheck", "not", "count", "llvm-objdump", "llvm-readelf"],
     tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+# NVVM cubin tests need CUDA's ptxas (PATH or /usr/local/cuda/bin).
+import shutil
+if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
+    config.available_features.add("ptxas")

@@ -1,0 +1,25 @@
+//===- NvvmVerifyChip.cpp - reject unsupported NVIDIA chips ----------------===//
+#include "lib/NvvmChipInfo.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+namespace rocke {
+#define GEN_PASS_DEF_NVVMVERIFYCHIP
+#include "passes/Passes.h.inc"
+} // namespace rocke
+
+namespace {
+struct NvvmVerifyChipPass
+    : public rocke::impl::NvvmVerifyChipBase<NvvmVerifyChipPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    if (rocke::isSupportedNvvmChip(chip))
+      return;
+    getOperation()->emitError()
+        << "unsupported NVIDIA chip '" << chip
+        << "'; supported: " << rocke::supportedNvvmChipList();
+    signalPassFailure();
+  }
+};
+} // namespace

@@ -1,0 +1,41 @@
+// The NVVM finish on hand-written gpu-level backward kernels: PTX for sm_90
+// and sm_80, with the JSON sidecar fmha-dump-binary reads back from the PTX.
+// RUN: rocke-opt %S/Inputs/bwd_kernels_nv.mlir -pass-pipeline='builtin.module(fmha-nvvm-to-ptx{chip=sm_90},fmha-dump-binary{output=%t.ptx})' -o /dev/null
+// RUN: FileCheck %s --check-prefixes=CHECK,SM90 --implicit-check-not=__nv_ --implicit-check-not=call.uni < %t.ptx
+// RUN: FileCheck %s --check-prefix=JSON < %t.ptx.json
+// RUN: rocke-opt %S/Inputs/bwd_kernels_nv.mlir -pass-pipeline='builtin.module(fmha-nvvm-to-ptx{chip=sm_80},fmha-dump-binary{output=%t.sm80.ptx})' -o /dev/null
+// RUN: FileCheck %s --check-prefixes=CHECK,SM80 --implicit-check-not=__nv_ --implicit-check-not=call.uni < %t.sm80.ptx
+
+// SM90: .target sm_90
+// SM80: .target sm_80
+// CHECK-LABEL: .entry dq_accum(
+// CHECK: .maxntid 32, 1, 1
+// CHECK: ex2.approx.f32
+// CHECK: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
+// CHECK: shfl.sync.bfly.b32 {{.*}}, 2, 31, -1;
+// CHECK: {{atom|red}}.global.add.f32
+// CHECK-LABEL: .entry mma_f16(
+// CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// CHECK-LABEL: .entry mma_bf16(
+// CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+
+// JSON: "binary": "bwd_kernels"
+// JSON: "kernels": [
+// One memref<256xf32> is (allocated ptr, aligned ptr, offset, size, stride).
+// JSON:      "args": [
+// JSON-NEXT:   ".u64 .ptr .align 1",
+// JSON-NEXT:   ".u64 .ptr .align 1",
+// JSON-NEXT:   ".u64",
+// JSON-NEXT:   ".u64",
+// JSON-NEXT:   ".u64",
+// JSON-NEXT:   ".u64 .ptr .align 1",
+// JSON-NEXT:   ".u64 .ptr .align 1",
+// JSON-NEXT:   ".u64",
+// JSON-NEXT:   ".u64",
+// JSON-NEXT:   ".u64"
+// JSON-NEXT: ],
+// JSON: "maxntid": "32, 1, 1"
+// JSON: "name": "dq_accum"
+// JSON: "name": "mma_f16"
+// JSON: "name": "mma_bf16"
+// JSON: "target": "#nvvm.target<O = 3, chip = \"sm_90\">"
