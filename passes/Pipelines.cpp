@@ -1,6 +1,12 @@
 //===- Pipelines.cpp - named rocke pipelines --------------------------------===//
 #include "passes/Passes.h"
 
+#include "lib/ChipInfo.h"
+
+#include "mlir/Conversion/GPUToROCDL/GPUToROCDLPass.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -12,6 +18,54 @@
 #endif
 
 namespace {
+using ErrorHandler = llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)>;
+
+/// Registers a pipeline whose builder may reject its options: the error goes
+/// to the pass-pipeline parser, so rocke-opt prints it and exits non-zero
+/// (PassPipelineRegistration's builder cannot fail, leaving only an abort).
+template <typename Options>
+void registerCheckedPipeline(
+    llvm::StringRef arg, llvm::StringRef description,
+    mlir::LogicalResult (*builder)(mlir::OpPassManager &, const Options &,
+                                   ErrorHandler)) {
+  mlir::registerPassPipeline(
+      arg, description,
+      [builder](mlir::OpPassManager &pm, llvm::StringRef text,
+                ErrorHandler emitError) {
+        Options options;
+        if (failed(options.parseFromString(text)))
+          return mlir::failure();
+        return builder(pm, options, emitError);
+      },
+      [](llvm::function_ref<void(const mlir::detail::PassOptions &)> fn) {
+        fn(Options());
+      });
+}
+
+/// Fails unless `format` names a gpu-module-to-binary output in `allowed`
+/// (gpu-module-to-binary itself only warns and continues on a bad format).
+mlir::LogicalResult checkFormat(llvm::StringRef pipeline,
+                                llvm::StringRef format,
+                                llvm::ArrayRef<llvm::StringRef> allowed,
+                                ErrorHandler emitError) {
+  if (llvm::is_contained(allowed, format))
+    return mlir::success();
+  std::string list;
+  llvm::interleave(
+      allowed, [&](llvm::StringRef f) { list += f.str(); },
+      [&] { list += ", "; });
+  return emitError(pipeline + ": unsupported format '" + format +
+                   "'; supported: " + list);
+}
+
+mlir::LogicalResult checkOptLevel(llvm::StringRef pipeline, unsigned level,
+                                  ErrorHandler emitError) {
+  if (level <= 3)
+    return mlir::success();
+  return emitError(pipeline + ": O must be 0, 1, 2 or 3, got " +
+                   llvm::Twine(level));
+}
+
 /// Options of fmha-rocdl-to-hsaco (issue 5, ROCDL finish).
 struct RocdlToHsacoOptions
     : public mlir::PassPipelineOptions<RocdlToHsacoOptions> {
@@ -30,20 +84,38 @@ struct RocdlToHsacoOptions
 };
 
 /// gpu.module kernels (gpu.shuffle, math.exp2, memref.atomic_rmw) -> gpu.binary
-/// holding an HSACO, with native float atomics and v_exp_f32.
-void buildRocdlToHsacoPipeline(mlir::OpPassManager &pm,
-                               const RocdlToHsacoOptions &opts) {
-  std::string pipeline = llvm::formatv(
-      "fmha-rocdl-verify-chip{{chip={0}},"
-      "rocdl-attach-target{{chip={0} O={1}},"
-      "gpu.module(fmha-exp2-to-rocdl,convert-gpu-to-rocdl{{chipset={0}},"
-      "fmha-rocdl-native-atomics,reconcile-unrealized-casts),"
-      "gpu-module-to-binary{{toolkit={2} format={3}}",
-      opts.chip.getValue(), opts.optLevel.getValue(),
-      opts.toolkit.getValue(), opts.format.getValue());
-  if (failed(mlir::parsePassPipeline(pipeline, pm)))
-    llvm::report_fatal_error("fmha-rocdl-to-hsaco: bad pipeline " +
-                             llvm::Twine(pipeline));
+/// holding an HSACO, with native float atomics and v_exp_f32. The passes are
+/// built from the checked options, not from a pipeline string, so no option
+/// value (a toolkit path with spaces, say) can change the pipeline's shape.
+mlir::LogicalResult buildRocdlToHsacoPipeline(mlir::OpPassManager &pm,
+                                              const RocdlToHsacoOptions &opts,
+                                              ErrorHandler emitError) {
+  const char *name = "fmha-rocdl-to-hsaco";
+  if (!rocke::lookupChip(opts.chip))
+    return emitError(llvm::Twine(name) + ": unsupported AMD chip '" +
+                     opts.chip + "'; supported: " +
+                     rocke::supportedChipList());
+  if (failed(checkOptLevel(name, opts.optLevel, emitError)) ||
+      failed(checkFormat(name, opts.format, {"bin", "isa", "llvm", "offloading"},
+                         emitError)))
+    return mlir::failure();
+
+  mlir::GpuROCDLAttachTargetOptions attach;
+  attach.chip = opts.chip;
+  attach.optLevel = opts.optLevel;
+  pm.addPass(mlir::createGpuROCDLAttachTarget(attach));
+  mlir::OpPassManager &kernels = pm.nest<mlir::gpu::GPUModuleOp>();
+  kernels.addPass(rocke::createRocdlExp2());
+  mlir::ConvertGpuOpsToROCDLOpsOptions lower;
+  lower.chipset = opts.chip;
+  kernels.addPass(mlir::createConvertGpuOpsToROCDLOps(lower));
+  kernels.addPass(rocke::createRocdlNativeAtomics());
+  kernels.addPass(mlir::createReconcileUnrealizedCastsPass());
+  mlir::GpuModuleToBinaryPassOptions toBinary;
+  toBinary.toolkitPath = opts.toolkit;
+  toBinary.compilationTarget = opts.format;
+  pm.addPass(mlir::createGpuModuleToBinaryPass(toBinary));
+  return mlir::success();
 }
 
 /// Options of fmha-nvvm-to-ptx (issue 7, NVVM finish).
@@ -69,8 +141,14 @@ struct NvvmToPtxOptions : public mlir::PassPipelineOptions<NvvmToPtxOptions> {
 /// gpu.module kernels (gpu.shuffle, math.exp2, memref.atomic_rmw,
 /// nvgpu.mma.sync, scf, vector) -> gpu.binary holding PTX: shfl.sync,
 /// atom/red.global.add.f32, ex2.approx.f32, mma.sync m16n8k16 f16/bf16.
-void buildNvvmToPtxPipeline(mlir::OpPassManager &pm,
-                            const NvvmToPtxOptions &opts) {
+mlir::LogicalResult buildNvvmToPtxPipeline(mlir::OpPassManager &pm,
+                                           const NvvmToPtxOptions &opts,
+                                           ErrorHandler emitError) {
+  const char *name = "fmha-nvvm-to-ptx";
+  if (failed(checkOptLevel(name, opts.optLevel, emitError)) ||
+      failed(checkFormat(name, opts.format, {"isa", "bin", "llvm", "fatbin"},
+                         emitError)))
+    return mlir::failure();
   std::string toolkit =
       opts.toolkit.empty() ? "" : " toolkit=" + opts.toolkit.getValue();
   // Vector ops the NVVM conversions leave behind (shape_cast, from_elements)
@@ -87,18 +165,20 @@ void buildNvvmToPtxPipeline(mlir::OpPassManager &pm,
       "gpu-module-to-binary{{format={2}{3}}",
       opts.chip.getValue(), opts.optLevel.getValue(), opts.format.getValue(),
       toolkit);
-  if (failed(mlir::parsePassPipeline(pipeline, pm)))
-    llvm::report_fatal_error("fmha-nvvm-to-ptx: bad pipeline " +
-                             llvm::Twine(pipeline));
+  std::string error;
+  llvm::raw_string_ostream os(error);
+  if (failed(mlir::parsePassPipeline(pipeline, pm, os)))
+    return emitError(llvm::Twine(name) + ": bad option value: " + error);
+  return mlir::success();
 }
 } // namespace
 
 void rocke::registerPipelines() {
-  mlir::PassPipelineRegistration<NvvmToPtxOptions>(
+  registerCheckedPipeline<NvvmToPtxOptions>(
       "fmha-nvvm-to-ptx",
       "gpu.module kernels -> PTX gpu.binary (NVVM; cubin with format=bin)",
       buildNvvmToPtxPipeline);
-  mlir::PassPipelineRegistration<RocdlToHsacoOptions>(
+  registerCheckedPipeline<RocdlToHsacoOptions>(
       "fmha-rocdl-to-hsaco",
       "gpu.module kernels -> HSACO gpu.binary (ROCDL, no ROCm needed)",
       buildRocdlToHsacoPipeline);

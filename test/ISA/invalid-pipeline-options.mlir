@@ -1,0 +1,23 @@
+// Bad pipeline options are diagnostics with a non-zero exit, never an abort
+// (`not` fails on a crash). Before the fix, a bad format was reported but the
+// run still succeeded, and an option value with a space aborted in
+// report_fatal_error.
+// RUN: not rocke-opt %S/Inputs/bwd_kernel.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-rocdl-to-hsaco{format=xyz})' 2>&1 | FileCheck %s --check-prefix=FORMAT
+// RUN: not rocke-opt %S/Inputs/bwd_kernel.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-rocdl-to-hsaco{O=7})' 2>&1 | FileCheck %s --check-prefix=OPT
+// RUN: not rocke-opt %S/Inputs/bwd_kernel.mlir -o /dev/null -pass-pipeline="builtin.module(fmha-rocdl-to-hsaco{chip='gfx942 x'})" 2>&1 | FileCheck %s --check-prefix=CHIP
+// RUN: not rocke-opt %S/Inputs/bwd_kernel.mlir -o /dev/null -pass-pipeline="builtin.module(fmha-rocdl-to-hsaco{toolkit='%t.missing dir'})" 2>&1 | FileCheck %s --check-prefix=TOOLKIT
+// RUN: not rocke-opt %S/Inputs/bwd_kernel.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-rocdl-to-hsaco{nosuch=1})' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// RUN: not rocke-opt %S/Inputs/bwd_kernel.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-nvvm-to-ptx{format=xyz})' 2>&1 | FileCheck %s --check-prefix=NVFORMAT
+// RUN: not rocke-opt %S/Inputs/bwd_kernel.mlir -o /dev/null -pass-pipeline="builtin.module(fmha-nvvm-to-ptx{toolkit='a b'})" 2>&1 | FileCheck %s --check-prefix=NVTOOLKIT
+
+// FORMAT: error: fmha-rocdl-to-hsaco: unsupported format 'xyz'; supported: bin, isa, llvm, offloading
+// OPT: error: fmha-rocdl-to-hsaco: O must be 0, 1, 2 or 3, got 7
+// CHIP: error: fmha-rocdl-to-hsaco: unsupported AMD chip 'gfx942 x'; supported: gfx90a, gfx942, gfx950
+// The toolkit path reaches gpu-module-to-binary intact; the missing linker is
+// reported when it is needed.
+// TOOLKIT: error: lld invocation failed
+// TOOLKIT-NOT: LLVM ERROR
+// UNKNOWN: no such option nosuch
+// NVFORMAT: error: fmha-nvvm-to-ptx: unsupported format 'xyz'; supported: isa, bin, llvm, fatbin
+// NVTOOLKIT: error: fmha-nvvm-to-ptx: bad option value
+// NVTOOLKIT-NOT: LLVM ERROR
