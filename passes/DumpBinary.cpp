@@ -45,6 +45,102 @@ static std::string attrToString(Attribute a) {
   return s;
 }
 
+/// An integer attribute's value when it fits in int64_t.
+static std::optional<int64_t> toInt64(IntegerAttr i) {
+  const APInt &v = i.getValue();
+  if (i.getType().isUnsignedInteger())
+    return v.getActiveBits() < 64 ? std::optional<int64_t>(v.getZExtValue())
+                                  : std::nullopt;
+  return v.getSignificantBits() <= 64 ? std::optional<int64_t>(v.getSExtValue())
+                                      : std::nullopt;
+}
+
+/// A recorded attribute as JSON: numbers, strings, arrays and dictionaries
+/// stay structured; anything else (types, affine maps, ...) is printed.
+static llvm::json::Value attrToJson(Attribute a) {
+  if (auto b = dyn_cast<BoolAttr>(a))
+    return b.getValue();
+  if (auto i = dyn_cast<IntegerAttr>(a))
+    if (std::optional<int64_t> v = toInt64(i))
+      return *v;
+  if (auto f = dyn_cast<FloatAttr>(a))
+    return f.getValueAsDouble();
+  if (auto s = dyn_cast<StringAttr>(a))
+    return s.getValue();
+  if (auto t = dyn_cast<TypeAttr>(a))
+    return typeToString(t.getValue());
+  if (isa<UnitAttr>(a))
+    return true;
+  if (auto arr = dyn_cast<ArrayAttr>(a)) {
+    llvm::json::Array out;
+    for (Attribute e : arr)
+      out.push_back(attrToJson(e));
+    return out;
+  }
+  if (auto arr = dyn_cast<DenseI32ArrayAttr>(a))
+    return llvm::json::Array(arr.asArrayRef());
+  if (auto arr = dyn_cast<DenseI64ArrayAttr>(a))
+    return llvm::json::Array(arr.asArrayRef());
+  if (auto d = dyn_cast<DictionaryAttr>(a)) {
+    llvm::json::Object out;
+    for (NamedAttribute na : d)
+      out[na.getName().getValue()] = attrToJson(na.getValue());
+    return out;
+  }
+  return attrToString(a);
+}
+
+/// The kernels fmha-record-kernel-abi saw in gpu.module `binary`, in launch
+/// order (`rocke.launch` order; kernels without one keep their place last).
+static SmallVector<DictionaryAttr> recordedKernels(ModuleOp module,
+                                                   StringRef binary) {
+  SmallVector<DictionaryAttr> kernels;
+  auto all = module->getAttrOfType<DictionaryAttr>(rocke::kKernelsAttrName);
+  ArrayAttr list = all ? all.getAs<ArrayAttr>(binary) : ArrayAttr();
+  if (!list)
+    return kernels;
+  for (Attribute a : list)
+    if (auto d = dyn_cast<DictionaryAttr>(a))
+      kernels.push_back(d);
+  auto order = [](DictionaryAttr k) {
+    auto launch = k.getAs<DictionaryAttr>("launch");
+    auto o = launch ? launch.getAs<IntegerAttr>("order") : IntegerAttr();
+    std::optional<int64_t> v = o ? toInt64(o) : std::nullopt;
+    return v.value_or(std::numeric_limits<int64_t>::max());
+  };
+  llvm::stable_sort(kernels, [&](DictionaryAttr a, DictionaryAttr b) {
+    return order(a) < order(b);
+  });
+  return kernels;
+}
+
+/// JSON of one recorded kernel: name, launch facts, and its arguments (named
+/// by `launch.args` when given) with their LLVM calling-convention fields.
+static llvm::json::Object recordedKernelJson(DictionaryAttr kernel) {
+  auto launch = kernel.getAs<DictionaryAttr>("launch");
+  auto argNames = launch ? launch.getAs<ArrayAttr>("args") : ArrayAttr();
+  llvm::json::Array args;
+  if (auto list = kernel.getAs<ArrayAttr>("args")) {
+    for (auto [i, a] : llvm::enumerate(list)) {
+      auto arg = dyn_cast<DictionaryAttr>(a);
+      if (!arg)
+        continue;
+      llvm::json::Object out{{"index", static_cast<int64_t>(i)}};
+      if (argNames && i < argNames.size())
+        out["name"] = attrToJson(argNames[i]);
+      for (NamedAttribute na : arg)
+        out[na.getName().getValue()] = attrToJson(na.getValue());
+      args.push_back(std::move(out));
+    }
+  }
+  llvm::json::Object out{{"args", std::move(args)}};
+  if (auto name = kernel.getAs<StringAttr>("name"))
+    out["name"] = name.getValue();
+  if (launch)
+    out["launch"] = attrToJson(launch);
+  return out;
+}
+
 static LogicalResult writeFile(Operation *op, StringRef path,
                                StringRef contents) {
   std::string err;
@@ -155,6 +251,36 @@ struct DumpBinaryPass : public rocke::impl::DumpBinaryBase<DumpBinaryPass> {
                                                {"args", std::move(args)},
                                                {"metadata", std::move(meta)}});
         }
+      }
+      // Recorded signatures and launch facts replace what the code object
+      // says about arguments; its register counts and sizes stay.
+      if (SmallVector<DictionaryAttr> recorded =
+              recordedKernels(getOperation(), bin.getSymName());
+          !recorded.empty()) {
+        llvm::StringMap<llvm::json::Object *> byName;
+        for (llvm::json::Value &k : kernels)
+          if (llvm::json::Object *o = k.getAsObject())
+            if (std::optional<StringRef> name = o->getString("name"))
+              byName[*name] = o;
+        llvm::json::Array ordered;
+        for (DictionaryAttr kernel : recorded) {
+          llvm::json::Object out = recordedKernelJson(kernel);
+          std::optional<StringRef> name = out.getString("name");
+          llvm::json::Object *found = name ? byName.lookup(*name) : nullptr;
+          if (found) {
+            if (llvm::json::Value *meta = found->get("metadata"))
+              out["metadata"] = std::move(*meta);
+            byName.erase(*name);
+          }
+          ordered.push_back(std::move(out));
+        }
+        // Kernels the record pass did not see (none in the ROCDL pipeline).
+        for (llvm::json::Value &k : kernels)
+          if (llvm::json::Object *o = k.getAsObject())
+            if (std::optional<StringRef> name = o->getString("name");
+                name && byName.count(*name))
+              ordered.push_back(std::move(k));
+        kernels = std::move(ordered);
       }
       llvm::json::Object root{{"binary", bin.getSymName()},
                               {"file", path},

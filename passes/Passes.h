@@ -29,6 +29,12 @@ void populateExp2ToNvvmPatterns(mlir::RewritePatternSet &patterns);
 /// bf16 nvgpu.mma.sync -> nvvm.mma.sync (fmha-nvgpu-mma-bf16-to-nvvm).
 void populateNvgpuMmaBf16Patterns(mlir::RewritePatternSet &patterns);
 
+/// Discardable gpu.func attribute with a kernel's launch facts (a dictionary:
+/// order, grid, block, args, lds_bytes, ...), set by the kernel generators.
+inline constexpr llvm::StringLiteral kLaunchAttrName = "rocke.launch";
+/// Module attribute fmha-record-kernel-abi writes and fmha-dump-binary reads.
+inline constexpr llvm::StringLiteral kKernelsAttrName = "rocke.kernels";
+
 /// Registers the named pipelines (fmha-*-pipeline).
 void registerPipelines();
 

@@ -50,12 +50,31 @@ def RocdlNativeAtomics : Pass<"fmha-rocdl-native-atomics",
   let dependentDialects = ["::mlir::ROCDL::ROCDLDialect"];
 }
 
+def RecordKernelAbi : Pass<"fmha-record-kernel-abi", "::mlir::ModuleOp"> {
+  let summary = "Record gpu.func kernel signatures and launch facts";
+  let description = [{
+    Run before the GPU lowering (fmha-rocdl-to-hsaco runs it first): for
+    every gpu.func kernel of every gpu.module it records the name, the
+    argument types in order with their expansion under the default LLVM
+    calling convention (a ranked memref becomes allocated ptr, aligned ptr,
+    offset, sizes..., strides...), and the kernel's `rocke.launch`
+    dictionary (grid, block, args, lds_bytes, order, ... as the kernel
+    generator set them), in the module attribute
+    `rocke.kernels = {<gpu.module name> = [{name, args, launch}, ...]}`.
+    fmha-dump-binary writes these into the JSON sidecar.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def DumpBinary : Pass<"fmha-dump-binary", "::mlir::ModuleOp"> {
   let summary = "Write the gpu.binary object (HSACO) to a file, plus JSON";
   let description = [{
     Writes the first object of each gpu.binary to `output` (with a single
     gpu.binary; several binaries get `<output>.<binary name>`) and a sidecar
-    `<output>.json` listing the kernels and their argument types.
+    `<output>.json` listing the kernels: register counts and segment sizes
+    from the code object, and, when fmha-record-kernel-abi ran, the argument
+    list with its LLVM expansion and the `rocke.launch` facts, kernels sorted
+    by their launch `order`.
   }];
   let options = [
     Option<"output", "output", "std::string", /*default=*/"\"kernel.hsaco\"",

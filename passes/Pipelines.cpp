@@ -100,6 +100,8 @@ mlir::LogicalResult buildRocdlToHsacoPipeline(mlir::OpPassManager &pm,
                          emitError)))
     return mlir::failure();
 
+  // Signatures and launch facts first: the next passes erase the gpu.funcs.
+  pm.addPass(rocke::createRecordKernelAbi());
   mlir::GpuROCDLAttachTargetOptions attach;
   attach.chip = opts.chip;
   attach.optLevel = opts.optLevel;
