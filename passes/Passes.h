@@ -20,6 +20,10 @@ namespace rocke {
 /// math.exp2 f32 -> rocdl.exp2 and arcp/afn `1.0 / x` f32 -> rocdl.rcp.
 void populateExp2ToRocdlPatterns(mlir::RewritePatternSet &patterns);
 
+/// fmha.attention_fwd / attention_bwd -> scalar scf/arith/math/memref loops
+/// (the CPU oracle, fmha-lower-to-loops).
+void populateLowerToLoopsPatterns(mlir::RewritePatternSet &patterns);
+
 /// fmha.mma -> amdgpu.mfma / nvgpu.mma.sync / vector.contract by atom family.
 void populateLowerMmaPatterns(mlir::RewritePatternSet &patterns);
 

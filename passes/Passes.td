@@ -83,6 +83,30 @@ def DumpBinary : Pass<"fmha-dump-binary", "::mlir::ModuleOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// CPU oracle (issue 3)
+//===----------------------------------------------------------------------===//
+
+def LowerToLoops : Pass<"fmha-lower-to-loops"> {
+  let summary = "Lower fmha attention ops to scalar host loops (the oracle)";
+  let description = [{
+    Rewrites fmha.attention_fwd and fmha.attention_bwd into scf.for nests of
+    scalar memref.load/store with f32 arithmetic and math.exp/exp2/log: the
+    reference lowering that `rocke-run` executes on the CPU and that every
+    other strategy is compared against. It honours every attribute: the mask
+    band of dialect/Mask.h (bottom-right offset Sk - Sq from runtime sizes),
+    GQA (query head h reads kv head h / (Hq / Hkv)), scale, both statistics
+    encodings, any strides, dynamic batch and sequence lengths, f16 / bf16 /
+    f32 inputs. Fully masked rows give O = 0, LSE = -inf (M = -inf, L = 0)
+    and exactly zero gradients. Accumulation is always f32 (at least as
+    precise as `accumulator_type` asks) and sequential, so deterministic.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // Matrix-core tiling (issues 5 and 7)
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,407 @@
+//===- LowerToLoops.cpp - fmha ops -> scalar host loops (CPU oracle) -------===//
+//
+// The reference lowering every other strategy is tested against (issue 3):
+// plain scf.for nests of scalar memref.load/store, f32 arithmetic and
+// math.exp/exp2/log, written for obviousness rather than speed. Every row is
+// computed in two passes over the keys (row max, then sum and weighted V), and
+// the backward recomputes P from the saved statistics, one loop nest for dQ
+// (rows) and one for dK/dV (columns), so no scratch buffer larger than one
+// head-dim vector and no atomics are needed; the result is deterministic.
+//
+//===----------------------------------------------------------------------===//
+#include "dialect/FmhaDialect.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cmath>
+#include <limits>
+
+namespace rocke {
+#define GEN_PASS_DEF_LOWERTOLOOPS
+#include "passes/Passes.h.inc"
+} // namespace rocke
+
+using namespace mlir;
+using namespace rocke::fmha;
+
+namespace {
+/// Emits the scalar loop nests of one attention op. Indices are `index`
+/// values, arithmetic is f32; inputs are widened on load and outputs rounded
+/// to their memref's element type on store.
+class LoopEmitter {
+public:
+  LoopEmitter(OpBuilder &b, Location loc, Value query, Value key, Value value,
+              MaskAttr mask, float scale, StatsEncoding encoding)
+      : b(b), loc(loc), q(query), k(key), v(value), band(mask.getBand()),
+        scale(scale), encoding(encoding) {
+    f32 = b.getF32Type();
+    auto qt = cast<MemRefType>(q.getType());
+    auto kt = cast<MemRefType>(k.getType());
+    hq = qt.getDimSize(2);
+    hkv = kt.getDimSize(2);
+    dqk = qt.getDimSize(3);
+    dv = cast<MemRefType>(v.getType()).getDimSize(3);
+    batch = dim(q, 0);
+    seqQ = dim(q, 1);
+    seqK = dim(k, 1);
+    // Bottom-right alignment puts the diagonal at Sk - Sq, from runtime sizes.
+    diagOffset = band.bottomRight
+                     ? arith::SubIOp::create(b, loc, seqK, seqQ).getResult()
+                     : idx(0);
+  }
+
+  void emitForward(Value out, ValueRange stats);
+  void emitBackward(Value out, Value gradOut, ValueRange stats, Value gradQ,
+                    Value gradK, Value gradV);
+
+private:
+  using BodyFn = function_ref<void(Value)>;
+  using ReduceFn = function_ref<Value(Value, Value)>;
+
+  Value idx(int64_t c) { return arith::ConstantIndexOp::create(b, loc, c); }
+  Value cst(double c) {
+    return arith::ConstantFloatOp::create(b, loc, f32, APFloat(float(c)));
+  }
+  Value dim(Value m, int64_t d) {
+    return b.createOrFold<memref::DimOp>(loc, m, d);
+  }
+
+  /// for iv in [0, ub) { body(iv) }
+  void loop(Value ub, BodyFn body) {
+    // The body builder is handed `b` itself, positioned in the loop body.
+    scf::ForOp::create(b, loc, idx(0), ub, idx(1), ValueRange{},
+                       [&](OpBuilder &, Location, Value iv, ValueRange) {
+                         body(iv);
+                         scf::YieldOp::create(b, loc);
+                       });
+  }
+  void loop(int64_t ub, BodyFn body) { loop(idx(ub), body); }
+
+  /// acc = init; for iv in [0, ub) { acc = step(iv, acc) }; return acc
+  Value reduce(Value ub, Value init, ReduceFn step) {
+    auto forOp = scf::ForOp::create(
+        b, loc, idx(0), ub, idx(1), ValueRange{init},
+        [&](OpBuilder &, Location, Value iv, ValueRange acc) {
+          scf::YieldOp::create(b, loc, step(iv, acc.front()));
+        });
+    return forOp.getResult(0);
+  }
+  Value reduce(int64_t ub, Value init, ReduceFn step) {
+    return reduce(idx(ub), init, step);
+  }
+
+  /// cond ? thenFn() : orElse, with thenFn's ops only executed under cond.
+  /// A null cond means "always".
+  Value select(Value cond, function_ref<Value()> thenFn, Value orElse) {
+    if (!cond)
+      return thenFn();
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{orElse.getType()}, cond,
+                                  /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    scf::YieldOp::create(b, loc, thenFn());
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    scf::YieldOp::create(b, loc, orElse);
+    return ifOp.getResult(0);
+  }
+  /// if (cond) { fn() }; a null cond means "always".
+  void when(Value cond, function_ref<void()> fn) {
+    if (!cond)
+      return fn();
+    auto ifOp = scf::IfOp::create(b, loc, cond, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    fn();
+  }
+  Value both(Value a, Value c) {
+    if (!a || !c)
+      return a ? a : c;
+    return arith::AndIOp::create(b, loc, a, c);
+  }
+
+  Value load(Value m, ValueRange ix) {
+    Value x = memref::LoadOp::create(b, loc, m, ix);
+    return x.getType() == f32 ? x : arith::ExtFOp::create(b, loc, f32, x);
+  }
+  void store(Value x, Value m, ValueRange ix) {
+    Type elt = cast<MemRefType>(m.getType()).getElementType();
+    if (elt != f32)
+      x = arith::TruncFOp::create(b, loc, elt, x);
+    memref::StoreOp::create(b, loc, x, m, ix);
+  }
+  Value add(Value a, Value c) { return arith::AddFOp::create(b, loc, a, c); }
+  Value mul(Value a, Value c) { return arith::MulFOp::create(b, loc, a, c); }
+  Value sub(Value a, Value c) { return arith::SubFOp::create(b, loc, a, c); }
+
+  /// sum_d a[ba, ia, ha, d] * c[bc, ic, hc, d]
+  Value dot(Value a, Value ia, Value ha, Value c, Value ic, Value hc,
+            int64_t d, Value bi) {
+    return reduce(d, cst(0.0), [&](Value dd, Value acc) {
+      return add(acc, mul(load(a, {bi, ia, ha, dd}), load(c, {bi, ic, hc, dd})));
+    });
+  }
+
+  /// The band test of dialect/Mask.h as IR; null when every key is visible.
+  Value visible(Value i, Value j) {
+    if (band.isNone())
+      return {};
+    // rel = j - (i + off), visible iff -lower <= rel <= upper.
+    Value rel = arith::SubIOp::create(
+        b, loc, j, arith::AddIOp::create(b, loc, i, diagOffset));
+    Value cond;
+    if (band.lower >= 0)
+      cond = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, rel,
+                                   idx(-band.lower));
+    if (band.upper >= 0)
+      cond = both(cond, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle,
+                                              rel, idx(band.upper)));
+    return cond;
+  }
+
+  bool log2Stats() const { return encoding == StatsEncoding::log2_max_sum; }
+  /// The scores are kept in the statistics' domain: s * scale (lse) or
+  /// s * scale * log2e (log2_max_sum), exponentiated with exp resp. exp2.
+  Value scaledScore(Value bi, Value i, Value h, Value j, Value hk) {
+    double c = log2Stats() ? double(scale) * llvm::numbers::log2e : double(scale);
+    return mul(dot(q, i, h, k, j, hk, dqk, bi), cst(c));
+  }
+  Value expStat(Value x) {
+    return log2Stats() ? math::Exp2Op::create(b, loc, x).getResult()
+                       : math::ExpOp::create(b, loc, x).getResult();
+  }
+  Value kvHead(Value h) {
+    return arith::DivUIOp::create(b, loc, h, idx(hq / hkv));
+  }
+  /// A [n] f32 scratch row, allocated once in front of the loop nests.
+  Value scratch(int64_t n) {
+    return memref::AllocaOp::create(b, loc, MemRefType::get({n}, f32));
+  }
+  void fill(Value row, int64_t n, Value x) {
+    loop(n, [&](Value d) { memref::StoreOp::create(b, loc, x, row, d); });
+  }
+
+  OpBuilder &b;
+  Location loc;
+  Value q, k, v;
+  MaskBand band;
+  float scale;
+  StatsEncoding encoding;
+  FloatType f32;
+  int64_t hq, hkv, dqk, dv;
+  Value batch, seqQ, seqK, diagOffset;
+};
+
+void LoopEmitter::emitForward(Value out, ValueRange stats) {
+  Value acc = scratch(dv);
+  Value negInf = cst(-std::numeric_limits<double>::infinity());
+  loop(batch, [&](Value bi) {
+    loop(hq, [&](Value h) {
+      Value hk = kvHead(h);
+      loop(seqQ, [&](Value i) {
+        Value rowMax = reduce(seqK, negInf, [&](Value j, Value m) {
+          return select(
+              visible(i, j),
+              [&] {
+                return arith::MaximumFOp::create(
+                    b, loc, m, scaledScore(bi, i, h, j, hk));
+              },
+              m);
+        });
+        fill(acc, dv, cst(0.0));
+        Value rowSum = reduce(seqK, cst(0.0), [&](Value j, Value l) {
+          return select(
+              visible(i, j),
+              [&] {
+                Value p = expStat(sub(scaledScore(bi, i, h, j, hk), rowMax));
+                loop(dv, [&](Value d) {
+                  Value a = memref::LoadOp::create(b, loc, acc, d);
+                  memref::StoreOp::create(
+                      b, loc, add(a, mul(p, load(v, {bi, j, hk, d}))), acc, d);
+                });
+                return add(l, p);
+              },
+              l);
+        });
+        // A fully masked row has no visible key: O = 0, stats say "empty".
+        Value nonEmpty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                               rowSum, cst(0.0));
+        loop(dv, [&](Value d) {
+          Value a = memref::LoadOp::create(b, loc, acc, d);
+          Value o = arith::SelectOp::create(
+              b, loc, nonEmpty, arith::DivFOp::create(b, loc, a, rowSum),
+              cst(0.0));
+          store(o, out, {bi, i, h, d});
+        });
+        if (log2Stats()) {
+          store(rowMax, stats[0], {bi, h, i});
+          store(rowSum, stats[1], {bi, h, i});
+        } else {
+          Value lse = add(rowMax, math::LogOp::create(b, loc, rowSum));
+          store(arith::SelectOp::create(b, loc, nonEmpty, lse, negInf),
+                stats[0], {bi, h, i});
+        }
+      });
+    });
+  });
+}
+
+void LoopEmitter::emitBackward(Value out, Value gradOut, ValueRange stats,
+                               Value gradQ, Value gradK, Value gradV) {
+  Value negInf = cst(-std::numeric_limits<double>::infinity());
+  // Row statistics: (valid, offset, divisor) with P = exp(s - offset) / div.
+  // Rows the statistics mark empty contribute nothing (exact zero gradients).
+  struct Row {
+    Value valid, offset, divisor;
+  };
+  auto rowStats = [&](Value bi, Value h, Value i) {
+    Value m = load(stats[0], {bi, h, i});
+    Value valid =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, m, negInf);
+    if (!log2Stats())
+      return Row{valid, m, Value()};
+    Value l = load(stats[1], {bi, h, i});
+    valid = both(valid, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
+                                              l, cst(0.0)));
+    return Row{valid, m, l};
+  };
+  auto prob = [&](const Row &row, Value bi, Value i, Value h, Value j,
+                  Value hk) {
+    Value p = expStat(sub(scaledScore(bi, i, h, j, hk), row.offset));
+    return row.divisor ? arith::DivFOp::create(b, loc, p, row.divisor)
+                             .getResult()
+                       : p;
+  };
+  // D_i = rowsum(dO * O).
+  auto delta = [&](Value bi, Value i, Value h) {
+    return reduce(dv, cst(0.0), [&](Value d, Value acc) {
+      return add(acc, mul(load(gradOut, {bi, i, h, d}), load(out, {bi, i, h, d})));
+    });
+  };
+  // dS = P * (dO_i . V_j - D_i)
+  auto dsOf = [&](Value p, Value bi, Value i, Value h, Value j, Value hk,
+                  Value di) {
+    return mul(p, sub(dot(gradOut, i, h, v, j, hk, dv, bi), di));
+  };
+  auto axpy = [&](Value row, int64_t n, Value a, Value x, Value bi, Value xi,
+                  Value xh) {
+    loop(n, [&](Value d) {
+      Value r = memref::LoadOp::create(b, loc, row, d);
+      memref::StoreOp::create(b, loc, add(r, mul(a, load(x, {bi, xi, xh, d}))),
+                              row, d);
+    });
+  };
+  auto storeScaled = [&](Value row, int64_t n, Value factor, Value dst,
+                         Value bi, Value s, Value h) {
+    loop(n, [&](Value d) {
+      Value r = memref::LoadOp::create(b, loc, row, d);
+      store(factor ? mul(r, factor) : r, dst, {bi, s, h, d});
+    });
+  };
+  Value accQ = scratch(dqk), accK = scratch(dqk), accV = scratch(dv);
+  Value scaleCst = cst(scale);
+
+  // dQ_i = scale * sum_j dS_ij K_j, one query row at a time.
+  loop(batch, [&](Value bi) {
+    loop(hq, [&](Value h) {
+      Value hk = kvHead(h);
+      loop(seqQ, [&](Value i) {
+        Row row = rowStats(bi, h, i);
+        Value di = delta(bi, i, h);
+        fill(accQ, dqk, cst(0.0));
+        loop(seqK, [&](Value j) {
+          when(both(visible(i, j), row.valid), [&] {
+            Value ds = dsOf(prob(row, bi, i, h, j, hk), bi, i, h, j, hk, di);
+            axpy(accQ, dqk, ds, k, bi, j, hk);
+          });
+        });
+        storeScaled(accQ, dqk, scaleCst, gradQ, bi, i, h);
+      });
+    });
+  });
+
+  // dK_j = scale * sum_{h in group, i} dS_ij Q_i, dV_j = sum P_ij dO_i: one
+  // key row at a time, summing over the query heads that share its kv head.
+  int64_t group = hq / hkv;
+  loop(batch, [&](Value bi) {
+    loop(hkv, [&](Value hk) {
+      loop(seqK, [&](Value j) {
+        fill(accK, dqk, cst(0.0));
+        fill(accV, dv, cst(0.0));
+        loop(group, [&](Value g) {
+          Value h = arith::AddIOp::create(
+              b, loc, arith::MulIOp::create(b, loc, hk, idx(group)), g);
+          loop(seqQ, [&](Value i) {
+            when(visible(i, j), [&] {
+              Row row = rowStats(bi, h, i);
+              when(row.valid, [&] {
+                Value p = prob(row, bi, i, h, j, hk);
+                Value ds = dsOf(p, bi, i, h, j, hk, delta(bi, i, h));
+                axpy(accK, dqk, ds, q, bi, i, h);
+                axpy(accV, dv, p, gradOut, bi, i, h);
+              });
+            });
+          });
+        });
+        storeScaled(accK, dqk, scaleCst, gradK, bi, j, hk);
+        storeScaled(accV, dv, Value(), gradV, bi, j, hk);
+      });
+    });
+  });
+}
+
+struct LowerFwd : OpRewritePattern<AttentionFwdOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AttentionFwdOp op,
+                                PatternRewriter &rewriter) const override {
+    LoopEmitter e(rewriter, op.getLoc(), op.getQuery(), op.getKey(),
+                  op.getValue(), op.getMaskOrDefault(), op.getScaleOrDefault(),
+                  op.getStatsEncoding());
+    e.emitForward(op.getOut(), op.getStats());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct LowerBwd : OpRewritePattern<AttentionBwdOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AttentionBwdOp op,
+                                PatternRewriter &rewriter) const override {
+    // Accumulation is f32 whatever accumulator_type asks for: the oracle is at
+    // least as precise as any strategy, and sequential, so deterministic.
+    LoopEmitter e(rewriter, op.getLoc(), op.getQuery(), op.getKey(),
+                  op.getValue(), op.getMaskOrDefault(), op.getScaleOrDefault(),
+                  op.getStatsEncoding());
+    e.emitBackward(op.getOut(), op.getGradOut(), op.getStats(),
+                   op.getGradQuery(), op.getGradKey(), op.getGradValue());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct LowerToLoopsPass
+    : public rocke::impl::LowerToLoopsBase<LowerToLoopsPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    rocke::populateLowerToLoopsPatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+    getOperation()->walk([&](Operation *op) {
+      if (isa<AttentionFwdOp, AttentionBwdOp>(op)) {
+        op->emitOpError("was not lowered to loops");
+        signalPassFailure();
+      }
+    });
+  }
+};
+} // namespace
+
+void rocke::populateLowerToLoopsPatterns(RewritePatternSet &patterns) {
+  patterns.add<LowerFwd, LowerBwd>(patterns.getContext());
+}
