@@ -1,0 +1,47 @@
+//===- OccupancyTest.cpp - waves per SIMD from registers and LDS ----------===//
+//
+// Expected values worked by hand from the CDNA limits in lib/ChipInfo: 512
+// unified VGPRs per SIMD lane in blocks of 8, at most 8 waves per SIMD, the
+// GFX8+ SGPR table, LDS per CU shared by workgroups spread over 4 SIMDs.
+//
+//===----------------------------------------------------------------------===//
+#include "lib/ChipInfo.h"
+
+#include <gtest/gtest.h>
+
+using rocke::computeOccupancy;
+using rocke::lookupChip;
+
+TEST(Occupancy, VgprsLimitInBlocksOfEight) {
+  rocke::ChipInfo gfx942 = *lookupChip("gfx942");
+  EXPECT_EQ(computeOccupancy(gfx942, 64, 32, 0, 256).wavesPerSimd, 8u);
+  EXPECT_EQ(computeOccupancy(gfx942, 65, 32, 0, 256).wavesPerSimd, 7u);
+  EXPECT_EQ(computeOccupancy(gfx942, 128, 32, 0, 256).wavesPerSimd, 4u);
+  EXPECT_EQ(computeOccupancy(gfx942, 256, 32, 0, 256).wavesPerSimd, 2u);
+  rocke::Occupancy full = computeOccupancy(gfx942, 512, 32, 0, 256);
+  EXPECT_EQ(full.wavesPerSimd, 1u);
+  EXPECT_EQ(full.limiter, "vgprs");
+}
+
+TEST(Occupancy, SgprTable) {
+  rocke::ChipInfo gfx90a = *lookupChip("gfx90a");
+  EXPECT_EQ(computeOccupancy(gfx90a, 8, 100, 0, 64).wavesPerSimd, 8u);
+  rocke::Occupancy many = computeOccupancy(gfx90a, 8, 102, 0, 64);
+  EXPECT_EQ(many.wavesPerSimd, 7u);
+  EXPECT_EQ(many.limiter, "sgprs");
+}
+
+TEST(Occupancy, LdsSharedByWorkgroupsOfTheCU) {
+  rocke::ChipInfo gfx942 = *lookupChip("gfx942");
+  rocke::ChipInfo gfx950 = *lookupChip("gfx950");
+  // 32 KiB per 256-wide workgroup: 2 workgroups x 4 waves over 4 SIMDs.
+  rocke::Occupancy two = computeOccupancy(gfx942, 32, 32, 32 * 1024, 256);
+  EXPECT_EQ(two.wavesPerSimd, 2u);
+  EXPECT_EQ(two.limiter, "lds");
+  // gfx950's 160 KiB holds 5 of them.
+  EXPECT_EQ(computeOccupancy(gfx950, 32, 32, 32 * 1024, 256).wavesPerSimd, 5u);
+  // Allocation rounds up to 512 bytes: 16385 bytes take 16896, 3 per CU.
+  EXPECT_EQ(computeOccupancy(gfx942, 32, 32, 16385, 256).wavesPerSimd, 3u);
+  // More LDS than a CU has: the kernel cannot run.
+  EXPECT_EQ(computeOccupancy(gfx942, 32, 32, 65 * 1024, 256).wavesPerSimd, 0u);
+}
