@@ -163,4 +163,26 @@ def NvgpuMmaBf16 : Pass<"fmha-nvgpu-mma-bf16-to-nvvm",
                            "::mlir::vector::VectorDialect"];
 }
 
+//===----------------------------------------------------------------------===//
+// fmha -> kernels (issue 4)
+//===----------------------------------------------------------------------===//
+
+def LowerSubgroupReduce : Pass<"fmha-lower-subgroup-reduce"> {
+  let summary = "gpu.subgroup_reduce -> gpu.shuffle xor butterflies";
+  let description = [{
+    Lowers gpu.subgroup_reduce (add, max, ..., with or without cluster_size)
+    into log2(cluster) gpu.shuffle xor steps for a subgroup of
+    `subgroup-size` lanes, so no target needs to legalize subgroup_reduce
+    (convert-gpu-to-rocdl does not). Vectors and sub-32-bit types are packed
+    into 32-bit shuffles; wider types (f64) are rejected with a diagnostic.
+  }];
+  let options = [
+    Option<"subgroupSize", "subgroup-size", "unsigned", /*default=*/"64",
+           "Lanes per subgroup (a power of two)">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 #endif // ROCKE_PASSES
