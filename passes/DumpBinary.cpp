@@ -244,7 +244,10 @@ struct DumpBinaryPass : public rocke::impl::DumpBinaryBase<DumpBinaryPass> {
         for (const rocke::PtxEntry &e :
              rocke::parsePtxEntries(obj.getObject().getValue())) {
           llvm::json::Array args(e.params);
-          llvm::json::Object meta;
+          // Kept when recorded signatures replace `args`: runners check
+          // their calling-convention expansion against it.
+          llvm::json::Object meta{
+              {"param_count", static_cast<int64_t>(e.params.size())}};
           for (const auto &[key, value] : e.directives)
             meta[key] = value;
           kernels.push_back(llvm::json::Object{{"name", e.name},

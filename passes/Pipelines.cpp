@@ -143,6 +143,8 @@ struct NvvmToPtxOptions : public mlir::PassPipelineOptions<NvvmToPtxOptions> {
 /// gpu.module kernels (gpu.shuffle, math.exp2, memref.atomic_rmw,
 /// nvgpu.mma.sync, scf, vector) -> gpu.binary holding PTX: shfl.sync,
 /// atom/red.global.add.f32, ex2.approx.f32, mma.sync m16n8k16 f16/bf16.
+/// Kernel signatures and rocke.launch facts are recorded first, for the
+/// JSON sidecar of fmha-dump-binary.
 mlir::LogicalResult buildNvvmToPtxPipeline(mlir::OpPassManager &pm,
                                            const NvvmToPtxOptions &opts,
                                            ErrorHandler emitError) {
@@ -157,7 +159,7 @@ mlir::LogicalResult buildNvvmToPtxPipeline(mlir::OpPassManager &pm,
   // and the ub.poison their lowering makes are finished after
   // convert-gpu-to-nvvm, once memory spaces are already LLVM address spaces.
   std::string pipeline = llvm::formatv(
-      "fmha-nvvm-verify-chip{{chip={0}},"
+      "fmha-nvvm-verify-chip{{chip={0}},fmha-record-kernel-abi,"
       "nvvm-attach-target{{chip={0} O={1}},"
       "gpu.module(fmha-exp2-to-nvvm,fmha-nvgpu-mma-bf16-to-nvvm,"
       "convert-vector-to-scf,expand-strided-metadata,lower-affine,"

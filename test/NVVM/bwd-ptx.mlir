@@ -19,23 +19,22 @@
 // CHECK-LABEL: .entry mma_bf16(
 // CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 
+// The recorded signatures (fmha-record-kernel-abi) replace the PTX's
+// argument list; the PTX parameter count stays in the metadata, matching the
+// memref expansion (allocated ptr, aligned ptr, offset, size, stride).
 // JSON: "binary": "bwd_kernels"
 // JSON: "kernels": [
-// One memref<256xf32> is (allocated ptr, aligned ptr, offset, size, stride).
-// JSON:      "args": [
-// JSON-NEXT:   ".u64 .ptr .align 1",
-// JSON-NEXT:   ".u64 .ptr .align 1",
-// JSON-NEXT:   ".u64",
-// JSON-NEXT:   ".u64",
-// JSON-NEXT:   ".u64",
-// JSON-NEXT:   ".u64 .ptr .align 1",
-// JSON-NEXT:   ".u64 .ptr .align 1",
-// JSON-NEXT:   ".u64",
-// JSON-NEXT:   ".u64",
-// JSON-NEXT:   ".u64"
-// JSON-NEXT: ],
-// JSON: "maxntid": "32, 1, 1"
-// JSON: "name": "dq_accum"
-// JSON: "name": "mma_f16"
-// JSON: "name": "mma_bf16"
+// JSON:      "field": "allocated",
+// JSON:      "field": "stride0",
+// JSON:      "index": 1,
+// JSON-NEXT: "type": "memref<256xf32>"
+// JSON:      "metadata": {
+// JSON-NEXT:   "maxntid": "32, 1, 1",
+// JSON-NEXT:   "param_count": 10
+// JSON-NEXT: },
+// JSON-NEXT: "name": "dq_accum"
+// JSON:      "param_count": 21
+// JSON-NEXT: },
+// JSON-NEXT: "name": "mma_f16"
+// JSON:      "name": "mma_bf16"
 // JSON: "target": "#nvvm.target<O = 3, chip = \"sm_90\">"

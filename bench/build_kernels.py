@@ -1,0 +1,175 @@
+#!/usr/bin/env python3
+"""Build the fmha backward kernels for the H200 runner (bench/run_bwd.py).
+
+For every configuration it writes, under bench/out/:
+  <name>.ptx        the PTX (fmha-nvvm-to-ptx + fmha-dump-binary)
+  <name>.ptx.json   fmha-dump-binary's sidecar: per kernel, in launch order,
+                    its argument types and their calling-convention
+                    expansion, its `rocke.launch` facts (grid and block
+                    expressions, argument roles; lib/KernelBuilder.h) and the
+                    PTX parameter count
+  <name>.config.json  the problem configuration, the pipeline and the MLIR
+
+Runs on Debian's /usr/bin/python3 (uses python/rocke for the MLIR text).
+  bench/build_kernels.py [--rocke-opt build/bin/rocke-opt] [--out bench/out]
+                         [--only SUBSTRING ...] [--strategies warp,tiled]
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "python"))
+import rocke  # noqa: E402
+
+CHIP = "sm_90"
+SUBGROUP = 32
+
+
+def configs(strategies):
+    """The validation matrix of issue 7 plus the benchmark's kernels."""
+    out = []
+
+    def add(purpose, only=None, **kw):
+        for strategy in strategies:
+            if only and strategy not in only:
+                continue
+            c = dict(strategy=strategy, dtype="bf16", D=64, Hq=16, Hkv=16,
+                     mask="none", alignment="top_left", left=None, right=None,
+                     deterministic=False, purpose=purpose)
+            c.update(kw)
+            c["name"] = config_name(c)
+            if all(c["name"] != o["name"] for o in out):
+                out.append(c)
+            elif purpose == "bench":
+                next(o for o in out if o["name"] == c["name"])["purpose"] = \
+                    "both"
+
+    for dtype in ("f16", "bf16"):
+        for D in (64, 128):
+            for mask in ("none", "causal"):
+                add("validate", dtype=dtype, D=D, mask=mask)
+    add("validate", dtype="bf16", D=128, Hkv=4, mask="none")
+    add("validate", dtype="f16", D=64, Hkv=4, mask="causal")
+    add("validate", dtype="bf16", D=64, mask="sliding_window", left=256,
+        right=0)
+    add("validate", dtype="bf16", D=128, mask="causal",
+        alignment="bottom_right")
+    # Deterministic mode exists for the tiled strategy only (the warp one
+    # accumulates dK/dV with atomics and rejects `deterministic`).
+    add("validate", only=("tiled",), dtype="bf16", D=64, mask="causal",
+        deterministic=True)
+    add("validate", only=("tiled",), dtype="f16", D=128, mask="none",
+        deterministic=True)
+    for D in (64, 128):
+        for mask in ("none", "causal"):
+            add("bench", dtype="bf16", D=D, mask=mask)
+    return out
+
+
+def config_name(c):
+    m = c["mask"]
+    if m == "causal" and c["alignment"] == "bottom_right":
+        m = "causalbr"
+    elif m == "sliding_window":
+        m = "swa%d_%d" % (c["left"], c["right"])
+    return "%s_%s_d%d_h%d_%d_%s%s" % (
+        c["strategy"], c["dtype"], c["D"], c["Hq"], c["Hkv"], m,
+        "_det" if c["deterministic"] else "")
+
+
+def spec_of(c):
+    return rocke.FmhaBwdSpec(
+        dtype=c["dtype"], batch=None, seq_q=None, seq_k=None,
+        heads_q=c["Hq"], heads_kv=c["Hkv"], head_dim_qk=c["D"],
+        mask=c["mask"], alignment=c["alignment"], window_left=c["left"],
+        window_right=c["right"], strategy=c["strategy"], chip=CHIP,
+        deterministic=c["deterministic"], layout="bhsd")
+
+
+def registered(rocke_opt):
+    r = subprocess.run([rocke_opt, "--help"], capture_output=True, text=True)
+    return set(re.findall(r"^\s+--(fmha-[\w-]+)", r.stdout, re.M))
+
+
+def kernel_pipeline(c, names):
+    """Passes from the fmha op down to gpu-level kernels (before the NVVM
+    finish), used until the end-to-end fmha-bwd-nvvm pipeline is registered."""
+    opts = "strategy=%s target=gpu subgroup-size=%d" % (c["strategy"],
+                                                         SUBGROUP)
+    if c["strategy"] == "tiled":
+        opts += " block-q=%d block-kv=%d num-warps=%d" % tile_of(c)
+    steps = ["fmha-bwd-to-kernels{%s}" % opts,
+             "fmha-lower-subgroup-reduce{subgroup-size=%d}" % SUBGROUP]
+    if "fmha-lower-mma" in names:
+        steps.append("fmha-lower-mma")
+    return steps
+
+
+def tile_of(c):
+    """(block-q, block-kv, num-warps) of the tiled strategy: at D=128 a
+    64x64 tile needs 58 KB of workgroup memory, over the 48 KB of static
+    shared memory a kernel may have without opting in."""
+    return (64, 64, 4) if c["D"] <= 64 else (32, 64, 4)
+
+
+def full_pipeline(c, names, out_ptx):
+    if "fmha-bwd-nvvm" in names:
+        body = "fmha-bwd-nvvm{chip=%s strategy=%s" % (CHIP, c["strategy"])
+        if c["strategy"] == "tiled":
+            body += " block-q=%d block-kv=%d num-warps=%d" % tile_of(c)
+        body += "}"
+    else:
+        body = ",".join(kernel_pipeline(c, names) +
+                        ["fmha-nvvm-to-ptx{chip=%s}" % CHIP])
+    return "builtin.module(%s,fmha-dump-binary{output=%s})" % (body, out_ptx)
+
+
+def run(cmd, inp):
+    r = subprocess.run(cmd, input=inp, capture_output=True, text=True)
+    if r.returncode:
+        raise RuntimeError("%s\n%s" % (" ".join(cmd), r.stderr[-4000:]))
+    return r.stdout
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rocke-opt", default=str(REPO / "build" / "bin" /
+                                               "rocke-opt"))
+    ap.add_argument("--out", default=str(REPO / "bench" / "out"))
+    ap.add_argument("--strategies", default="warp,tiled")
+    ap.add_argument("--only", nargs="*", default=[])
+    a = ap.parse_args()
+    names = registered(a.rocke_opt)
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    failures = 0
+    for c in configs(a.strategies.split(",")):
+        if a.only and not any(s in c["name"] for s in a.only):
+            continue
+        text = spec_of(c).to_mlir()
+        ptx = out / (c["name"] + ".ptx")
+        try:
+            pipe = full_pipeline(c, names, ptx)
+            run([a.rocke_opt, "--pass-pipeline=" + pipe, "-o", os.devnull],
+                text)
+        except RuntimeError as e:
+            failures += 1
+            print("FAIL %s: %s" % (c["name"], e))
+            continue
+        if c["strategy"] == "tiled":
+            c["block_q"], c["block_kv"], c["num_warps"] = tile_of(c)
+        (out / (c["name"] + ".config.json")).write_text(json.dumps(
+            {"config": c, "pipeline": pipe, "mlir": text}, indent=1))
+        kernels = json.loads((out / (c["name"] + ".ptx.json")).read_text())
+        print("ok   %s  (%d kernels, %d bytes PTX)"
+              % (c["name"], len(kernels["kernels"]), ptx.stat().st_size))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

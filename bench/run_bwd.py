@@ -1,0 +1,613 @@
+#!/usr/bin/env python3
+"""Validate and benchmark the generated fmha backward kernels on an NVIDIA GPU.
+
+Reads what bench/build_kernels.py wrote (per configuration: <name>.ptx, the
+fmha-dump-binary sidecar <name>.ptx.json with each kernel's recorded signature
+and `rocke.launch` facts, and <name>.config.json), loads the PTX with CuPy,
+and in one process:
+
+1. validation: for each configuration and problem size, random inputs, O and
+   LSE from a float32 forward, scratch buffers allocated from the argument
+   roles, the kernels launched in `order` with grids evaluated from their
+   expressions; dQ, dK, dV compared with the float32 autograd of
+   torch.nn.functional.scaled_dot_product_attention (max abs and relative
+   error; a case fails past max(3 x PyTorch's own low-precision error,
+   floor)); deterministic configurations must give identical bits twice.
+2. benchmark: TFLOP/s = 10*B*Hq*Sq*Sk*D (halved for causal) / median time of
+   >= 10 CUDA-event-timed iterations after warm-up, ours (tiled) against
+   PyTorch SDPA's backward with its default backend and the flash backend.
+
+Needs PyTorch and CuPy (both on the H200 image); plain python3 otherwise.
+  python3 bench/run_bwd.py [--dir bench/out] [--out DIR] [--skip-bench]
+                           [--skip-validate] [--only SUBSTRING ...]
+"""
+import argparse
+import json
+import math
+import os
+import re
+import statistics
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+try:
+    import cupy as cp
+except ImportError as e:  # pragma: no cover - depends on the machine
+    sys.exit("run_bwd.py needs CuPy: %s" % e)
+
+DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}
+# Relative-error floors (max abs error / max |reference|) below which a
+# result passes whatever PyTorch's own low-precision error is.
+REL_FLOOR = {"f16": 2e-3, "bf16": 1.6e-2}
+SIZE_NAMES = ("B", "Sq", "Sk", "Hq", "Hkv", "Dqk", "Dv")
+
+
+# --------------------------------------------------------------------------
+# ABI: memref types, roles, grid expressions
+# --------------------------------------------------------------------------
+
+def split_top(s, sep=","):
+    parts, depth, cur = [], 0, ""
+    for ch in s:
+        if ch in "<([{":
+            depth += 1
+        elif ch in ">)]}":
+            depth -= 1
+        if ch == sep and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur.strip())
+    return parts
+
+
+def parse_memref(t):
+    """memref<?x?x16x64xbf16, strided<[?, 64, ?, 1]>> -> dict or None."""
+    t = t.strip()
+    if not t.startswith("memref<"):
+        return None
+    parts = split_top(t[len("memref<"):-1])
+    dims = parts[0].split("x")
+    shape = [None if d == "?" else int(d) for d in dims[:-1]]
+    strides = None
+    for p in parts[1:]:
+        m = re.match(r"strided<\[([^\]]*)\]", p)
+        if m:
+            strides = [None if s.strip() == "?" else int(s)
+                       for s in m.group(1).split(",")]
+    if strides is None:  # identity layout: contiguous
+        strides, acc = [], 1
+        for d in reversed(shape):
+            strides.insert(0, acc if acc is not None else None)
+            acc = None if (d is None or acc is None) else acc * d
+    return {"elt": dims[-1], "shape": shape, "strides": strides}
+
+
+def ceildiv(a, b):
+    return -(-a // b)
+
+
+def eval_expr(expr, env):
+    """Grid/shape expressions: sizes, integers, + - * ( ) and ceildiv(a,b)."""
+    expr = str(expr)
+    if not re.fullmatch(r"[\sA-Za-z0-9_+\-*(),]*", expr):
+        raise ValueError("bad expression %r" % expr)
+    unknown = set(re.findall(r"[A-Za-z_]\w*", expr)) - set(env) - {"ceildiv"}
+    if unknown:
+        raise ValueError("expression %r uses unknown %s" % (expr, unknown))
+    return int(eval(expr, {"__builtins__": {}}, dict(env, ceildiv=ceildiv)))
+
+
+SCRATCH_SHAPES = {  # logical shapes of the named scratch buffers
+    "dq_accum": "[B,Sq,Hq,Dqk]", "dk_accum": "[B,Sk,Hkv,Dqk]",
+    "dv_accum": "[B,Sk,Hkv,Dv]", "delta": "[B,Hq,Sq]",
+    # deterministic tiled dQ: one partial per KV block of the main kernel
+    "dq_partial": "[ceildiv(Sk,BKV),B,Sq,Hq,Dqk]",
+}
+
+
+def scratch_spec(role, env):
+    """'<name>:<elt>:<init>[:[shape]]' or '<name>:<elt>:[shape]' ->
+    (name, torch dtype, shape)."""
+    fields = role.split(":")
+    name, elt = fields[0], fields[1]
+    shape = next((f for f in fields[2:] if f.startswith("[")), None)
+    shape = shape or SCRATCH_SHAPES.get(name)
+    if shape is None:
+        raise ValueError("scratch role %r: unknown buffer and no shape" % role)
+    dims = [eval_expr(d, env) for d in split_top(shape.strip()[1:-1])]
+    return name, DTYPES[elt], dims
+
+
+class Backward:
+    """One configuration's PTX module and launch recipe."""
+
+    def __init__(self, directory, name):
+        with open(os.path.join(directory, name + ".config.json")) as f:
+            self.cfg = json.load(f)["config"]
+        with open(os.path.join(directory, name + ".ptx.json")) as f:
+            dump = json.load(f)
+        self.module = cp.RawModule(path=os.path.join(directory, name + ".ptx"))
+        self.module.compile()
+        self.kernels = []
+        for k in dump["kernels"]:
+            if "launch" not in k:
+                raise RuntimeError("%s has no rocke.launch facts (was "
+                                   "fmha-record-kernel-abi run?)" % k["name"])
+            want = sum(len(a["abi"]) for a in k["args"])
+            have = k.get("metadata", {}).get("param_count")
+            if have != want:
+                raise RuntimeError("%s: PTX has %s params, the recorded ABI "
+                                   "expands to %d" % (k["name"], have, want))
+            args = [dict(role=a["name"], type=a["type"]) for a in k["args"]]
+            self.kernels.append((dict(k["launch"], name=k["name"], args=args),
+                                 self.module.get_function(k["name"])))
+        self.kernels.sort(key=lambda kf: kf[0]["order"])
+
+    def bind(self, env, tensors, scratch_fill=None):
+        """Launch list [(function, grid, block, args)] for one problem; the
+        scratch buffers are allocated here (filled with `scratch_fill` to
+        catch kernels that read what nobody wrote)."""
+        scratch = {}
+        launches = []
+        for k, fn in self.kernels:
+            args = []
+            for a in k["args"]:
+                role, mt = a["role"], parse_memref(a["type"])
+                if mt is None:
+                    args.append(np.int64(env[role]))
+                    continue
+                if ":" in role:
+                    name, dt, shape = scratch_spec(role, env)
+                    if name not in scratch:
+                        buf = torch.empty(shape, dtype=dt, device="cuda")
+                        if scratch_fill is not None:
+                            buf.fill_(scratch_fill)
+                        scratch[name] = buf
+                    t = scratch[name]
+                else:
+                    t = tensors[role]
+                args += memref_args(t, mt, "%s:%s" % (k["name"], role))
+            grid = tuple(eval_expr(g, env) for g in k["grid"])
+            block = tuple(int(b) for b in k["block"])
+            launches.append((fn, grid, block, tuple(args)))
+        return launches
+
+    @staticmethod
+    def launch(launches):
+        stream = _cupy_stream()
+        for fn, grid, block, args in launches:
+            fn(grid, block, args, stream=stream)
+
+
+_STREAMS = {}
+
+
+def _cupy_stream():
+    """CuPy's view of PyTorch's current stream (so events time both)."""
+    ptr = torch.cuda.current_stream().cuda_stream
+    if ptr not in _STREAMS:
+        _STREAMS[ptr] = cp.cuda.ExternalStream(ptr)
+    return _STREAMS[ptr]
+
+
+TORCH_ELT = {torch.float16: "f16", torch.bfloat16: "bf16",
+             torch.float32: "f32"}
+
+
+def memref_args(t, mt, what):
+    """MLIR's default memref calling convention: allocated ptr, aligned ptr,
+    offset, sizes, strides (elements)."""
+    if TORCH_ELT[t.dtype] != mt["elt"] or t.dim() != len(mt["shape"]):
+        raise RuntimeError("%s: tensor %s %s vs memref %s" %
+                           (what, t.dtype, tuple(t.shape), mt))
+    for got, want, kind in ((t.shape, mt["shape"], "size"),
+                            (t.stride(), mt["strides"], "stride")):
+        for g, w in zip(got, want):
+            if w is not None and g != w:
+                raise RuntimeError("%s: %s %s vs static %s" %
+                                   (what, kind, tuple(got), want))
+    ptr = np.uint64(t.data_ptr())
+    return ([ptr, ptr, np.int64(0)] + [np.int64(s) for s in t.shape] +
+            [np.int64(s) for s in t.stride()])
+
+
+# --------------------------------------------------------------------------
+# Problems, references
+# --------------------------------------------------------------------------
+
+def visible_mask(cfg, sq, sk):
+    """[Sq, Sk] bool, True where key k is visible from query q (the band of
+    dialect/Mask.h), or None for no mask."""
+    kind = cfg["mask"]
+    if kind == "none":
+        return None
+    off = sk - sq if cfg["alignment"] == "bottom_right" else 0
+    q = torch.arange(sq, device="cuda")[:, None]
+    k = torch.arange(sk, device="cuda")[None, :]
+    if kind == "causal":
+        return k <= q + off
+    if kind == "sliding_window":
+        return (q + off - cfg["left"] <= k) & (k <= q + off + cfg["right"])
+    return q + off - k < cfg["left"]  # one_sided_window
+
+
+def make_problem(cfg, b, sq, sk, seed=0):
+    """Inputs [B,H,S,D] (torch layout; the kernels see the logical
+    [B,S,H,D] view through strides), O and LSE from a float32 forward."""
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    dt = DTYPES[cfg["dtype"]]
+    hq, hkv, d = cfg["Hq"], cfg["Hkv"], cfg["D"]
+
+    def rnd(*shape):
+        return torch.randn(*shape, generator=g, device="cuda",
+                           dtype=torch.float32).to(dt)
+
+    q, k, v = rnd(b, hq, sq, d), rnd(b, hkv, sk, d), rnd(b, hkv, sk, d)
+    do = rnd(b, hq, sq, d)
+    scale = 1.0 / math.sqrt(d)
+    mask = visible_mask(cfg, sq, sk)
+    o = torch.empty(b, hq, sq, d, device="cuda", dtype=dt)
+    lse = torch.empty(b, hq, sq, device="cuda", dtype=torch.float32)
+    group = hq // hkv
+    for bi in range(b):
+        for h in range(hq):
+            s = (q[bi, h].float() @ k[bi, h // group].float().T) * scale
+            if mask is not None:
+                s.masked_fill_(~mask, float("-inf"))
+            l = torch.logsumexp(s, dim=-1)
+            lse[bi, h] = l
+            o[bi, h] = (torch.exp(s - l[:, None]) @ v[bi, h // group].float()
+                        ).to(dt)
+    return dict(q=q, k=k, v=v, do=do, o=o, lse=lse, mask=mask, scale=scale)
+
+
+def sdpa(q, k, v, p, cfg):
+    """SDPA with the configuration's mask (is_causal for top-left causal so
+    the flash/cuDNN kernels apply)."""
+    gqa = cfg["Hq"] != cfg["Hkv"]
+    if cfg["mask"] == "causal" and cfg["alignment"] == "top_left":
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True,
+                                              scale=p["scale"],
+                                              enable_gqa=gqa)
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=p["mask"],
+                                          scale=p["scale"], enable_gqa=gqa)
+
+
+def sdpa_grads(p, cfg, dtype):
+    q, k, v = (p[n].detach().to(dtype, copy=True).requires_grad_()
+               for n in ("q", "k", "v"))
+    out = sdpa(q, k, v, p, cfg)
+    return torch.autograd.grad(out, (q, k, v), p["do"].to(dtype))
+
+
+def logical(t):
+    """[B,H,S,D] tensor -> the [B,S,H,D] view the memrefs describe."""
+    return t.permute(0, 2, 1, 3)
+
+
+def our_tensors(p):
+    t = {n: logical(p[n]) for n in ("q", "k", "v", "o", "do")}
+    t["lse"] = p["lse"]
+    t["dq"] = logical(torch.empty_like(p["q"]))
+    t["dk"] = logical(torch.empty_like(p["k"]))
+    t["dv"] = logical(torch.empty_like(p["v"]))
+    return t
+
+
+def env_of(cfg, b, sq, sk):
+    env = dict(B=b, Sq=sq, Sk=sk, Hq=cfg["Hq"], Hkv=cfg["Hkv"],
+               Dqk=cfg["D"], Dv=cfg["D"])
+    if "block_kv" in cfg:  # tile size the build used (tiled strategy)
+        env["BKV"] = cfg["block_kv"]
+    return env
+
+
+def rel_err(x, ref):
+    err = (x.float() - ref).abs().max().item()
+    return err, err / max(ref.abs().max().item(), 1e-30)
+
+
+# --------------------------------------------------------------------------
+# Validation
+# --------------------------------------------------------------------------
+
+def validation_sizes(cfg):
+    if cfg["mask"] == "causal" and cfg["alignment"] == "bottom_right":
+        return [(128, 1000), (1000, 4096)]
+    if cfg["Hkv"] != cfg["Hq"] or cfg["mask"] == "sliding_window" or \
+            cfg["deterministic"]:
+        return [(1000, 1000), (4096, 4096)]
+    return [(128, 128), (1000, 1000), (4096, 4096)]
+
+
+def validate(bw, b, sq, sk, log):
+    cfg = bw.cfg
+    p = make_problem(cfg, b, sq, sk)
+    ref = sdpa_grads(p, cfg, torch.float32)
+    low = sdpa_grads(p, cfg, DTYPES[cfg["dtype"]])
+    t = our_tensors(p)
+    env = env_of(cfg, b, sq, sk)
+    launches = bw.bind(env, t, scratch_fill=float("nan"))
+    torch.cuda.synchronize()
+    t0 = time.time()
+    Backward.launch(launches)
+    torch.cuda.synchronize()
+    secs = time.time() - t0
+    ours = [t["dq"], t["dk"], t["dv"]]
+    row = dict(name=cfg["name"], strategy=cfg["strategy"], dtype=cfg["dtype"],
+               D=cfg["D"], Hq=cfg["Hq"], Hkv=cfg["Hkv"],
+               mask=mask_label(cfg), B=b, Sq=sq, Sk=sk,
+               det=cfg["deterministic"], ms=secs * 1e3, ok=True, notes="")
+    floor = REL_FLOOR[cfg["dtype"]]
+    for name, x, r, lo in zip(("dq", "dk", "dv"), ours, ref, low):
+        x = x.permute(0, 2, 1, 3)  # back to [B,H,S,D]
+        abs_e, rel = rel_err(x, r)
+        _, rel_torch = rel_err(lo, r)
+        tol = max(3 * rel_torch, floor)
+        finite = bool(torch.isfinite(x).all())
+        row[name] = dict(abs=abs_e, rel=rel, torch_rel=rel_torch, tol=tol)
+        if not finite or not rel <= tol:
+            row["ok"] = False
+            row["notes"] += "%s %s; " % (name, "non-finite" if not finite
+                                         else "rel %.2e > %.2e" % (rel, tol))
+    if cfg["deterministic"]:
+        first = [x.clone() for x in ours]
+        for x in ours:
+            x.zero_()
+        Backward.launch(bw.bind(env, t, scratch_fill=float("nan")))
+        torch.cuda.synchronize()
+        same = all(torch.equal(a.view(torch.int16), c.view(torch.int16))
+                   for a, c in zip(first, ours))
+        row["bitwise_repeat"] = same
+        if not same:
+            row["ok"] = False
+            row["notes"] += "bits differ between two runs; "
+    log(row)
+    return row
+
+
+def mask_label(cfg):
+    m = cfg["mask"]
+    if m == "causal" and cfg["alignment"] == "bottom_right":
+        return "causal-br"
+    if m == "sliding_window":
+        return "window(%d,%d)" % (cfg["left"], cfg["right"])
+    return m
+
+
+def print_validation_row(r):
+    def e(n):
+        return "%.1e/%.1e" % (r[n]["rel"], r[n]["torch_rel"])
+    print("%-5s %-4s %3d %2d/%-2d %-13s %5d %5d %-3s | dq %s  dk %s  dv %s |"
+          " %8.1f ms | %s %s" % (
+              r["strategy"], r["dtype"], r["D"], r["Hq"], r["Hkv"], r["mask"],
+              r["Sq"], r["Sk"], "det" if r["det"] else "", e("dq"), e("dk"),
+              e("dv"), r["ms"], "PASS" if r["ok"] else "FAIL",
+              r["notes"]), flush=True)
+
+
+# --------------------------------------------------------------------------
+# Benchmark
+# --------------------------------------------------------------------------
+
+def time_ms(fn, iters, warmup):
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(iters):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(
+            enable_timing=True)
+        s.record()
+        fn()
+        e.record()
+        e.synchronize()
+        times.append(s.elapsed_time(e))
+    return statistics.median(times)
+
+
+def bench_point(bw, cfg, s, d, causal, iters, budget_left):
+    b = max(1, 16384 // s)
+    h = 16
+    flops = 10.0 * b * h * s * s * d * (0.5 if causal else 1.0)
+    dt = torch.bfloat16
+    g = torch.Generator(device="cuda").manual_seed(1)
+    q, k, v, do = (torch.randn(b, h, s, d, generator=g, device="cuda",
+                               dtype=torch.float32).to(dt) for _ in range(4))
+    scale = 1.0 / math.sqrt(d)
+    row = dict(S=s, D=d, B=b, H=h, causal=causal, flops=flops)
+
+    def sdpa_bwd(backend):
+        qq, kk, vv = (x.clone().requires_grad_() for x in (q, k, v))
+        ctx = sdpa_kernel(backend) if backend else _nullctx()
+        with ctx:
+            out = F.scaled_dot_product_attention(qq, kk, vv, is_causal=causal,
+                                                 scale=scale)
+            fn = (lambda: torch.autograd.grad(out, (qq, kk, vv), do,
+                                              retain_graph=True))
+            ms = time_ms(fn, iters, 3)
+            grads = fn()
+        return ms, grads
+
+    ref = None
+    for label, backend in (("sdpa_default", None),
+                           ("sdpa_flash", SDPBackend.FLASH_ATTENTION)):
+        try:
+            ms, grads = sdpa_bwd(backend)
+            row[label] = dict(ms=ms, tflops=flops / ms / 1e9)
+            if ref is None or label == "sdpa_flash":
+                ref = grads
+        except RuntimeError as e:
+            row[label] = dict(error=str(e).splitlines()[0])
+    if bw is not None:
+        out, lse = flash_forward(q, k, v, causal, scale)
+        p = dict(q=q, k=k, v=v, do=do, o=out, lse=lse)
+        t = our_tensors(p)
+        launches = bw.bind(env_of(cfg, b, s, s), t)
+        one = time_ms(lambda: Backward.launch(launches), 1, 1)
+        n = iters
+        warm = 3 if one < 200 else 1
+        if one * (n + warm) / 1e3 > budget_left():
+            row["ours"] = dict(error="skipped: one iteration %.0f ms, %d would "
+                               "exceed the time budget" % (one, n + warm))
+        else:
+            ms = time_ms(lambda: Backward.launch(launches), n, warm)
+            row["ours"] = dict(ms=ms, tflops=flops / ms / 1e9)
+            if ref is not None:
+                row["ours"]["rel_vs_sdpa"] = max(
+                    rel_err(x.permute(0, 2, 1, 3), r.float())[1]
+                    for x, r in zip((t["dq"], t["dk"], t["dv"]), ref))
+    return row
+
+
+class _nullctx:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return False
+
+
+def flash_forward(q, k, v, causal, scale):
+    """O and natural-log LSE [B,H,S] from PyTorch's flash forward."""
+    r = torch.ops.aten._scaled_dot_product_flash_attention(
+        q, k, v, 0.0, causal, False, scale=scale)
+    out, lse = r[0], r[1]
+    if tuple(lse.shape) != tuple(q.shape[:3]):
+        lse = lse[..., :q.shape[2]].contiguous()
+    return out, lse.float().contiguous()
+
+
+def print_bench_row(r):
+    def c(key):
+        x = r.get(key)
+        if x is None:
+            return "%16s" % "-"
+        if "error" in x:
+            return "%16s" % ("ERR")
+        return "%7.3f ms %5.0f" % (x["ms"], x["tflops"])
+    extra = ""
+    if r.get("ours") and "rel_vs_sdpa" in r["ours"]:
+        extra = "rel %.1e" % r["ours"]["rel_vs_sdpa"]
+    for key in ("ours", "sdpa_default", "sdpa_flash"):
+        if r.get(key) and "error" in r[key]:
+            extra += " %s: %s" % (key, r[key]["error"][:100])
+    print("%3d %5d %2d %-6s | %s | %s | %s | %s" % (
+        r["D"], r["S"], r["B"], "causal" if r["causal"] else "none", c("ours"),
+        c("sdpa_default"), c("sdpa_flash"), extra), flush=True)
+
+
+# --------------------------------------------------------------------------
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dir", default=os.path.join(os.path.dirname(
+        os.path.abspath(__file__)), "out"))
+    ap.add_argument("--out", default=os.environ.get("OUT"))
+    ap.add_argument("--only", nargs="*", default=[])
+    ap.add_argument("--skip-validate", action="store_true")
+    ap.add_argument("--skip-bench", action="store_true")
+    ap.add_argument("--max-s", type=int, default=4096,
+                    help="largest validation sequence length")
+    ap.add_argument("--bench-s", default="1024,2048,4096,8192")
+    ap.add_argument("--bench-strategy", default="tiled")
+    ap.add_argument("--iters", type=int, default=10)
+    ap.add_argument("--budget-s", type=float, default=480,
+                    help="stop starting new work after this many seconds")
+    a = ap.parse_args()
+    start = time.time()
+
+    def budget_left():
+        return a.budget_s - (time.time() - start)
+
+    print("device: %s, torch %s, cupy %s" % (torch.cuda.get_device_name(),
+                                             torch.__version__, cp.__version__))
+    names = sorted(f[:-len(".config.json")] for f in os.listdir(a.dir)
+                   if f.endswith(".config.json"))
+    names = [n for n in names if not a.only or any(s in n for s in a.only)]
+    results = dict(validation=[], bench=[], errors=[])
+    modules = {}
+
+    def load(n):
+        if n not in modules:
+            try:
+                modules[n] = Backward(a.dir, n)
+            except Exception as e:  # report and go on with the others
+                results["errors"].append("%s: %s" % (n, e))
+                print("LOAD FAIL %s: %s" % (n, e), flush=True)
+                modules[n] = None
+        return modules[n]
+
+    if not a.skip_validate:
+        print("\n== validation (rel err ours/PyTorch-lowprec vs float32 SDPA "
+              "autograd) ==")
+        for n in names:
+            bw = load(n)
+            if bw is None or bw.cfg["purpose"] == "bench":
+                continue
+            for sq, sk in validation_sizes(bw.cfg):
+                if max(sq, sk) > a.max_s:
+                    continue
+                if budget_left() < 0:
+                    results["errors"].append("budget: skipped %s %d/%d"
+                                             % (n, sq, sk))
+                    print("SKIP (time budget) %s %d/%d" % (n, sq, sk))
+                    continue
+                try:
+                    results["validation"].append(validate(
+                        bw, 2, sq, sk, print_validation_row))
+                except Exception as e:
+                    results["errors"].append("%s %d/%d: %r" % (n, sq, sk, e))
+                    print("ERROR %s %d/%d: %r" % (n, sq, sk, e), flush=True)
+                torch.cuda.empty_cache()
+
+    if not a.skip_bench:
+        print("\n== benchmark: bf16 backward, H=16, B=16384/S; median ms and "
+              "TFLOP/s (ours=%s | sdpa default | sdpa flash) ==" %
+              a.bench_strategy)
+        for d in (64, 128):
+            for causal in (False, True):
+                n = "%s_bf16_d%d_h16_16_%s" % (a.bench_strategy, d,
+                                               "causal" if causal else "none")
+                bw = load(n) if n in names else None
+                for s in (int(x) for x in a.bench_s.split(",")):
+                    if budget_left() < 0:
+                        print("SKIP (time budget) bench D=%d S=%d" % (d, s))
+                        results["errors"].append("budget: bench %s S=%d"
+                                                 % (n, s))
+                        continue
+                    try:
+                        r = bench_point(bw, bw.cfg if bw else None, s, d,
+                                        causal, a.iters, budget_left)
+                        r["config"] = n if bw else None
+                        results["bench"].append(r)
+                        print_bench_row(r)
+                    except Exception as e:
+                        results["errors"].append("bench %s S=%d: %r"
+                                                 % (n, s, e))
+                        print("ERROR bench %s S=%d: %r" % (n, s, e),
+                              flush=True)
+                    torch.cuda.empty_cache()
+
+    failed = [r for r in results["validation"] if not r["ok"]]
+    print("\nvalidation: %d cases, %d failed; errors: %d; %.0f s" % (
+        len(results["validation"]), len(failed), len(results["errors"]),
+        time.time() - start))
+    for e in results["errors"]:
+        print("  error:", e)
+    if a.out:
+        os.makedirs(a.out, exist_ok=True)
+        with open(os.path.join(a.out, "results.json"), "w") as f:
+            json.dump(results, f, indent=1)
+    return 1 if failed or results["errors"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
