@@ -125,6 +125,9 @@ struct AttentionVerifier {
         return error() << "statistics must be strided rank-3 f32 memrefs "
                           "[B, Hq, Sq], got "
                        << st;
+      // With dynamic B or Sq in the query, only this catches an empty one.
+      if (llvm::is_contained(st.getShape(), 0))
+        return error() << "statistics have an empty dimension, got " << st;
       if (failed(same("batch", qt.getDimSize(kBatch), "query",
                       st.getDimSize(0), "statistics")) ||
           failed(same("query head count", hq, "query", st.getDimSize(1),
