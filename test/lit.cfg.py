@@ -16,7 +16,7 @@ llvm_config.use_default_substitutions()
 
 tool_dirs = [os.path.join(config.rocke_obj_root, "bin"), config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(
-    ["rocke-opt", "rocke-report", "rocke-unittests", "FileCheck", "not", "count", "llvm-objdump", "llvm-readelf"],
+    ["rocke-opt", "rocke-report", "rocke-run", "rocke-unittests", "FileCheck", "not", "count", "llvm-objdump", "llvm-readelf"],
     tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 

@@ -1,0 +1,158 @@
+//===- ReferenceAttention.cpp - float64 attention reference ----------------===//
+#include "ReferenceAttention.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+using namespace rocke::reference;
+
+bool Mask::visible(int64_t q, int64_t k, int64_t seqQ, int64_t seqK) const {
+  // The diagonal passes through the top-left or the bottom-right corner.
+  int64_t d = q + (bottomRight ? seqK - seqQ : 0);
+  switch (kind) {
+  case MaskKind::None:
+    return true;
+  case MaskKind::Causal:
+    return k <= d;
+  case MaskKind::SlidingWindow:
+    return d - left <= k && k <= d + right;
+  case MaskKind::OneSidedWindow:
+    return d - k < left;
+  }
+  return false;
+}
+
+namespace {
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+
+/// Softmax row of query (b, h, i): P[j] over all keys (0 where masked), the
+/// scaled scores (-inf where masked), their max and exp-sum; `empty` for a
+/// row without visible keys.
+struct Row {
+  std::vector<double> score, prob;
+  double max = kNegInf, sum = 0.0;
+  bool empty = true;
+};
+
+Row softmaxRow(const Problem &p, const std::vector<double> &q,
+               const std::vector<double> &k, int64_t b, int64_t h, int64_t i) {
+  Row r;
+  r.score.assign(p.seqK, kNegInf);
+  r.prob.assign(p.seqK, 0.0);
+  int64_t hk = p.kvHead(h);
+  for (int64_t j = 0; j < p.seqK; ++j) {
+    if (!p.mask.visible(i, j, p.seqQ, p.seqK))
+      continue;
+    double s = 0.0;
+    for (int64_t d = 0; d < p.headDimQK; ++d)
+      s += q[p.q(b, i, h, d)] * k[p.k(b, j, hk, d)];
+    r.score[j] = s * p.scale;
+    r.max = std::max(r.max, r.score[j]);
+    r.empty = false;
+  }
+  if (r.empty)
+    return r;
+  for (int64_t j = 0; j < p.seqK; ++j)
+    if (r.score[j] != kNegInf)
+      r.sum += (r.prob[j] = std::exp(r.score[j] - r.max));
+  for (double &x : r.prob)
+    x /= r.sum;
+  return r;
+}
+} // namespace
+
+Forward rocke::reference::forward(const Problem &p,
+                                  const std::vector<double> &q,
+                                  const std::vector<double> &k,
+                                  const std::vector<double> &v) {
+  Forward f;
+  f.out.assign(p.batch * p.seqQ * p.headsQ * p.headDimV, 0.0);
+  int64_t nStats = p.batch * p.headsQ * p.seqQ;
+  f.lse.assign(nStats, kNegInf);
+  f.max2.assign(nStats, kNegInf);
+  f.sum2.assign(nStats, 0.0);
+  const double log2e = 1.0 / std::log(2.0);
+  for (int64_t b = 0; b < p.batch; ++b)
+    for (int64_t h = 0; h < p.headsQ; ++h)
+      for (int64_t i = 0; i < p.seqQ; ++i) {
+        Row r = softmaxRow(p, q, k, b, h, i);
+        if (r.empty)
+          continue;
+        int64_t hk = p.kvHead(h);
+        for (int64_t d = 0; d < p.headDimV; ++d) {
+          double acc = 0.0;
+          for (int64_t j = 0; j < p.seqK; ++j)
+            acc += r.prob[j] * v[p.v(b, j, hk, d)];
+          f.out[p.o(b, i, h, d)] = acc;
+        }
+        int64_t s = p.stat(b, h, i);
+        f.lse[s] = r.max + std::log(r.sum);
+        f.max2[s] = r.max * log2e;
+        double sum2 = 0.0;
+        for (int64_t j = 0; j < p.seqK; ++j)
+          if (r.score[j] != kNegInf)
+            sum2 += std::exp2(r.score[j] * log2e - f.max2[s]);
+        f.sum2[s] = sum2;
+      }
+  return f;
+}
+
+Gradients rocke::reference::backward(const Problem &p,
+                                     const std::vector<double> &q,
+                                     const std::vector<double> &k,
+                                     const std::vector<double> &v,
+                                     const std::vector<double> &out,
+                                     const std::vector<double> &dout) {
+  Gradients g;
+  g.dq.assign(q.size(), 0.0);
+  g.dk.assign(k.size(), 0.0);
+  g.dv.assign(v.size(), 0.0);
+  for (int64_t b = 0; b < p.batch; ++b)
+    for (int64_t h = 0; h < p.headsQ; ++h)
+      for (int64_t i = 0; i < p.seqQ; ++i) {
+        Row r = softmaxRow(p, q, k, b, h, i);
+        if (r.empty)
+          continue;
+        int64_t hk = p.kvHead(h);
+        double rowD = 0.0;
+        for (int64_t d = 0; d < p.headDimV; ++d)
+          rowD += dout[p.o(b, i, h, d)] * out[p.o(b, i, h, d)];
+        for (int64_t j = 0; j < p.seqK; ++j) {
+          double pij = r.prob[j];
+          if (pij == 0.0)
+            continue;
+          double dp = 0.0;
+          for (int64_t d = 0; d < p.headDimV; ++d) {
+            dp += dout[p.o(b, i, h, d)] * v[p.v(b, j, hk, d)];
+            g.dv[p.v(b, j, hk, d)] += pij * dout[p.o(b, i, h, d)];
+          }
+          double ds = pij * (dp - rowD);
+          for (int64_t d = 0; d < p.headDimQK; ++d) {
+            g.dq[p.q(b, i, h, d)] += p.scale * ds * k[p.k(b, j, hk, d)];
+            g.dk[p.k(b, j, hk, d)] += p.scale * ds * q[p.q(b, i, h, d)];
+          }
+        }
+      }
+  return g;
+}
+
+double rocke::reference::rowLoss(const Problem &p,
+                                 const std::vector<double> &q,
+                                 const std::vector<double> &k,
+                                 const std::vector<double> &v,
+                                 const std::vector<double> &dout, int64_t b,
+                                 int64_t h, int64_t i) {
+  Row r = softmaxRow(p, q, k, b, h, i);
+  if (r.empty)
+    return 0.0;
+  int64_t hk = p.kvHead(h);
+  double loss = 0.0;
+  for (int64_t d = 0; d < p.headDimV; ++d) {
+    double o = 0.0;
+    for (int64_t j = 0; j < p.seqK; ++j)
+      o += r.prob[j] * v[p.v(b, j, hk, d)];
+    loss += o * dout[p.o(b, i, h, d)];
+  }
+  return loss;
+}

@@ -1,0 +1,87 @@
+//===- ReferenceAttention.h - float64 attention reference for the tests ---===//
+//
+// The independent side of the CPU oracle (issue 3): attention forward and
+// backward written as textbook float64 loops over dense row-major arrays. It
+// deliberately shares no code with the lowerings (not even dialect/Mask.h):
+// the mask is re-derived from the kind definitions in the op description.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ROCKE_TEST_LIB_REFERENCEATTENTION_H
+#define ROCKE_TEST_LIB_REFERENCEATTENTION_H
+
+#include <cstdint>
+#include <vector>
+
+namespace rocke::reference {
+
+enum class MaskKind { None, Causal, SlidingWindow, OneSidedWindow };
+
+struct Mask {
+  MaskKind kind = MaskKind::None;
+  bool bottomRight = false;
+  int64_t left = -1;
+  int64_t right = -1;
+
+  /// Whether key `k` is visible from query `q` (Sq = seqQ, Sk = seqK).
+  bool visible(int64_t q, int64_t k, int64_t seqQ, int64_t seqK) const;
+};
+
+struct Problem {
+  int64_t batch = 1, seqQ = 1, seqK = 1, headsQ = 1, headsKV = 1;
+  int64_t headDimQK = 64, headDimV = 64;
+  double scale = 0.125;
+  Mask mask;
+
+  int64_t kvHead(int64_t h) const { return h / (headsQ / headsKV); }
+  /// Flat offsets into dense [B, S, H, D] and [B, Hq, Sq] arrays.
+  static int64_t at(int64_t b, int64_t s, int64_t h, int64_t d, int64_t seq,
+                    int64_t heads, int64_t dim) {
+    return ((b * seq + s) * heads + h) * dim + d;
+  }
+  int64_t q(int64_t b, int64_t i, int64_t h, int64_t d) const {
+    return at(b, i, h, d, seqQ, headsQ, headDimQK);
+  }
+  int64_t k(int64_t b, int64_t j, int64_t h, int64_t d) const {
+    return at(b, j, h, d, seqK, headsKV, headDimQK);
+  }
+  int64_t v(int64_t b, int64_t j, int64_t h, int64_t d) const {
+    return at(b, j, h, d, seqK, headsKV, headDimV);
+  }
+  int64_t o(int64_t b, int64_t i, int64_t h, int64_t d) const {
+    return at(b, i, h, d, seqQ, headsQ, headDimV);
+  }
+  int64_t stat(int64_t b, int64_t h, int64_t i) const {
+    return (b * headsQ + h) * seqQ + i;
+  }
+};
+
+/// O [B,Sq,Hq,Dv], lse [B,Hq,Sq] (natural log), and the log2_max_sum pair
+/// max2 = max_k(s * scale * log2e), sum2 = sum_k exp2(s * scale * log2e -
+/// max2). A query row without visible keys has O = 0, lse = max2 = -inf and
+/// sum2 = 0.
+struct Forward {
+  std::vector<double> out, lse, max2, sum2;
+};
+Forward forward(const Problem &p, const std::vector<double> &q,
+                const std::vector<double> &k, const std::vector<double> &v);
+
+/// Gradients of loss = sum(O * dO), with P recomputed exactly from q and k
+/// and D = rowsum(dO * out) taken from the given (stored) output.
+struct Gradients {
+  std::vector<double> dq, dk, dv;
+};
+Gradients backward(const Problem &p, const std::vector<double> &q,
+                   const std::vector<double> &k, const std::vector<double> &v,
+                   const std::vector<double> &out,
+                   const std::vector<double> &dout);
+
+/// sum_d O[b,i,h,d] * dO[b,i,h,d] for one query row: the loss of a finite
+/// difference check, restricted to the rows an input element influences.
+double rowLoss(const Problem &p, const std::vector<double> &q,
+               const std::vector<double> &k, const std::vector<double> &v,
+               const std::vector<double> &dout, int64_t b, int64_t h,
+               int64_t i);
+
+} // namespace rocke::reference
+
+#endif

@@ -1,0 +1,1002 @@
+//===- rocke-run.cpp - run fmha modules on the CPU and check their numbers -===//
+//
+// The executable oracle of issue 3. Takes a module whose one public function
+// feeds its memref arguments to fmha.attention_fwd / attention_bwd ops (a lone
+// forward, a lone backward, or a forward whose O and statistics feed a
+// backward), lowers it with `--lowering` (default fmha-lower-to-loops) and a
+// fixed host pipeline to the LLVM dialect, JITs it, runs it on generated
+// inputs and compares every output with the independent float64 reference of
+// test/lib/ReferenceAttention. Exits non-zero on any mismatch.
+//
+//===----------------------------------------------------------------------===//
+#include "ReferenceAttention.h"
+#include "dialect/FmhaDialect.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/ToolUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+
+#include "llvm/ADT/APFloat.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <random>
+
+using namespace mlir;
+using namespace rocke;
+namespace ref = rocke::reference;
+
+#ifndef ROCKE_C_RUNNER_UTILS
+#define ROCKE_C_RUNNER_UTILS ""
+#endif
+
+namespace {
+//===----------------------------------------------------------------------===//
+// Command line
+//===----------------------------------------------------------------------===//
+
+enum class Layout { BSHD, BHSD };
+enum class Distribution { Uniform, Normal };
+
+llvm::cl::opt<std::string> inputFilename(llvm::cl::Positional,
+                                         llvm::cl::desc("<input file>"),
+                                         llvm::cl::init("-"));
+llvm::cl::opt<std::string> lowering(
+    "lowering",
+    llvm::cl::desc("Textual pass pipeline that lowers the fmha ops to host "
+                   "func/scf/vector/memref/math/arith IR; ops it leaves can be "
+                   "caught by appending fmha-lower-to-loops"),
+    llvm::cl::init("fmha-lower-to-loops"));
+llvm::cl::opt<int64_t> batchFlag("batch",
+                                 llvm::cl::desc("Batch size, if dynamic"),
+                                 llvm::cl::init(-1));
+llvm::cl::opt<int64_t>
+    seqQFlag("seq-q", llvm::cl::desc("Query sequence length, if dynamic"),
+             llvm::cl::init(-1));
+llvm::cl::opt<int64_t>
+    seqKFlag("seq-k", llvm::cl::desc("Key sequence length, if dynamic"),
+             llvm::cl::init(-1));
+llvm::cl::opt<Layout> layoutFlag(
+    "layout", llvm::cl::desc("Strides of [B,S,H,D] memrefs whose type leaves "
+                             "them dynamic"),
+    llvm::cl::values(clEnumValN(Layout::BSHD, "bshd", "[B, S, H, D] row-major"),
+                     clEnumValN(Layout::BHSD, "bhsd", "[B, H, S, D] row-major")),
+    llvm::cl::init(Layout::BSHD));
+llvm::cl::opt<uint64_t> seedFlag("seed",
+                                 llvm::cl::desc("Seed of the generated inputs"),
+                                 llvm::cl::init(1));
+llvm::cl::opt<Distribution> distFlag(
+    "dist", llvm::cl::desc("Distribution of the generated inputs"),
+    llvm::cl::values(clEnumValN(Distribution::Uniform, "uniform", "U(-1, 1)"),
+                     clEnumValN(Distribution::Normal, "normal", "N(0, 1)")),
+    llvm::cl::init(Distribution::Uniform));
+llvm::cl::opt<unsigned>
+    repeatFlag("repeat", llvm::cl::desc("Runs of the module on the same inputs"),
+               llvm::cl::init(1));
+llvm::cl::opt<bool> expectIdentical(
+    "expect-identical",
+    llvm::cl::desc("Fail unless every run gives bitwise identical outputs"));
+llvm::cl::opt<bool> fdCheck(
+    "fd-check",
+    llvm::cl::desc("Also compare the backward outputs with central finite "
+                   "differences of the float64 reference forward"));
+llvm::cl::opt<unsigned> fdSamples(
+    "fd-samples",
+    llvm::cl::desc("Elements per input checked by --fd-check (0 = all)"),
+    llvm::cl::init(0));
+llvm::cl::opt<bool> splitInputFile(
+    "split-input-file",
+    llvm::cl::desc("Run each '// -----' chunk of the input as its own case"));
+
+/// rocke-run's own lowering to the LLVM dialect, applied after --lowering:
+/// any mix of scf (incl. forall / parallel), vector (incl. contract and
+/// transfer ops), affine, math, memref (incl. alloc and atomic_rmw), arith,
+/// index, cf, ub and func.
+constexpr const char *kHostPipeline =
+    "scf-forall-to-for,convert-vector-to-scf,expand-strided-metadata,"
+    "lower-affine,convert-scf-to-cf,arith-expand{include-bf16=true},"
+    "convert-math-to-llvm,convert-math-to-libm,convert-vector-to-llvm,"
+    "finalize-memref-to-llvm,convert-index-to-llvm,convert-arith-to-llvm,"
+    "convert-func-to-llvm,convert-cf-to-llvm,convert-ub-to-llvm,"
+    "reconcile-unrealized-casts";
+
+/// Tolerances on max|err| / max|ref| (see README): f32 is limited by f32
+/// accumulation, f16 / bf16 by rounding the outputs (2^-11 / 2^-8) and by the
+/// half-precision operands later strategies feed to their matrix units.
+double toleranceFor(Type elt) {
+  if (elt.isF32())
+    return 1e-4;
+  if (elt.isF16())
+    return 5e-3;
+  return 3e-2;
+}
+/// Central differences with step kFdStep on the float64 forward are accurate
+/// to about 1e-6 relative (truncation ~ step^2), so they get f32's bound.
+constexpr double kFdStep = 1e-3;
+constexpr double kFdTolerance = 1e-4;
+
+//===----------------------------------------------------------------------===//
+// Host buffers
+//===----------------------------------------------------------------------===//
+
+/// A strided memref's storage with its descriptor; elements are f32, f16 or
+/// bf16 and are read and written as doubles (rounded to nearest-even).
+class Buffer {
+public:
+  Buffer(Type elt, ArrayRef<int64_t> shape, ArrayRef<int64_t> strides,
+         int64_t offset)
+      : elt(elt), shape(shape), strides(strides), offset(offset) {
+    int64_t span = offset + 1;
+    for (auto [n, s] : llvm::zip(shape, strides))
+      span += (n - 1) * s;
+    storage.assign((span * eltBytes() + 7) / 8, 0);
+  }
+
+  Type elementType() const { return elt; }
+  int64_t numElements() const {
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    return n;
+  }
+
+  /// Dense row-major logical contents.
+  std::vector<double> read() const {
+    std::vector<double> out(numElements());
+    for (int64_t i = 0, e = out.size(); i < e; ++i)
+      out[i] = load(address(i));
+    return out;
+  }
+  void write(const std::vector<double> &values) {
+    for (int64_t i = 0, e = values.size(); i < e; ++i)
+      store(address(i), values[i]);
+  }
+  /// Fills the whole storage with NaN, so an element the module never
+  /// writes cannot pass as a result.
+  void poison() {
+    int64_t n = storage.size() * 8 / eltBytes();
+    for (int64_t i = 0; i < n; ++i)
+      store(bytes() + i * eltBytes(), std::nan(""));
+  }
+  bool bitwiseEqual(const Buffer &other) const {
+    return storage == other.storage;
+  }
+
+  /// The ranked memref descriptor {allocated, aligned, offset, sizes,
+  /// strides}; every field is 64-bit on the hosts we run on.
+  SmallVector<int64_t> descriptor() {
+    SmallVector<int64_t> d;
+    auto ptr = reinterpret_cast<int64_t>(storage.data());
+    d.append({ptr, ptr, offset});
+    d.append(shape.begin(), shape.end());
+    d.append(strides.begin(), strides.end());
+    return d;
+  }
+
+  /// `x` rounded to the element type `elt`.
+  static double round(Type elt, double x) {
+    if (elt.isF32())
+      return static_cast<float>(x);
+    llvm::APFloat f(x);
+    bool lost;
+    f.convert(semantics(elt), llvm::APFloat::rmNearestTiesToEven, &lost);
+    f.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
+              &lost);
+    return f.convertToDouble();
+  }
+
+private:
+  static const llvm::fltSemantics &semantics(Type elt) {
+    return elt.isF16() ? llvm::APFloat::IEEEhalf() : llvm::APFloat::BFloat();
+  }
+  int64_t eltBytes() const { return elt.isF32() ? 4 : 2; }
+  char *bytes() { return reinterpret_cast<char *>(storage.data()); }
+  const char *bytes() const {
+    return reinterpret_cast<const char *>(storage.data());
+  }
+  /// Storage address of the logical row-major element `flat`.
+  int64_t address(int64_t flat) const {
+    int64_t pos = offset;
+    for (int64_t d = shape.size() - 1; d >= 0; --d) {
+      pos += (flat % shape[d]) * strides[d];
+      flat /= shape[d];
+    }
+    return pos * eltBytes();
+  }
+  double load(int64_t at) const {
+    if (elt.isF32()) {
+      float f;
+      std::memcpy(&f, bytes() + at, 4);
+      return f;
+    }
+    uint16_t bits;
+    std::memcpy(&bits, bytes() + at, 2);
+    llvm::APFloat f(semantics(elt), llvm::APInt(16, bits));
+    bool lost;
+    f.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
+              &lost);
+    return f.convertToDouble();
+  }
+  void store(int64_t at, double x) { store(bytes() + at, x); }
+  void store(char *p, double x) const {
+    if (elt.isF32()) {
+      float f = static_cast<float>(x);
+      std::memcpy(p, &f, 4);
+      return;
+    }
+    llvm::APFloat f(x);
+    bool lost;
+    f.convert(semantics(elt), llvm::APFloat::rmNearestTiesToEven, &lost);
+    auto bits = static_cast<uint16_t>(f.bitcastToAPInt().getZExtValue());
+    std::memcpy(p, &bits, 2);
+  }
+
+  Type elt;
+  SmallVector<int64_t> shape, strides;
+  int64_t offset;
+  std::vector<uint64_t> storage; // 8-byte aligned
+};
+
+/// Deterministic inputs: splitmix-seeded mt19937_64 with our own uniform and
+/// Box-Muller transforms, so the values do not depend on the C++ library.
+class Generator {
+public:
+  explicit Generator(uint64_t seed) : rng(seed) {}
+  double uniform() { return 2.0 * unit() - 1.0; }
+  double next(Distribution dist) {
+    if (dist == Distribution::Uniform)
+      return uniform();
+    double u = 1.0 - unit(), w = unit();
+    return std::sqrt(-2.0 * std::log(u)) * std::cos(2.0 * llvm::numbers::pi * w);
+  }
+  uint64_t index(uint64_t n) { return rng() % n; }
+
+private:
+  double unit() { return (rng() >> 11) * 0x1.0p-53; }
+  std::mt19937_64 rng;
+};
+
+//===----------------------------------------------------------------------===//
+// The module's interface: which argument plays which role
+//===----------------------------------------------------------------------===//
+
+enum class Role { Q, K, V, O, DO, Stat0, Stat1, DQ, DK, DV };
+constexpr int kNumRoles = 10;
+/// Logical sizes: B, Sq, Sk, Hq, Hkv, Dqk, Dv.
+enum Sym { SB, SQ, SK, SHQ, SHKV, SDQK, SDV, kNumSyms };
+
+SmallVector<Sym> symbolsOf(Role r) {
+  switch (r) {
+  case Role::Q:
+  case Role::DQ:
+    return {SB, SQ, SHQ, SDQK};
+  case Role::K:
+  case Role::DK:
+    return {SB, SK, SHKV, SDQK};
+  case Role::V:
+  case Role::DV:
+    return {SB, SK, SHKV, SDV};
+  case Role::O:
+  case Role::DO:
+    return {SB, SQ, SHQ, SDV};
+  case Role::Stat0:
+  case Role::Stat1:
+    return {SB, SHQ, SQ};
+  }
+  llvm_unreachable("unknown role");
+}
+
+/// What rocke-run needs of the module, captured before lowering erases the
+/// fmha ops and the func.func.
+struct Interface {
+  std::string funcName;
+  Location loc;
+  SmallVector<MemRefType> argTypes;
+  bool hasFwd = false, hasBwd = false;
+  /// The backward's gradient accumulator type (null without a backward).
+  Type accumulator;
+  /// Role of each function argument and the argument of each role (-1: none).
+  SmallVector<Role> argRole;
+  std::array<int, kNumRoles> roleArg;
+  std::array<int64_t, kNumSyms> size;
+  Type elt;
+  fmha::StatsEncoding encoding;
+  fmha::MaskAttr mask;
+  float scale;
+
+  explicit Interface(Location loc) : loc(loc) {}
+
+  bool has(Role r) const { return roleArg[int(r)] >= 0; }
+  bool log2Stats() const {
+    return encoding == fmha::StatsEncoding::log2_max_sum;
+  }
+  std::string name(Role r) const {
+    static const char *names[] = {"Q",  "K", "V",  "O",  "dO",
+                                  "",   "",  "dQ", "dK", "dV"};
+    if (r == Role::Stat0)
+      return log2Stats() ? "M" : "lse";
+    if (r == Role::Stat1)
+      return "L";
+    return names[int(r)];
+  }
+  /// Roles written by the module (the rest are generated inputs).
+  bool isOutput(Role r) const {
+    switch (r) {
+    case Role::O:
+    case Role::Stat0:
+    case Role::Stat1:
+      return hasFwd;
+    case Role::DQ:
+    case Role::DK:
+    case Role::DV:
+      return true;
+    default:
+      return false;
+    }
+  }
+};
+
+/// Largest buffer (in elements) rocke-run allocates for one argument.
+constexpr int64_t kMaxElements = int64_t(1) << 28;
+
+/// Finds the public function, its fmha ops and the role of every argument.
+FailureOr<Interface> analyze(ModuleOp module) {
+  SmallVector<func::FuncOp> funcs;
+  for (auto f : module.getOps<func::FuncOp>())
+    if (f.isPublic() && !f.isExternal())
+      funcs.push_back(f);
+  if (funcs.size() != 1)
+    return module.emitError() << "rocke-run needs exactly one public "
+                                 "func.func with a body, found "
+                              << funcs.size();
+  func::FuncOp func = funcs.front();
+  Interface in(func.getLoc());
+  in.funcName = func.getSymName().str();
+  if (func.getNumResults() != 0)
+    return func.emitError() << "rocke-run needs a function without results";
+  for (auto [n, t] : llvm::enumerate(func.getArgumentTypes())) {
+    auto type = dyn_cast<MemRefType>(t);
+    if (!type)
+      return func.emitError() << "argument #" << n << " has type " << t
+                              << "; rocke-run passes memrefs only";
+    in.argTypes.push_back(type);
+  }
+
+  fmha::AttentionFwdOp fwd;
+  fmha::AttentionBwdOp bwd;
+  SmallVector<Operation *> ops;
+  func.walk([&](Operation *op) {
+    if (isa<fmha::AttentionFwdOp, fmha::AttentionBwdOp>(op))
+      ops.push_back(op);
+  });
+  for (Operation *op : ops) {
+    if (auto f = dyn_cast<fmha::AttentionFwdOp>(op); f && !fwd && !bwd)
+      fwd = f;
+    else if (auto b = dyn_cast<fmha::AttentionBwdOp>(op); b && !bwd)
+      bwd = b;
+    else
+      return op->emitError()
+             << "rocke-run runs one attention_fwd, one attention_bwd, or an "
+                "attention_fwd followed by an attention_bwd";
+  }
+  if (ops.empty())
+    return func.emitError() << "no fmha.attention_fwd / attention_bwd op";
+  in.hasFwd = bool(fwd);
+  in.hasBwd = bool(bwd);
+  if (bwd)
+    in.accumulator = bwd.getAccumulatorTypeOrDefault();
+  if (fwd && bwd && fwd->getBlock() != bwd->getBlock())
+    return bwd.emitError() << "the forward and backward must be in one block";
+
+  Block &entry = func.front();
+  in.argRole.assign(entry.getNumArguments(), Role::Q);
+  SmallVector<bool> assigned(entry.getNumArguments(), false);
+  in.roleArg.fill(-1);
+  auto assign = [&](Operation *op, Value v, Role r) -> LogicalResult {
+    auto arg = dyn_cast<BlockArgument>(v);
+    if (!arg || arg.getOwner() != &entry)
+      return op->emitError() << "operand " << in.name(r)
+                             << " must be an argument of the function";
+    unsigned n = arg.getArgNumber();
+    if ((assigned[n] && in.argRole[n] != r) ||
+        (in.roleArg[int(r)] >= 0 && in.roleArg[int(r)] != int(n)))
+      return op->emitError() << "argument #" << n << " and role "
+                             << in.name(r) << " must map one to one";
+    assigned[n] = true;
+    in.argRole[n] = r;
+    in.roleArg[int(r)] = n;
+    return success();
+  };
+  Operation *first = fwd ? fwd.getOperation() : bwd.getOperation();
+  auto attentionAttrs = [](auto op) {
+    return std::make_tuple(op.getMaskOrDefault(), op.getScaleOrDefault(),
+                           op.getStatsEncoding());
+  };
+  if (fwd) {
+    std::tie(in.mask, in.scale, in.encoding) = attentionAttrs(fwd);
+    SmallVector<std::pair<Value, Role>> operands = {
+        {fwd.getQuery(), Role::Q}, {fwd.getKey(), Role::K},
+        {fwd.getValue(), Role::V}, {fwd.getOut(), Role::O}};
+    for (auto [i, s] : llvm::enumerate(fwd.getStats()))
+      operands.push_back({s, i ? Role::Stat1 : Role::Stat0});
+    for (auto [v, r] : operands)
+      if (failed(assign(fwd, v, r)))
+        return failure();
+  }
+  if (bwd) {
+    if (fwd && attentionAttrs(fwd) != attentionAttrs(bwd))
+      return bwd.emitError() << "the backward's mask, scale and stats "
+                                "encoding must match the forward's";
+    std::tie(in.mask, in.scale, in.encoding) = attentionAttrs(bwd);
+    SmallVector<std::pair<Value, Role>> operands = {
+        {bwd.getQuery(), Role::Q},     {bwd.getKey(), Role::K},
+        {bwd.getValue(), Role::V},     {bwd.getOut(), Role::O},
+        {bwd.getGradOut(), Role::DO},  {bwd.getGradQuery(), Role::DQ},
+        {bwd.getGradKey(), Role::DK},  {bwd.getGradValue(), Role::DV}};
+    for (auto [i, s] : llvm::enumerate(bwd.getStats()))
+      operands.push_back({s, i ? Role::Stat1 : Role::Stat0});
+    for (auto [v, r] : operands)
+      if (failed(assign(bwd, v, r)))
+        return failure();
+  }
+  for (auto [n, isSet] : llvm::enumerate(assigned))
+    if (!isSet)
+      return func.emitError() << "argument #" << n << " feeds no fmha op";
+
+  in.elt = in.argTypes[in.roleArg[int(Role::Q)]].getElementType();
+  // Static sizes from the types; the dynamic ones from the command line.
+  in.size.fill(ShapedType::kDynamic);
+  for (auto [n, r] : llvm::enumerate(in.argRole)) {
+    MemRefType type = in.argTypes[n];
+    if (type.getMemorySpace())
+      return func.emitError() << "argument #" << n
+                                 << " has a memory space; rocke-run "
+                                    "allocates host memory only";
+    for (auto [d, sym] : llvm::enumerate(symbolsOf(r))) {
+      int64_t extent = type.getDimSize(d);
+      if (ShapedType::isDynamic(extent))
+        continue;
+      if (!ShapedType::isDynamic(in.size[sym]) && in.size[sym] != extent)
+        return func.emitError() << "argument #" << n << " disagrees with "
+                                   << "the other arguments on dimension " << d;
+      in.size[sym] = extent;
+    }
+  }
+  struct Flag {
+    Sym sym;
+    int64_t value;
+    const char *name;
+  };
+  for (Flag f : {Flag{SB, batchFlag, "batch"}, Flag{SQ, seqQFlag, "seq-q"},
+                 Flag{SK, seqKFlag, "seq-k"}}) {
+    if (f.value != -1 && f.value < 1)
+      return first->emitError() << "--" << f.name << " must be positive";
+    if (ShapedType::isDynamic(in.size[f.sym])) {
+      if (f.value == -1)
+        return first->emitError()
+               << "the module has a dynamic " << f.name << " size; pass --"
+               << f.name << "=N";
+      in.size[f.sym] = f.value;
+    } else if (f.value != -1 && f.value != in.size[f.sym]) {
+      return first->emitError() << "--" << f.name << "=" << f.value
+                                << " contradicts the static size "
+                                << in.size[f.sym];
+    }
+  }
+  return in;
+}
+
+/// The buffer for argument `n`: strides and offset from the type when static,
+/// else the --layout strides (which must agree with any static stride).
+FailureOr<Buffer> allocate(Interface &in, unsigned n) {
+  MemRefType type = in.argTypes[n];
+  SmallVector<int64_t> shape;
+  for (Sym s : symbolsOf(in.argRole[n]))
+    shape.push_back(in.size[s]);
+  // Row-major over the storage order of the logical dims.
+  SmallVector<unsigned> order = {0, 1, 2};
+  if (shape.size() == 4)
+    order = layoutFlag == Layout::BHSD ? SmallVector<unsigned>{0, 2, 1, 3}
+                                       : SmallVector<unsigned>{0, 1, 2, 3};
+  SmallVector<int64_t> strides(shape.size());
+  int64_t running = 1;
+  for (unsigned d : llvm::reverse(order)) {
+    strides[d] = running;
+    running *= shape[d];
+  }
+  SmallVector<int64_t> typeStrides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(typeStrides, offset)))
+    return emitError(in.loc) << "argument #" << n << " is not strided";
+  if (type.getLayout().isIdentity()) {
+    running = 1;
+    for (int64_t d = shape.size() - 1; d >= 0; --d) {
+      strides[d] = running;
+      running *= shape[d];
+    }
+  } else if (llvm::none_of(typeStrides, ShapedType::isDynamic)) {
+    strides.assign(typeStrides.begin(), typeStrides.end());
+  } else {
+    for (auto [d, s] : llvm::enumerate(typeStrides))
+      if (!ShapedType::isDynamic(s) && s != strides[d])
+        return emitError(in.loc)
+               << "argument #" << n << ": static stride " << s << " of dim "
+               << d << " contradicts --layout";
+  }
+  offset = ShapedType::isDynamic(offset) ? 0 : offset;
+  // The oracle is for small problems; refuse what would exhaust the host.
+  int64_t span = offset + 1;
+  for (auto [extent, stride] : llvm::zip(shape, strides))
+    span += (extent - 1) * stride;
+  if (span > kMaxElements)
+    return emitError(in.loc) << "argument #" << n << " spans " << span
+                             << " elements, more than rocke-run's limit of "
+                             << kMaxElements;
+  return Buffer(type.getElementType(), shape, strides, offset);
+}
+
+//===----------------------------------------------------------------------===//
+// Lowering and JIT
+//===----------------------------------------------------------------------===//
+
+FailureOr<std::unique_ptr<ExecutionEngine>> compile(ModuleOp module,
+                                                    StringRef name) {
+  FunctionType type = module.lookupSymbol<func::FuncOp>(name).getFunctionType();
+  PassManager pm(module.getContext(), ModuleOp::getOperationName(),
+                 OpPassManager::Nesting::Implicit);
+  std::string error;
+  llvm::raw_string_ostream errorStream(error);
+  if (failed(parsePassPipeline(lowering, pm, errorStream)))
+    return module.emitError() << "invalid --lowering pipeline '" << lowering
+                              << "': " << error;
+  if (failed(pm.run(module)))
+    return module.emitError() << "the --lowering pipeline '" << lowering
+                              << "' failed";
+  auto lowered = module.lookupSymbol<func::FuncOp>(name);
+  if (!lowered || lowered.getFunctionType() != type)
+    return module.emitError() << "the --lowering pipeline changed or removed "
+                                 "the function @"
+                              << name;
+  WalkResult leftover = module.walk([](Operation *op) {
+    if (isa<fmha::FmhaDialect>(op->getDialect())) {
+      op->emitError() << "left by --lowering; append ',fmha-lower-to-loops' "
+                         "to lower what a strategy does not handle";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (leftover.wasInterrupted())
+    return failure();
+  lowered->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                   UnitAttr::get(module.getContext()));
+
+  PassManager host(module.getContext(), ModuleOp::getOperationName(),
+                   OpPassManager::Nesting::Implicit);
+  if (failed(parsePassPipeline(kHostPipeline, host)) ||
+      failed(host.run(module)))
+    return module.emitError()
+           << "rocke-run's host lowering to the LLVM dialect failed";
+
+  ExecutionEngineOptions options;
+  auto transformer = makeOptimizingTransformer(2, 0, nullptr);
+  options.transformer = transformer;
+  SmallVector<StringRef> libs;
+  if (llvm::sys::fs::exists(ROCKE_C_RUNNER_UTILS))
+    libs.push_back(ROCKE_C_RUNNER_UTILS);
+  options.sharedLibPaths = libs;
+  auto engine = ExecutionEngine::create(module, options);
+  if (!engine)
+    return module.emitError() << "JIT compilation failed: "
+                              << llvm::toString(engine.takeError());
+  (*engine)->initialize();
+  return std::move(*engine);
+}
+
+//===----------------------------------------------------------------------===//
+// Checking
+//===----------------------------------------------------------------------===//
+
+/// Prints one comparison line; returns whether it passed.
+bool report(StringRef name, const std::vector<double> &got,
+            const std::vector<double> &want, double tol,
+            ArrayRef<int64_t> subset = {}) {
+  double maxAbs = 0.0, maxRef = 0.0;
+  int64_t bad = 0;
+  auto visit = [&](int64_t i) {
+    double g = got[i], w = want[i];
+    if (std::isinf(w) && g == w)
+      return; // -inf statistics of fully masked rows, checked exactly
+    if (!std::isfinite(g) || !std::isfinite(w)) {
+      ++bad;
+      return;
+    }
+    maxAbs = std::max(maxAbs, std::fabs(g - w));
+    maxRef = std::max(maxRef, std::fabs(w));
+  };
+  if (subset.empty())
+    for (int64_t i = 0, e = got.size(); i < e; ++i)
+      visit(i);
+  else
+    llvm::for_each(subset, visit);
+  // Relative to the largest reference magnitude; absolute if that is 0.
+  double rel = maxRef > 0.0 ? maxAbs / maxRef : maxAbs;
+  bool pass = bad == 0 && rel <= tol;
+  llvm::outs() << llvm::format("%-7s max_abs=%.3e max_rel=%.3e tol=%.1e ",
+                               name.str().c_str(), maxAbs, rel, tol);
+  if (bad)
+    llvm::outs() << bad << " non-finite mismatches ";
+  llvm::outs() << (pass ? "PASS" : "FAIL") << "\n";
+  return pass;
+}
+
+class Runner {
+public:
+  Runner(Interface &in, ModuleOp module) : in(in), module(module) {}
+  LogicalResult run();
+
+private:
+  ref::Problem problem() const;
+  void generate();
+  bool checkOutputs();
+  bool checkMaskedExactZeros();
+  bool checkFiniteDifferences();
+  void describe();
+
+  Interface &in;
+  ModuleOp module;
+  SmallVector<Buffer> buffers;          // one per function argument
+  std::array<std::vector<double>, kNumRoles> values; // inputs, as doubles
+  ref::Problem p;
+  ref::Forward fwdRef;
+  ref::Gradients bwdRef;
+};
+
+ref::Problem Runner::problem() const {
+  ref::Problem p;
+  p.batch = in.size[SB];
+  p.seqQ = in.size[SQ];
+  p.seqK = in.size[SK];
+  p.headsQ = in.size[SHQ];
+  p.headsKV = in.size[SHKV];
+  p.headDimQK = in.size[SDQK];
+  p.headDimV = in.size[SDV];
+  p.scale = in.scale;
+  switch (in.mask.getKind()) {
+  case fmha::MaskKind::none:
+    p.mask.kind = ref::MaskKind::None;
+    break;
+  case fmha::MaskKind::causal:
+    p.mask.kind = ref::MaskKind::Causal;
+    break;
+  case fmha::MaskKind::sliding_window:
+    p.mask.kind = ref::MaskKind::SlidingWindow;
+    break;
+  case fmha::MaskKind::one_sided_window:
+    p.mask.kind = ref::MaskKind::OneSidedWindow;
+    break;
+  }
+  p.mask.bottomRight =
+      in.mask.getAlignment() == fmha::MaskAlignment::bottom_right;
+  p.mask.left = in.mask.getLeft();
+  p.mask.right = in.mask.getRight();
+  return p;
+}
+
+/// Inputs from the seed (rounded to the element type) and the reference. A
+/// lone backward gets O and statistics from the float64 forward, rounded as
+/// a forward kernel would store them.
+void Runner::generate() {
+  Generator gen(seedFlag);
+  auto fill = [&](Role r, size_t n) {
+    values[int(r)].resize(n);
+    for (double &x : values[int(r)])
+      x = Buffer::round(in.elt, gen.next(distFlag));
+  };
+  int64_t nq = p.batch * p.seqQ * p.headsQ;
+  int64_t nk = p.batch * p.seqK * p.headsKV;
+  fill(Role::Q, nq * p.headDimQK);
+  fill(Role::K, nk * p.headDimQK);
+  fill(Role::V, nk * p.headDimV);
+  if (in.hasBwd)
+    fill(Role::DO, nq * p.headDimV);
+  fwdRef = ref::forward(p, values[int(Role::Q)], values[int(Role::K)],
+                        values[int(Role::V)]);
+  auto rounded = [](Type elt, std::vector<double> x) {
+    for (double &e : x)
+      e = Buffer::round(elt, e);
+    return x;
+  };
+  Type f32 = Float32Type::get(module.getContext());
+  values[int(Role::O)] = rounded(in.elt, fwdRef.out);
+  values[int(Role::Stat0)] =
+      rounded(f32, in.log2Stats() ? fwdRef.max2 : fwdRef.lse);
+  values[int(Role::Stat1)] = rounded(f32, fwdRef.sum2);
+  if (in.hasBwd)
+    bwdRef = ref::backward(p, values[int(Role::Q)], values[int(Role::K)],
+                           values[int(Role::V)], values[int(Role::O)],
+                           values[int(Role::DO)]);
+}
+
+void Runner::describe() {
+  llvm::outs() << (in.hasFwd && in.hasBwd ? "fwd+bwd"
+                : in.hasFwd        ? "fwd"
+                                   : "bwd")
+               << " " << in.elt << " B=" << p.batch << " Sq=" << p.seqQ
+               << " Sk=" << p.seqK << " Hq=" << p.headsQ
+               << " Hkv=" << p.headsKV << " Dqk=" << p.headDimQK
+               << " Dv=" << p.headDimV << " mask=" << in.mask
+               << " stats=" << fmha::stringifyStatsEncoding(in.encoding)
+               << " lowering=" << lowering << "\n";
+}
+
+bool Runner::checkOutputs() {
+  double tol = toleranceFor(in.elt);
+  // bf16 gradient accumulators may lose what bf16 inputs lose.
+  double gradTol = tol;
+  if (in.accumulator && in.accumulator.isBF16())
+    gradTol = std::max(tol, toleranceFor(in.accumulator));
+  bool pass = true;
+  auto check = [&](Role r, const std::vector<double> &want, double t) {
+    if (in.has(r) && in.isOutput(r))
+      pass &= report(in.name(r), buffers[in.roleArg[int(r)]].read(), want, t);
+  };
+  check(Role::O, fwdRef.out, tol);
+  check(Role::Stat0, in.log2Stats() ? fwdRef.max2 : fwdRef.lse, tol);
+  check(Role::Stat1, fwdRef.sum2, tol);
+  check(Role::DQ, bwdRef.dq, gradTol);
+  check(Role::DK, bwdRef.dk, gradTol);
+  check(Role::DV, bwdRef.dv, gradTol);
+  return pass;
+}
+
+/// Fully masked query rows must give O = 0, empty statistics and dQ = 0, and
+/// keys no query sees dK = dV = 0, all exactly (not merely within tolerance).
+bool Runner::checkMaskedExactZeros() {
+  SmallVector<int64_t> rows, cols;
+  for (int64_t i = 0; i < p.seqQ; ++i)
+    if (llvm::none_of(llvm::seq<int64_t>(0, p.seqK), [&](int64_t j) {
+          return p.mask.visible(i, j, p.seqQ, p.seqK);
+        }))
+      rows.push_back(i);
+  for (int64_t j = 0; j < p.seqK; ++j)
+    if (llvm::none_of(llvm::seq<int64_t>(0, p.seqQ), [&](int64_t i) {
+          return p.mask.visible(i, j, p.seqQ, p.seqK);
+        }))
+      cols.push_back(j);
+  if (rows.empty() && cols.empty())
+    return true;
+  int64_t wrong = 0;
+  // Counts elements of [B, S, H, D] output `r` at sequence positions `at`
+  // that differ from `expect`.
+  auto count = [&](Role r, ArrayRef<int64_t> at, double expect) {
+    if (!in.has(r) || !in.isOutput(r))
+      return;
+    std::vector<double> got = buffers[in.roleArg[int(r)]].read();
+    bool stats = r == Role::Stat0 || r == Role::Stat1;
+    int64_t heads = r == Role::DK || r == Role::DV ? p.headsKV : p.headsQ;
+    int64_t seq = r == Role::DK || r == Role::DV ? p.seqK : p.seqQ;
+    int64_t dim = r == Role::DQ || r == Role::DK ? p.headDimQK : p.headDimV;
+    for (int64_t b = 0; b < p.batch; ++b)
+      for (int64_t h = 0; h < heads; ++h)
+        for (int64_t s : at) {
+          if (stats) {
+            wrong += got[(b * heads + h) * seq + s] != expect;
+            continue;
+          }
+          for (int64_t d = 0; d < dim; ++d)
+            wrong += got[ref::Problem::at(b, s, h, d, seq, heads, dim)] !=
+                     expect;
+        }
+  };
+  double negInf = -std::numeric_limits<double>::infinity();
+  count(Role::O, rows, 0.0);
+  count(Role::Stat0, rows, negInf);
+  count(Role::Stat1, rows, 0.0);
+  count(Role::DQ, rows, 0.0);
+  count(Role::DK, cols, 0.0);
+  count(Role::DV, cols, 0.0);
+  llvm::outs() << "masked  " << rows.size() << " empty query rows, "
+               << cols.size() << " unseen keys: " << wrong
+               << " inexact elements " << (wrong ? "FAIL" : "PASS") << "\n";
+  return wrong == 0;
+}
+
+/// Central differences of loss = sum(O * dO) of the float64 forward, against
+/// the module's gradients, on all or --fd-samples elements of Q, K and V.
+bool Runner::checkFiniteDifferences() {
+  Generator gen(seedFlag + 1);
+  bool pass = true;
+  int64_t group = p.headsQ / p.headsKV;
+  for (auto roles : {std::pair{Role::Q, Role::DQ},
+                     {Role::K, Role::DK},
+                     {Role::V, Role::DV}}) {
+    Role input = roles.first, grad = roles.second;
+    std::vector<double> &x = values[int(input)];
+    std::vector<double> fd(x.size(), 0.0);
+    SmallVector<int64_t> subset;
+    if (fdSamples == 0 || fdSamples >= x.size())
+      subset = llvm::to_vector(llvm::seq<int64_t>(0, x.size()));
+    else
+      for (unsigned s = 0; s < fdSamples; ++s)
+        subset.push_back(gen.index(x.size()));
+    int64_t dim = input == Role::V ? p.headDimV : p.headDimQK;
+    int64_t heads = input == Role::Q ? p.headsQ : p.headsKV;
+    int64_t seq = input == Role::Q ? p.seqQ : p.seqK;
+    for (int64_t e : subset) {
+      // [B, S, H, D] coordinates of the element and the rows it influences.
+      int64_t h = (e / dim) % heads, s = (e / dim / heads) % seq;
+      int64_t b = e / dim / heads / seq;
+      auto loss = [&] {
+        double l = 0.0;
+        if (input == Role::Q)
+          return ref::rowLoss(p, values[int(Role::Q)], values[int(Role::K)],
+                              values[int(Role::V)], values[int(Role::DO)], b,
+                              h, s);
+        for (int64_t hq = h * group; hq < (h + 1) * group; ++hq)
+          for (int64_t i = 0; i < p.seqQ; ++i)
+            l += ref::rowLoss(p, values[int(Role::Q)], values[int(Role::K)],
+                              values[int(Role::V)], values[int(Role::DO)], b,
+                              hq, i);
+        return l;
+      };
+      double saved = x[e];
+      x[e] = saved + kFdStep;
+      double plus = loss();
+      x[e] = saved - kFdStep;
+      double minus = loss();
+      x[e] = saved;
+      fd[e] = (plus - minus) / (2 * kFdStep);
+    }
+    double tol = std::max(kFdTolerance, toleranceFor(in.elt));
+    pass &= report(in.name(grad) + "(fd)",
+                   buffers[in.roleArg[int(grad)]].read(), fd, tol, subset);
+  }
+  return pass;
+}
+
+LogicalResult Runner::run() {
+  p = problem();
+  describe();
+  if (fdCheck && !in.hasBwd)
+    return emitError(in.loc) << "--fd-check needs an attention_bwd";
+  for (unsigned n = 0; n < in.argRole.size(); ++n) {
+    FailureOr<Buffer> b = allocate(in, n);
+    if (failed(b))
+      return failure();
+    buffers.push_back(std::move(*b));
+  }
+  generate();
+
+  auto engine = compile(module, in.funcName);
+  if (failed(engine))
+    return failure();
+  std::string entry = "_mlir_ciface_" + in.funcName;
+  SmallVector<SmallVector<int64_t>> descriptors;
+  SmallVector<void *> descriptorPtrs, args;
+  for (Buffer &b : buffers)
+    descriptors.push_back(b.descriptor());
+  for (auto &d : descriptors)
+    descriptorPtrs.push_back(d.data());
+  for (void *&d : descriptorPtrs)
+    args.push_back(&d);
+
+  SmallVector<Buffer> firstRun;
+  bool identical = true;
+  for (unsigned run = 0; run < std::max(1u, unsigned(repeatFlag)); ++run) {
+    for (auto [n, r] : llvm::enumerate(in.argRole)) {
+      if (in.isOutput(r))
+        buffers[n].poison();
+      else
+        buffers[n].write(values[int(r)]);
+    }
+    if (llvm::Error err = (*engine)->invokePacked(entry, args))
+      return emitError(in.loc) << "execution failed: " << llvm::toString(std::move(err));
+    if (run == 0)
+      firstRun = buffers;
+    else
+      for (auto [a, b] : llvm::zip(firstRun, buffers))
+        identical &= a.bitwiseEqual(b);
+  }
+
+  bool pass = checkOutputs();
+  pass &= checkMaskedExactZeros();
+  if (fdCheck)
+    pass &= checkFiniteDifferences();
+  if (expectIdentical) {
+    llvm::outs() << "repeat  " << repeatFlag << " runs "
+                 << (identical ? "bitwise identical PASS" : "differ FAIL")
+                 << "\n";
+    pass &= identical;
+  }
+  return success(pass);
+}
+
+LogicalResult processBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer,
+                            MLIRContext &context, int &caseNumber) {
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context);
+  int number = caseNumber++;
+  // Each case ends with "case N: PASS" or "case N: FAIL"; errors that stop
+  // it early are diagnostics on stderr.
+  LogicalResult result = [&]() -> LogicalResult {
+    OwningOpRef<ModuleOp> module =
+        parseSourceFile<ModuleOp>(sourceMgr, &context);
+    if (!module)
+      return failure();
+    FailureOr<Interface> in = analyze(*module);
+    if (failed(in))
+      return failure();
+    llvm::outs() << "case " << number << ": ";
+    return Runner(*in, *module).run();
+  }();
+  llvm::outs() << "case " << number << ": "
+               << (succeeded(result) ? "PASS" : "FAIL") << "\n";
+  return result;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  registerAllPasses();
+  registerRockePasses();
+  registerPipelines();
+  llvm::cl::ParseCommandLineOptions(
+      argc, argv,
+      "rocke-run: execute fmha modules on the CPU and check them against a "
+      "float64 reference\n");
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+  registry.insert<fmha::FmhaDialect>();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  context.printOpOnDiagnostic(false);
+  // Results and diagnostics interleave in the order they happen.
+  llvm::outs().SetUnbuffered();
+
+  std::string error;
+  auto file = openInputFile(inputFilename, &error);
+  if (!file) {
+    llvm::errs() << "rocke-run: " << error << "\n";
+    return 1;
+  }
+  int caseNumber = 0;
+  auto process = [&](std::unique_ptr<llvm::MemoryBuffer> chunk,
+                     raw_ostream &) {
+    return processBuffer(std::move(chunk), context, caseNumber);
+  };
+  LogicalResult result =
+      splitInputFile
+          ? splitAndProcessBuffer(std::move(file), process, llvm::outs())
+          : process(std::move(file), llvm::outs());
+  return failed(result) ? 1 : 0;
+}
