@@ -254,22 +254,15 @@ void LoopEmitter::emitForward(Value out, ValueRange stats) {
 
 void LoopEmitter::emitBackward(Value out, Value gradOut, ValueRange stats,
                                Value gradQ, Value gradK, Value gradV) {
-  Value negInf = cst(-std::numeric_limits<double>::infinity());
-  // Row statistics: (valid, offset, divisor) with P = exp(s - offset) / div.
-  // Rows the statistics mark empty contribute nothing (exact zero gradients).
+  // Row statistics: P = exp(s - offset) (lse) or exp2(t - M) / L. Only
+  // visible (query, key) pairs are ever evaluated, so the -inf statistics of
+  // fully masked rows are never read and their gradients stay exactly 0.
   struct Row {
-    Value valid, offset, divisor;
+    Value offset, divisor;
   };
   auto rowStats = [&](Value bi, Value h, Value i) {
     Value m = load(stats[0], {bi, h, i});
-    Value valid =
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, m, negInf);
-    if (!log2Stats())
-      return Row{valid, m, Value()};
-    Value l = load(stats[1], {bi, h, i});
-    valid = both(valid, arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
-                                              l, cst(0.0)));
-    return Row{valid, m, l};
+    return Row{m, log2Stats() ? load(stats[1], {bi, h, i}) : Value()};
   };
   auto prob = [&](const Row &row, Value bi, Value i, Value h, Value j,
                   Value hk) {
@@ -316,7 +309,7 @@ void LoopEmitter::emitBackward(Value out, Value gradOut, ValueRange stats,
         Value di = delta(bi, i, h);
         fill(accQ, dqk, cst(0.0));
         loop(seqK, [&](Value j) {
-          when(both(visible(i, j), row.valid), [&] {
+          when(visible(i, j), [&] {
             Value ds = dsOf(prob(row, bi, i, h, j, hk), bi, i, h, j, hk, di);
             axpy(accQ, dqk, ds, k, bi, j, hk);
           });
@@ -339,13 +332,10 @@ void LoopEmitter::emitBackward(Value out, Value gradOut, ValueRange stats,
               b, loc, arith::MulIOp::create(b, loc, hk, idx(group)), g);
           loop(seqQ, [&](Value i) {
             when(visible(i, j), [&] {
-              Row row = rowStats(bi, h, i);
-              when(row.valid, [&] {
-                Value p = prob(row, bi, i, h, j, hk);
-                Value ds = dsOf(p, bi, i, h, j, hk, delta(bi, i, h));
-                axpy(accK, dqk, ds, q, bi, i, h);
-                axpy(accV, dv, p, gradOut, bi, i, h);
-              });
+              Value p = prob(rowStats(bi, h, i), bi, i, h, j, hk);
+              Value ds = dsOf(p, bi, i, h, j, hk, delta(bi, i, h));
+              axpy(accK, dqk, ds, q, bi, i, h);
+              axpy(accV, dv, p, gradOut, bi, i, h);
             });
           });
         });

@@ -1,0 +1,133 @@
+// RUN: rocke-run --split-input-file %s | FileCheck %s
+// To check another lowering against the same cases, add one RUN line with
+// --lowering='<its pipeline>,fmha-lower-to-loops' (the trailing
+// fmha-lower-to-loops lowers whatever op the strategy leaves alone).
+//
+// f16, bf16 and f32 inputs, gradients in the input type or f32, a bf16
+// gradient accumulator and a non-default scale. Tolerances (max |err| / max
+// |ref|): f32 1e-4, f16 5e-3, bf16 3e-2.
+
+// CHECK-LABEL: case 0: fwd+bwd f16 B=1 Sq=100 Sk=100 Hq=4 Hkv=2 Dqk=64 Dv=64 mask=#fmha.mask<causal> stats=lse
+// CHECK-NEXT: {{^}}O {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}lse {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}dQ {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}dK {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}dV {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: case 0: PASS
+func.func @case0(%q: memref<1x100x4x64xf16>, %k: memref<1x100x2x64xf16>, %v: memref<1x100x2x64xf16>, %o: memref<1x100x4x64xf16>, %do: memref<1x100x4x64xf16>, %lse: memref<1x4x100xf32>, %dq: memref<1x100x4x64xf16>, %dk: memref<1x100x2x64xf16>, %dv: memref<1x100x2x64xf16>) {
+  fmha.attention_fwd %q, %k, %v -> %o, stats(%lse) {mask = #fmha.mask<causal>}
+    : memref<1x100x4x64xf16>, memref<1x100x2x64xf16>, memref<1x100x2x64xf16> -> memref<1x100x4x64xf16>, stats(memref<1x4x100xf32>)
+  fmha.attention_bwd %q, %k, %v, %o, %do, stats(%lse) -> %dq, %dk, %dv {mask = #fmha.mask<causal>}
+    : memref<1x100x4x64xf16>, memref<1x100x2x64xf16>, memref<1x100x2x64xf16>, memref<1x100x4x64xf16>, memref<1x100x4x64xf16>, stats(memref<1x4x100xf32>)
+      -> memref<1x100x4x64xf16>, memref<1x100x2x64xf16>, memref<1x100x2x64xf16>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: case 1: fwd+bwd bf16 B=1 Sq=100 Sk=17 Hq=2 Hkv=1 Dqk=128 Dv=128 mask=#fmha.mask<causal, alignment = bottom_right> stats=lse
+// CHECK-NEXT: {{^}}O {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}lse {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}dQ {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}dK {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}dV {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: masked  83 empty query rows, 0 unseen keys: 0 inexact elements PASS
+// CHECK-NEXT: case 1: PASS
+func.func @case1(%q: memref<1x100x2x128xbf16>, %k: memref<1x17x1x128xbf16>, %v: memref<1x17x1x128xbf16>, %o: memref<1x100x2x128xbf16>, %do: memref<1x100x2x128xbf16>, %lse: memref<1x2x100xf32>, %dq: memref<1x100x2x128xbf16>, %dk: memref<1x17x1x128xbf16>, %dv: memref<1x17x1x128xbf16>) {
+  fmha.attention_fwd %q, %k, %v -> %o, stats(%lse) {mask = #fmha.mask<causal, alignment = bottom_right>}
+    : memref<1x100x2x128xbf16>, memref<1x17x1x128xbf16>, memref<1x17x1x128xbf16> -> memref<1x100x2x128xbf16>, stats(memref<1x2x100xf32>)
+  fmha.attention_bwd %q, %k, %v, %o, %do, stats(%lse) -> %dq, %dk, %dv {mask = #fmha.mask<causal, alignment = bottom_right>}
+    : memref<1x100x2x128xbf16>, memref<1x17x1x128xbf16>, memref<1x17x1x128xbf16>, memref<1x100x2x128xbf16>, memref<1x100x2x128xbf16>, stats(memref<1x2x100xf32>)
+      -> memref<1x100x2x128xbf16>, memref<1x17x1x128xbf16>, memref<1x17x1x128xbf16>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: case 2: bwd f16 B=1 Sq=17 Sk=17 Hq=4 Hkv=2 Dqk=64 Dv=64 mask=#fmha.mask<sliding_window, left = 3, right = 3> stats=lse
+// CHECK-NEXT: {{^}}dQ {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}dK {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}dV {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: case 2: PASS
+func.func @case2(%q: memref<1x17x4x64xf16>, %k: memref<1x17x2x64xf16>, %v: memref<1x17x2x64xf16>, %o: memref<1x17x4x64xf16>, %do: memref<1x17x4x64xf16>, %lse: memref<1x4x17xf32>, %dq: memref<1x17x4x64xf32>, %dk: memref<1x17x2x64xf32>, %dv: memref<1x17x2x64xf32>) {
+  fmha.attention_bwd %q, %k, %v, %o, %do, stats(%lse) -> %dq, %dk, %dv {mask = #fmha.mask<sliding_window, left = 3, right = 3>}
+    : memref<1x17x4x64xf16>, memref<1x17x2x64xf16>, memref<1x17x2x64xf16>, memref<1x17x4x64xf16>, memref<1x17x4x64xf16>, stats(memref<1x4x17xf32>)
+      -> memref<1x17x4x64xf32>, memref<1x17x2x64xf32>, memref<1x17x2x64xf32>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: case 3: bwd bf16 B=1 Sq=17 Sk=17 Hq=4 Hkv=1 Dqk=64 Dv=64 mask=#fmha.mask<none> stats=lse
+// CHECK-NEXT: {{^}}dQ {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}dK {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}dV {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: case 3: PASS
+func.func @case3(%q: memref<1x17x4x64xbf16>, %k: memref<1x17x1x64xbf16>, %v: memref<1x17x1x64xbf16>, %o: memref<1x17x4x64xbf16>, %do: memref<1x17x4x64xbf16>, %lse: memref<1x4x17xf32>, %dq: memref<1x17x4x64xf32>, %dk: memref<1x17x1x64xf32>, %dv: memref<1x17x1x64xf32>) {
+  fmha.attention_bwd %q, %k, %v, %o, %do, stats(%lse) -> %dq, %dk, %dv {deterministic, accumulator_type = bf16}
+    : memref<1x17x4x64xbf16>, memref<1x17x1x64xbf16>, memref<1x17x1x64xbf16>, memref<1x17x4x64xbf16>, memref<1x17x4x64xbf16>, stats(memref<1x4x17xf32>)
+      -> memref<1x17x4x64xf32>, memref<1x17x1x64xf32>, memref<1x17x1x64xf32>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: case 4: fwd f16 B=1 Sq=100 Sk=100 Hq=2 Hkv=2 Dqk=128 Dv=128 mask=#fmha.mask<one_sided_window, alignment = bottom_right, left = 7> stats=lse
+// CHECK-NEXT: {{^}}O {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}lse {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: case 4: PASS
+func.func @case4(%q: memref<1x100x2x128xf16>, %k: memref<1x100x2x128xf16>, %v: memref<1x100x2x128xf16>, %o: memref<1x100x2x128xf16>, %lse: memref<1x2x100xf32>) {
+  fmha.attention_fwd %q, %k, %v -> %o, stats(%lse) {mask = #fmha.mask<one_sided_window, alignment = bottom_right, left = 7>}
+    : memref<1x100x2x128xf16>, memref<1x100x2x128xf16>, memref<1x100x2x128xf16> -> memref<1x100x2x128xf16>, stats(memref<1x2x100xf32>)
+  return
+}
+
+// -----
+
+// CHECK-LABEL: case 5: fwd bf16 B=1 Sq=17 Sk=100 Hq=2 Hkv=2 Dqk=64 Dv=64 mask=#fmha.mask<causal> stats=log2_max_sum
+// CHECK-NEXT: {{^}}O {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}M {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}L {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: masked  0 empty query rows, 83 unseen keys: 0 inexact elements PASS
+// CHECK-NEXT: case 5: PASS
+func.func @case5(%q: memref<1x17x2x64xbf16>, %k: memref<1x100x2x64xbf16>, %v: memref<1x100x2x64xbf16>, %o: memref<1x17x2x64xbf16>, %m: memref<1x2x17xf32>, %l: memref<1x2x17xf32>) {
+  fmha.attention_fwd %q, %k, %v -> %o, stats(%m, %l) {mask = #fmha.mask<causal>, stats_encoding = #fmha.stats<log2_max_sum>}
+    : memref<1x17x2x64xbf16>, memref<1x100x2x64xbf16>, memref<1x100x2x64xbf16> -> memref<1x17x2x64xbf16>, stats(memref<1x2x17xf32>, memref<1x2x17xf32>)
+  return
+}
+
+// -----
+
+// CHECK-LABEL: case 6: fwd+bwd f32 B=1 Sq=17 Sk=100 Hq=4 Hkv=2 Dqk=64 Dv=64 mask=#fmha.mask<causal, alignment = bottom_right> stats=lse
+// CHECK-NEXT: {{^}}O {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}lse {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}dQ {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}dK {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}dV {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: case 6: PASS
+func.func @case6(%q: memref<1x17x4x64xf32>, %k: memref<1x100x2x64xf32>, %v: memref<1x100x2x64xf32>, %o: memref<1x17x4x64xf32>, %do: memref<1x17x4x64xf32>, %lse: memref<1x4x17xf32>, %dq: memref<1x17x4x64xf32>, %dk: memref<1x100x2x64xf32>, %dv: memref<1x100x2x64xf32>) {
+  fmha.attention_fwd %q, %k, %v -> %o, stats(%lse) {mask = #fmha.mask<causal, alignment = bottom_right>, scale = 0.3 : f32}
+    : memref<1x17x4x64xf32>, memref<1x100x2x64xf32>, memref<1x100x2x64xf32> -> memref<1x17x4x64xf32>, stats(memref<1x4x17xf32>)
+  fmha.attention_bwd %q, %k, %v, %o, %do, stats(%lse) -> %dq, %dk, %dv {mask = #fmha.mask<causal, alignment = bottom_right>, scale = 0.3 : f32}
+    : memref<1x17x4x64xf32>, memref<1x100x2x64xf32>, memref<1x100x2x64xf32>, memref<1x17x4x64xf32>, memref<1x17x4x64xf32>, stats(memref<1x4x17xf32>)
+      -> memref<1x17x4x64xf32>, memref<1x100x2x64xf32>, memref<1x100x2x64xf32>
+  return
+}
+
+// -----
+
+// CHECK-LABEL: case 7: fwd+bwd bf16 B=1 Sq=17 Sk=17 Hq=2 Hkv=2 Dqk=128 Dv=128 mask=#fmha.mask<none> stats=lse
+// CHECK-NEXT: {{^}}O {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}lse {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}dQ {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}dK {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}dV {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: case 7: PASS
+func.func @case7(%q: memref<1x17x2x128xbf16>, %k: memref<1x17x2x128xbf16>, %v: memref<1x17x2x128xbf16>, %o: memref<1x17x2x128xbf16>, %do: memref<1x17x2x128xbf16>, %lse: memref<1x2x17xf32>, %dq: memref<1x17x2x128xf32>, %dk: memref<1x17x2x128xf32>, %dv: memref<1x17x2x128xf32>) {
+  fmha.attention_fwd %q, %k, %v -> %o, stats(%lse) {scale = 0.05 : f32}
+    : memref<1x17x2x128xbf16>, memref<1x17x2x128xbf16>, memref<1x17x2x128xbf16> -> memref<1x17x2x128xbf16>, stats(memref<1x2x17xf32>)
+  fmha.attention_bwd %q, %k, %v, %o, %do, stats(%lse) -> %dq, %dk, %dv {scale = 0.05 : f32}
+    : memref<1x17x2x128xbf16>, memref<1x17x2x128xbf16>, memref<1x17x2x128xbf16>, memref<1x17x2x128xbf16>, memref<1x17x2x128xbf16>, stats(memref<1x2x17xf32>)
+      -> memref<1x17x2x128xf32>, memref<1x17x2x128xf32>, memref<1x17x2x128xf32>
+  return
+}
