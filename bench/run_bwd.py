@@ -25,7 +25,6 @@ import argparse
 import json
 import math
 import os
-import re
 import statistics
 import sys
 import time
@@ -34,6 +33,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
+
+from kernel_abi import (eval_expr, is_scratch, launch_list, parse_memref,
+                        scratch_spec)
 
 try:
     import cupy as cp
@@ -44,86 +46,6 @@ DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}
 # Relative-error floors (max abs error / max |reference|) below which a
 # result passes whatever PyTorch's own low-precision error is.
 REL_FLOOR = {"f16": 2e-3, "bf16": 1.6e-2}
-SIZE_NAMES = ("B", "Sq", "Sk", "Hq", "Hkv", "Dqk", "Dv")
-
-
-# --------------------------------------------------------------------------
-# ABI: memref types, roles, grid expressions
-# --------------------------------------------------------------------------
-
-def split_top(s, sep=","):
-    parts, depth, cur = [], 0, ""
-    for ch in s:
-        if ch in "<([{":
-            depth += 1
-        elif ch in ">)]}":
-            depth -= 1
-        if ch == sep and depth == 0:
-            parts.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        parts.append(cur.strip())
-    return parts
-
-
-def parse_memref(t):
-    """memref<?x?x16x64xbf16, strided<[?, 64, ?, 1]>> -> dict or None."""
-    t = t.strip()
-    if not t.startswith("memref<"):
-        return None
-    parts = split_top(t[len("memref<"):-1])
-    dims = parts[0].split("x")
-    shape = [None if d == "?" else int(d) for d in dims[:-1]]
-    strides = None
-    for p in parts[1:]:
-        m = re.match(r"strided<\[([^\]]*)\]", p)
-        if m:
-            strides = [None if s.strip() == "?" else int(s)
-                       for s in m.group(1).split(",")]
-    if strides is None:  # identity layout: contiguous
-        strides, acc = [], 1
-        for d in reversed(shape):
-            strides.insert(0, acc if acc is not None else None)
-            acc = None if (d is None or acc is None) else acc * d
-    return {"elt": dims[-1], "shape": shape, "strides": strides}
-
-
-def ceildiv(a, b):
-    return -(-a // b)
-
-
-def eval_expr(expr, env):
-    """Grid/shape expressions: sizes, integers, + - * ( ) and ceildiv(a,b)."""
-    expr = str(expr)
-    if not re.fullmatch(r"[\sA-Za-z0-9_+\-*(),]*", expr):
-        raise ValueError("bad expression %r" % expr)
-    unknown = set(re.findall(r"[A-Za-z_]\w*", expr)) - set(env) - {"ceildiv"}
-    if unknown:
-        raise ValueError("expression %r uses unknown %s" % (expr, unknown))
-    return int(eval(expr, {"__builtins__": {}}, dict(env, ceildiv=ceildiv)))
-
-
-SCRATCH_SHAPES = {  # logical shapes of the named scratch buffers
-    "dq_accum": "[B,Sq,Hq,Dqk]", "dk_accum": "[B,Sk,Hkv,Dqk]",
-    "dv_accum": "[B,Sk,Hkv,Dv]", "delta": "[B,Hq,Sq]",
-    # deterministic tiled dQ: one partial per KV block of the main kernel
-    "dq_partial": "[ceildiv(Sk,BKV),B,Sq,Hq,Dqk]",
-}
-
-
-def scratch_spec(role, env):
-    """'<name>:<elt>:<init>[:[shape]]' or '<name>:<elt>:[shape]' ->
-    (name, torch dtype, shape)."""
-    fields = role.split(":")
-    name, elt = fields[0], fields[1]
-    shape = next((f for f in fields[2:] if f.startswith("[")), None)
-    shape = shape or SCRATCH_SHAPES.get(name)
-    if shape is None:
-        raise ValueError("scratch role %r: unknown buffer and no shape" % role)
-    dims = [eval_expr(d, env) for d in split_top(shape.strip()[1:-1])]
-    return name, DTYPES[elt], dims
 
 
 class Backward:
@@ -133,23 +55,11 @@ class Backward:
         with open(os.path.join(directory, name + ".config.json")) as f:
             self.cfg = json.load(f)["config"]
         with open(os.path.join(directory, name + ".ptx.json")) as f:
-            dump = json.load(f)
+            kernels = launch_list(json.load(f))
         self.module = cp.RawModule(path=os.path.join(directory, name + ".ptx"))
         self.module.compile()
-        self.kernels = []
-        for k in dump["kernels"]:
-            if "launch" not in k:
-                raise RuntimeError("%s has no rocke.launch facts (was "
-                                   "fmha-record-kernel-abi run?)" % k["name"])
-            want = sum(len(a["abi"]) for a in k["args"])
-            have = k.get("metadata", {}).get("param_count")
-            if have != want:
-                raise RuntimeError("%s: PTX has %s params, the recorded ABI "
-                                   "expands to %d" % (k["name"], have, want))
-            args = [dict(role=a["name"], type=a["type"]) for a in k["args"]]
-            self.kernels.append((dict(k["launch"], name=k["name"], args=args),
-                                 self.module.get_function(k["name"])))
-        self.kernels.sort(key=lambda kf: kf[0]["order"])
+        self.kernels = [(k, self.module.get_function(k["name"]))
+                        for k in kernels]
 
     def bind(self, env, tensors, scratch_fill=None):
         """Launch list [(function, grid, block, args)] for one problem; the
@@ -164,10 +74,11 @@ class Backward:
                 if mt is None:
                     args.append(np.int64(env[role]))
                     continue
-                if ":" in role:
-                    name, dt, shape = scratch_spec(role, env)
+                if is_scratch(role):
+                    name, elt, shape, _ = scratch_spec(role, env)
                     if name not in scratch:
-                        buf = torch.empty(shape, dtype=dt, device="cuda")
+                        buf = torch.empty(shape, dtype=DTYPES[elt],
+                                          device="cuda")
                         if scratch_fill is not None:
                             buf.fill_(scratch_fill)
                         scratch[name] = buf
@@ -504,6 +415,42 @@ def print_bench_row(r):
         c("sdpa_default"), c("sdpa_flash"), extra), flush=True)
 
 
+def markdown(results):
+    """The validation and benchmark tables as Markdown (docs/BENCHMARKS.md)."""
+    out = ["| strategy | dtype | D | Hq/Hkv | mask | Sq | Sk | det | "
+           "dQ rel (torch) | dK rel (torch) | dV rel (torch) | ms | result |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in results["validation"]:
+        e = ["%.1e (%.1e)" % (r[n]["rel"], r[n]["torch_rel"])
+             for n in ("dq", "dk", "dv")]
+        det = ""
+        if r["det"]:
+            det = "bits equal" if r.get("bitwise_repeat") else "bits differ"
+        out.append("| %s | %s | %d | %d/%d | %s | %d | %d | %s | %s | %s | %s "
+                   "| %.1f | %s |" % (
+                       r["strategy"], r["dtype"], r["D"], r["Hq"], r["Hkv"],
+                       r["mask"], r["Sq"], r["Sk"], det, e[0], e[1], e[2],
+                       r["ms"], "pass" if r["ok"] else "FAIL " + r["notes"]))
+    out += ["", "| D | S | B | mask | ours ms | ours TFLOP/s | ours rel err "
+            "| SDPA default ms | TFLOP/s | SDPA flash ms | TFLOP/s |",
+            "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in results["bench"]:
+        cells = []
+        for key in ("ours", "sdpa_default", "sdpa_flash"):
+            x = r.get(key) or {"error": "not built"}
+            if "error" in x:
+                cells += [x["error"], "-"] + (["-"] if key == "ours" else [])
+                continue
+            cells += ["%.3f" % x["ms"], "%.1f" % x["tflops"]]
+            if key == "ours":
+                cells.append("%.1e" % x["rel_vs_sdpa"]
+                             if "rel_vs_sdpa" in x else "-")
+        out.append("| %d | %d | %d | %s | %s |" % (
+            r["D"], r["S"], r["B"], "causal" if r["causal"] else "none",
+            " | ".join(cells)))
+    return "\n".join(out) + "\n"
+
+
 # --------------------------------------------------------------------------
 
 def main():
@@ -606,6 +553,8 @@ def main():
         os.makedirs(a.out, exist_ok=True)
         with open(os.path.join(a.out, "results.json"), "w") as f:
             json.dump(results, f, indent=1)
+        with open(os.path.join(a.out, "tables.md"), "w") as f:
+            f.write(markdown(results))
     return 1 if failed or results["errors"] else 0
 
 

@@ -1,0 +1,123 @@
+"""The launch recipe of generated kernels, from fmha-dump-binary's sidecar.
+
+Pure Python (no GPU, no NumPy): memref argument types, grid and scratch-shape
+expressions over the problem sizes, scratch-buffer roles (conventions in
+lib/KernelBuilder.h) and the kernels of one sidecar in launch order.
+bench/run_bwd.py binds these to tensors; python/tests checks them on CI.
+"""
+import re
+
+SIZE_NAMES = ("B", "Sq", "Sk", "Hq", "Hkv", "Dqk", "Dv")
+
+# Logical shapes of the named scratch buffers (roles "<name>:<elt>:<init>").
+SCRATCH_SHAPES = {
+    "dq_accum": "[B,Sq,Hq,Dqk]", "dk_accum": "[B,Sk,Hkv,Dqk]",
+    "dv_accum": "[B,Sk,Hkv,Dv]", "delta": "[B,Hq,Sq]",
+    # deterministic tiled dQ: one partial per KV block (BKV keys) of the main
+    # kernel
+    "dq_partial": "[ceildiv(Sk,BKV),B,Sq,Hq,Dqk]",
+}
+
+
+def split_top(s, sep=","):
+    """Split on `sep` outside <>, (), [] and {}."""
+    parts, depth, cur = [], 0, ""
+    for ch in s:
+        if ch in "<([{":
+            depth += 1
+        elif ch in ">)]}":
+            depth -= 1
+        if ch == sep and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur.strip())
+    return parts
+
+
+def parse_memref(t):
+    """memref<?x?x16x64xbf16, strided<[?, 64, ?, 1]>> ->
+    {elt, shape, strides} (None for dynamic), or None for a non-memref."""
+    t = t.strip()
+    if not t.startswith("memref<"):
+        return None
+    parts = split_top(t[len("memref<"):-1])
+    dims = parts[0].split("x")
+    shape = [None if d == "?" else int(d) for d in dims[:-1]]
+    strides = None
+    for p in parts[1:]:
+        m = re.match(r"strided<\[([^\]]*)\]", p)
+        if m:
+            strides = [None if x.strip() == "?" else int(x)
+                       for x in m.group(1).split(",")]
+    if strides is None:  # identity layout: row-major contiguous
+        strides, acc = [], 1
+        for d in reversed(shape):
+            strides.insert(0, acc)
+            acc = None if (d is None or acc is None) else acc * d
+    return {"elt": dims[-1], "shape": shape, "strides": strides}
+
+
+def ceildiv(a, b):
+    return -(-a // b)
+
+
+def eval_expr(expr, env):
+    """Sizes, integers, + - * ( ) and ceildiv(a,b); nothing else."""
+    expr = str(expr)
+    if not re.fullmatch(r"[\sA-Za-z0-9_+\-*(),]*", expr):
+        raise ValueError("bad expression %r" % expr)
+    unknown = set(re.findall(r"[A-Za-z_]\w*", expr)) - set(env) - {"ceildiv"}
+    if unknown:
+        raise ValueError("expression %r uses unknown %s"
+                         % (expr, sorted(unknown)))
+    return int(eval(expr, {"__builtins__": {}}, dict(env, ceildiv=ceildiv)))
+
+
+def is_scratch(role):
+    return ":" in role
+
+
+def scratch_spec(role, env):
+    """'<name>:<elt>:<init>', optionally with a ':[shape]' field ->
+    (name, element type, shape, init)."""
+    fields = role.split(":")
+    if len(fields) < 3:
+        raise ValueError("scratch role %r: want <name>:<elt>:<init>" % role)
+    name, elt = fields[0], fields[1]
+    shape = next((f for f in fields[2:] if f.startswith("[")), None)
+    init = next((f for f in fields[2:] if not f.startswith("[")), "none")
+    shape = shape or SCRATCH_SHAPES.get(name)
+    if shape is None:
+        raise ValueError("scratch role %r: unknown buffer and no shape" % role)
+    dims = [eval_expr(d, env) for d in split_top(shape.strip()[1:-1])]
+    return name, elt, dims, init
+
+
+def launch_list(sidecar):
+    """Kernels of a fmha-dump-binary sidecar (dict) in launch order:
+    [{name, order, grid, block, args: [{role, type}]}]. Checks that the
+    recorded calling-convention expansion matches the PTX parameter count."""
+    kernels = []
+    for k in sidecar["kernels"]:
+        if "launch" not in k:
+            raise ValueError("%s has no rocke.launch facts (was "
+                             "fmha-record-kernel-abi run?)" % k["name"])
+        want = sum(len(a["abi"]) for a in k["args"])
+        have = k.get("metadata", {}).get("param_count")
+        if have is not None and have != want:
+            raise ValueError("%s: the code has %s parameters, the recorded "
+                             "ABI expands to %d" % (k["name"], have, want))
+        launch = k["launch"]
+        roles = launch["args"]
+        if len(roles) != len(k["args"]):
+            raise ValueError("%s: %d roles for %d arguments"
+                             % (k["name"], len(roles), len(k["args"])))
+        kernels.append(dict(name=k["name"], order=launch["order"],
+                            grid=launch["grid"], block=launch["block"],
+                            args=[dict(role=r, type=a["type"])
+                                  for r, a in zip(roles, k["args"])]))
+    kernels.sort(key=lambda k: k["order"])
+    return kernels

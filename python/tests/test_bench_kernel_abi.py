@@ -1,0 +1,79 @@
+"""bench/kernel_abi.py: the launch recipe the H200 runner reads from
+fmha-dump-binary's sidecar (the runner itself needs a GPU)."""
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
+                                "bench"))
+import kernel_abi as abi  # noqa: E402
+
+
+def memref_arg(t, rank):
+    fields = ["allocated", "aligned", "offset"] + \
+        ["size%d" % i for i in range(rank)] + \
+        ["stride%d" % i for i in range(rank)]
+    return {"type": t, "abi": [{"field": f} for f in fields]}
+
+
+def sidecar(param_count=11):
+    return {"kernels": [
+        {"name": "main", "args": [memref_arg("memref<?x?x16x64xbf16, "
+                                             "strided<[?, 64, ?, 1]>>", 4)],
+         "launch": {"order": 1, "grid": ["ceildiv(Sk,64)", "Hkv", "B"],
+                    "block": [128, 1, 1], "args": ["q"]},
+         "metadata": {"param_count": param_count}},
+        {"name": "zero", "args": [memref_arg("memref<?x16x?xf32>", 3)],
+         "launch": {"order": 0, "grid": ["ceildiv(B*Hq*Sq,256)", "1", "1"],
+                    "block": [256, 1, 1], "args": ["delta:f32:none"]},
+         "metadata": {"param_count": 9}},
+    ]}
+
+
+def test_launch_order_and_roles():
+    ks = abi.launch_list(sidecar())
+    assert [k["name"] for k in ks] == ["zero", "main"]
+    assert ks[1]["args"][0]["role"] == "q"
+    env = dict(B=2, Sq=1000, Sk=1000, Hq=16, Hkv=4, Dqk=64, Dv=64)
+    assert [abi.eval_expr(g, env) for g in ks[1]["grid"]] == [16, 4, 2]
+    assert abi.eval_expr(ks[0]["grid"][0], env) == 125
+
+
+def test_param_count_mismatch_is_an_error():
+    with pytest.raises(ValueError, match="expands to 11"):
+        abi.launch_list(sidecar(param_count=10))
+
+
+def test_missing_launch_facts():
+    s = sidecar()
+    del s["kernels"][0]["launch"]
+    with pytest.raises(ValueError, match="fmha-record-kernel-abi"):
+        abi.launch_list(s)
+
+
+def test_parse_memref():
+    m = abi.parse_memref("memref<?x?x16x64xbf16, strided<[?, 64, ?, 1]>>")
+    assert m == {"elt": "bf16", "shape": [None, None, 16, 64],
+                 "strides": [None, 64, None, 1]}
+    assert abi.parse_memref("memref<?x16x?xf32>")["strides"] == [None, None, 1]
+    assert abi.parse_memref("memref<2x3x4xf32, 1>")["strides"] == [12, 4, 1]
+    assert abi.parse_memref("index") is None
+
+
+@pytest.mark.parametrize("expr", ["__import__('os')", "B.real", "Sq/2",
+                                  "X+1"])
+def test_eval_expr_rejects(expr):
+    with pytest.raises(ValueError):
+        abi.eval_expr(expr, dict(B=2, Sq=4))
+
+
+def test_scratch_shapes():
+    env = dict(B=2, Sq=100, Sk=130, Hq=16, Hkv=4, Dqk=64, Dv=64, BKV=64)
+    assert abi.scratch_spec("dk_accum:f32:zero", env) == \
+        ("dk_accum", "f32", [2, 130, 4, 64], "zero")
+    assert abi.scratch_spec("dq_partial:f32:zero", env)[2] == \
+        [3, 2, 100, 16, 64]
+    assert abi.scratch_spec("delta:f32:[B,Hq,Sq]", env)[2] == [2, 16, 100]
+    with pytest.raises(ValueError, match="unknown buffer"):
+        abi.scratch_spec("mystery:f32:zero", env)
