@@ -1,0 +1,144 @@
+//===- rocke-fuzz.cpp - libFuzzer target: parse, verify, pipelines --------===//
+//
+// Each input is MLIR text. It is parsed (the parser verifies), printed and
+// parsed again (printers must round-trip), then every pipeline of getPipelines()
+// runs on its own clone of the module. Diagnostics are the expected outcome
+// of bad input and are swallowed; what the fuzzer reports are crashes,
+// assertion failures, sanitizer errors, time-outs and report_fatal_error.
+//
+// Built only with -DROCKE_ENABLE_FUZZER=ON (tools/fuzz.sh).
+//
+//===----------------------------------------------------------------------===//
+#include "dialect/FmhaDialect.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+
+#include "llvm/Support/ErrorHandling.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+using namespace mlir;
+
+namespace {
+/// The project's pipelines, each a list of stages in textual pass-pipeline
+/// syntax (filled in LLVMFuzzerInitialize). A stage that does not parse (its
+/// pass is not registered yet) is left out, so the target builds and runs
+/// before every pass has landed. The ROCDL finish emits ISA text
+/// (format=isa): the same code generation as a HSACO without spawning ld.lld
+/// for every input.
+std::vector<std::vector<std::string>> &getPipelines() {
+  static std::vector<std::vector<std::string>> pipelines;
+  return pipelines;
+}
+
+DialectRegistry &getRegistry() {
+  static DialectRegistry registry;
+  return registry;
+}
+
+/// Parses `text` into a module in `ctx`; null when it does not parse/verify.
+OwningOpRef<ModuleOp> parse(MLIRContext &ctx, const std::string &text) {
+  ParserConfig config(&ctx);
+  // std::string keeps a NUL after the data, which the lexer relies on.
+  return parseSourceString<ModuleOp>(text, config, "fuzz-input");
+}
+
+void runPipeline(ModuleOp module, const std::vector<std::string> &stages) {
+  OwningOpRef<ModuleOp> clone = module.clone();
+  for (const std::string &stage : stages) {
+    PassManager pm(module.getContext());
+    if (failed(parsePassPipeline(stage, pm, llvm::nulls())))
+      continue;
+    if (failed(pm.run(*clone)))
+      return;
+  }
+}
+} // namespace
+
+// The project's code is built with ASan, LLVM/MLIR's libraries are not: the
+// inline BumpPtrAllocator code in our objects poisons slabs that the
+// libraries' copies then use without unpoisoning, a false use-after-poison.
+// Manual poisoning is therefore off; heap/stack checks stay.
+extern "C" const char *__asan_default_options() {
+  return "allow_user_poisoning=0";
+}
+
+extern "C" int LLVMFuzzerInitialize(int *, char ***) {
+  registerAllPasses();
+  rocke::registerRockePasses();
+  rocke::registerPipelines();
+
+  // The same registry as rocke-opt, so every finding reproduces there.
+  DialectRegistry &registry = getRegistry();
+  registerAllDialects(registry);
+  registry.insert<rocke::fmha::FmhaDialect>();
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+
+  // Say which stages run, so a pipeline that never registers is visible.
+  // fmha-dump-binary also runs on the input itself: gpu.binary ops with
+  // arbitrary objects and rocke.kernels attributes reach its readers.
+  SmallString<128> out;
+  llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, out);
+  llvm::sys::path::append(
+      out, "rocke-fuzz-" + std::to_string(llvm::sys::Process::getProcessId()) +
+               ".bin");
+  std::string dump = "fmha-dump-binary{output='" + out.str().str() + "'}";
+  getPipelines() = {
+      {"fmha-lower-to-loops"},
+      {"fmha-lower-mma"},
+      {"fmha-bwd-to-kernels", "fmha-rocdl-to-hsaco{chip=gfx942 format=isa}",
+       dump},
+      {dump},
+  };
+
+  for (const std::vector<std::string> &stages : getPipelines())
+    for (const std::string &stage : stages) {
+      OpPassManager probe(ModuleOp::getOperationName());
+      std::string why;
+      llvm::raw_string_ostream os(why);
+      if (succeeded(parsePassPipeline(stage, probe, os)))
+        llvm::errs() << "rocke-fuzz: stage '" << stage << "' runs\n";
+      else
+        llvm::errs() << "rocke-fuzz: stage '" << stage
+                     << "' does not parse, skipped: " << why << "\n";
+    }
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  std::string text(reinterpret_cast<const char *>(data), size);
+  MLIRContext ctx(getRegistry(), MLIRContext::Threading::DISABLED);
+  ScopedDiagnosticHandler silence(&ctx, [](Diagnostic &) { return success(); });
+
+  OwningOpRef<ModuleOp> module = parse(ctx, text);
+  if (!module)
+    return 0;
+
+  // What the printers write, the parser must read back.
+  std::string printed;
+  llvm::raw_string_ostream os(printed);
+  module->print(os);
+  if (!parse(ctx, printed))
+    llvm::report_fatal_error(llvm::Twine("printed module does not parse:\n") +
+                             printed);
+
+  for (const std::vector<std::string> &stages : getPipelines())
+    runPipeline(*module, stages);
+  return 0;
+}
