@@ -1,11 +1,13 @@
 // RUN: rocke-run --split-input-file --fd-check --dist=normal %s | FileCheck %s
+// RUN: rocke-run --split-input-file --fd-check --fd-samples=16 --seed=5 --lowering='builtin.module(fmha-lower-to-loops)' %s | FileCheck %s
 // To check another lowering against the same cases, add one RUN line with
 // --lowering='<its pipeline>,fmha-lower-to-loops' (the trailing
 // fmha-lower-to-loops lowers whatever op the strategy leaves alone).
 //
 // Gradient check that trusts neither the lowering nor the backward
 // reference: central differences of loss = sum(O * dO) of the float64 forward,
-// on every element of Q, K and V (small f32 cases).
+// on every element of Q, K and V (small f32 cases); the second RUN line checks
+// 16 sampled elements per input, with the pipeline spelled anchored.
 
 // CHECK-LABEL: case 0: fwd+bwd f32 B=1 Sq=5 Sk=5 Hq=2 Hkv=1 Dqk=32 Dv=32 mask=#fmha.mask<none> stats=lse
 // CHECK-NEXT: {{^}}O {{ *}}max_abs={{.*}} PASS

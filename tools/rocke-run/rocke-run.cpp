@@ -570,7 +570,11 @@ FailureOr<std::unique_ptr<ExecutionEngine>> compile(ModuleOp module,
                  OpPassManager::Nesting::Implicit);
   std::string error;
   llvm::raw_string_ostream errorStream(error);
-  if (failed(parsePassPipeline(lowering, pm, errorStream)))
+  // Accept both `a,b` and the anchored `builtin.module(a,b)`.
+  StringRef pipeline = lowering;
+  if (pipeline.starts_with("builtin.module(") && pipeline.ends_with(")"))
+    pipeline = pipeline.drop_front(strlen("builtin.module(")).drop_back();
+  if (failed(parsePassPipeline(pipeline, pm, errorStream)))
     return module.emitError() << "invalid --lowering pipeline '" << lowering
                               << "': " << error;
   if (failed(pm.run(module)))
