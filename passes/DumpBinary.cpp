@@ -34,17 +34,6 @@ static std::string typeToString(Type t) {
   return s;
 }
 
-static std::string attrToString(Attribute a) {
-  if (auto i = dyn_cast<IntegerAttr>(a))
-    return std::to_string(i.getInt());
-  if (auto s = dyn_cast<StringAttr>(a))
-    return s.getValue().str();
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  a.print(os);
-  return s;
-}
-
 /// An integer attribute's value when it fits in int64_t.
 static std::optional<int64_t> toInt64(IntegerAttr i) {
   const APInt &v = i.getValue();
@@ -53,6 +42,19 @@ static std::optional<int64_t> toInt64(IntegerAttr i) {
                                   : std::nullopt;
   return v.getSignificantBits() <= 64 ? std::optional<int64_t>(v.getSExtValue())
                                       : std::nullopt;
+}
+
+static std::string attrToString(Attribute a) {
+  // Wider values keep their printed form instead of being truncated.
+  if (auto i = dyn_cast<IntegerAttr>(a))
+    if (std::optional<int64_t> v = toInt64(i))
+      return std::to_string(*v);
+  if (auto s = dyn_cast<StringAttr>(a))
+    return s.getValue().str();
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  a.print(os);
+  return s;
 }
 
 /// A recorded attribute as JSON: numbers, strings, arrays and dictionaries
