@@ -167,6 +167,52 @@ def NvgpuMmaBf16 : Pass<"fmha-nvgpu-mma-bf16-to-nvvm",
 // fmha -> kernels (issue 4)
 //===----------------------------------------------------------------------===//
 
+def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
+  let summary = "Lower fmha.attention_bwd into gpu kernels (or host loops)";
+  let description = [{
+    Replaces each fmha.attention_bwd by scratch buffers, kernels and their
+    launches (lib/KernelBuilder.h, lib/BwdKernels.h). `strategy=warp`: one
+    subgroup per (batch, query token, query head), lanes split the head dims,
+    dot products by gpu.subgroup_reduce, dK/dV by f32 atomics.
+    `strategy=tiled`: the FlashAttention-2 backward (preprocess, KV-block
+    main kernel, dQ postprocess).
+
+    `target=gpu` puts the kernels in `gpu.module @fmha_kernels` and launches
+    them with gpu.launch_func; `target=host` makes each kernel a private
+    func.func looping over its grid with one lane per workgroup (subgroup size
+    1, `subgroup-size` is ignored), which the CPU oracle runs. Every kernel
+    carries `rocke.launch` = {order, grid, block, args} for runners that
+    launch the kernels themselves.
+  }];
+  let options = [
+    Option<"strategy", "strategy", "std::string", /*default=*/"\"tiled\"",
+           "tiled (FlashAttention-2) or warp (subgroup per query row)">,
+    Option<"target", "target", "std::string", /*default=*/"\"gpu\"",
+           "gpu (gpu.module kernels) or host (CPU loops)">,
+    Option<"subgroupSize", "subgroup-size", "unsigned", /*default=*/"64",
+           "Lanes per subgroup on the GPU (a power of two: 64 wave64, 32)">,
+    Option<"matrixAtom", "matrix-atom", "std::string", /*default=*/"\"auto\"",
+           "Matrix atom of lib/FragmentLayout for the tiled contractions">,
+    Option<"blockQ", "block-q", "int64_t", /*default=*/"0",
+           "Query rows per tile (tiled); 0 picks the largest of 64, 32, 16 "
+           "whose tiles fit the target's workgroup memory">,
+    Option<"blockKv", "block-kv", "int64_t", /*default=*/"64",
+           "Key rows per tile (tiled)">,
+    Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
+           "Subgroups per workgroup of the tiled main kernel and of the "
+           "preprocess">,
+    Option<"indexBitwidth", "index-bitwidth", "unsigned", /*default=*/"64",
+           "Index width the target lowering uses (32 or 64); static shapes "
+           "it cannot address are rejected">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::gpu::GPUDialect", "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect", "::rocke::fmha::FmhaDialect",
+  ];
+}
+
 def LowerSubgroupReduce : Pass<"fmha-lower-subgroup-reduce"> {
   let summary = "gpu.subgroup_reduce -> gpu.shuffle xor butterflies";
   let description = [{

@@ -1,0 +1,96 @@
+//===- BwdToKernels.cpp - fmha.attention_bwd -> kernels (issue 4) ---------===//
+//
+// Thin pass wrapper: validates the options, then hands each
+// fmha.attention_bwd to the chosen strategy's builder (lib/BwdKernels.h)
+// and erases it.
+//
+//===----------------------------------------------------------------------===//
+#include "dialect/FmhaDialect.h"
+#include "lib/BwdKernels.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include "llvm/Support/MathExtras.h"
+
+namespace rocke {
+#define GEN_PASS_DEF_BWDTOKERNELS
+#include "passes/Passes.h.inc"
+} // namespace rocke
+
+using namespace mlir;
+
+namespace {
+
+struct BwdToKernelsPass
+    : public rocke::impl::BwdToKernelsBase<BwdToKernelsPass> {
+  using Base::Base;
+
+  /// Options -> BwdKernelOptions, or a diagnostic on the module.
+  FailureOr<rocke::BwdKernelOptions> parseOptions() {
+    ModuleOp module = getOperation();
+    rocke::BwdKernelOptions opts;
+    if (target == "host") {
+      opts.target = rocke::KernelTarget::cpu();
+    } else if (target == "gpu") {
+      if (subgroupSize == 0 || !llvm::isPowerOf2_32(subgroupSize))
+        return module.emitError("fmha-bwd-to-kernels: subgroup-size must be a "
+                                "power of two, got ")
+               << static_cast<unsigned>(subgroupSize);
+      opts.target = rocke::KernelTarget::gpu(subgroupSize);
+    } else {
+      return module.emitError("fmha-bwd-to-kernels: unknown target '")
+             << target << "' (expected gpu or host)";
+    }
+    if (strategy != "warp" && strategy != "tiled")
+      return module.emitError("fmha-bwd-to-kernels: unknown strategy '")
+             << strategy << "' (expected tiled or warp)";
+    for (auto [name, value] :
+         {std::pair<StringRef, int64_t>{"block-kv", blockKv},
+          {"num-warps", numWarps}})
+      if (value <= 0)
+        return module.emitError("fmha-bwd-to-kernels: ")
+               << name << " must be positive, got " << value;
+    // block-q = 0: the tiled strategy picks the largest tile that fits.
+    if (blockQ < 0)
+      return module.emitError("fmha-bwd-to-kernels: block-q must be positive "
+                              "or 0 (auto), got ")
+             << static_cast<int64_t>(blockQ);
+    if (indexBitwidth != 32 && indexBitwidth != 64)
+      return module.emitError("fmha-bwd-to-kernels: index-bitwidth must be 32 "
+                              "or 64, got ")
+             << static_cast<unsigned>(indexBitwidth);
+    opts.target.indexBitwidth = indexBitwidth;
+    opts.matrixAtom = matrixAtom;
+    opts.blockQ = blockQ;
+    opts.blockKv = blockKv;
+    opts.numWarps = numWarps;
+    return opts;
+  }
+
+  void runOnOperation() override {
+    FailureOr<rocke::BwdKernelOptions> opts = parseOptions();
+    if (failed(opts))
+      return signalPassFailure();
+    SmallVector<rocke::fmha::AttentionBwdOp> ops;
+    getOperation().walk(
+        [&](rocke::fmha::AttentionBwdOp op) { ops.push_back(op); });
+    for (rocke::fmha::AttentionBwdOp op : ops) {
+      LogicalResult built = strategy == "warp"
+                                ? rocke::buildWarpBwdKernels(op, *opts)
+                                : rocke::buildTiledBwdKernels(op, *opts);
+      if (failed(built))
+        return signalPassFailure();
+      op.erase();
+    }
+  }
+};
+
+} // namespace

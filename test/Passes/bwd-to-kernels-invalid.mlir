@@ -1,0 +1,46 @@
+// RUN: rocke-opt %s -split-input-file -verify-diagnostics -fmha-bwd-to-kernels='strategy=warp'
+// RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=bogus' 2>&1 | FileCheck %s --check-prefix=STRATEGY
+// RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='target=fpga' 2>&1 | FileCheck %s --check-prefix=TARGET
+// RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=warp subgroup-size=48' 2>&1 | FileCheck %s --check-prefix=POW2
+// RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=warp block-q=-1' 2>&1 | FileCheck %s --check-prefix=BLOCK
+// RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=warp index-bitwidth=16' 2>&1 | FileCheck %s --check-prefix=INDEX
+// RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=warp matrix-atom=mfma_f32_16x16x16_f16' 2>&1 | FileCheck %s --check-prefix=ATOM
+
+// STRATEGY: unknown strategy 'bogus' (expected tiled or warp)
+// TARGET: unknown target 'fpga' (expected gpu or host)
+// POW2: subgroup-size must be a power of two, got 48
+// BLOCK: block-q must be positive or 0 (auto), got -1
+// INDEX: index-bitwidth must be 32 or 64, got 16
+// ATOM: strategy=warp uses no matrix atoms; matrix-atom must be 'auto', got 'mfma_f32_16x16x16_f16'
+
+// Head dim 96 does not split over 64 lanes.
+func.func @head_dim(%q: memref<1x16x2x96xf16>, %lse: memref<1x2x16xf32>) {
+  // expected-error @below {{strategy=warp splits the head dims over the 64 lanes of a subgroup; the qk head dim 96 is not a multiple of it}}
+  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %q, %q, %q
+      : memref<1x16x2x96xf16>, memref<1x16x2x96xf16>, memref<1x16x2x96xf16>,
+        memref<1x16x2x96xf16>, memref<1x16x2x96xf16>, stats(memref<1x2x16xf32>)
+        -> memref<1x16x2x96xf16>, memref<1x16x2x96xf16>, memref<1x16x2x96xf16>
+  return
+}
+
+// -----
+
+func.func @deterministic(%q: memref<1x16x2x64xf16>, %lse: memref<1x2x16xf32>) {
+  // expected-error @below {{strategy=warp accumulates dK and dV with atomics and cannot be deterministic; use strategy=tiled}}
+  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %q, %q, %q {deterministic}
+      : memref<1x16x2x64xf16>, memref<1x16x2x64xf16>, memref<1x16x2x64xf16>,
+        memref<1x16x2x64xf16>, memref<1x16x2x64xf16>, stats(memref<1x2x16xf32>)
+        -> memref<1x16x2x64xf16>, memref<1x16x2x64xf16>, memref<1x16x2x64xf16>
+  return
+}
+
+// -----
+
+func.func @bf16_accumulator(%q: memref<1x16x2x64xbf16>, %lse: memref<1x2x16xf32>) {
+  // expected-error @below {{strategy=warp accumulates in f32; accumulator_type 'bf16' needs strategy=tiled}}
+  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %q, %q, %q {accumulator_type = bf16}
+      : memref<1x16x2x64xbf16>, memref<1x16x2x64xbf16>, memref<1x16x2x64xbf16>,
+        memref<1x16x2x64xbf16>, memref<1x16x2x64xbf16>, stats(memref<1x2x16xf32>)
+        -> memref<1x16x2x64xbf16>, memref<1x16x2x64xbf16>, memref<1x16x2x64xbf16>
+  return
+}
