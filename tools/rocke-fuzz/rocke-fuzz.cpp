@@ -1,10 +1,12 @@
 //===- rocke-fuzz.cpp - libFuzzer target: parse, verify, pipelines --------===//
 //
 // Each input is MLIR text. It is parsed (the parser verifies), printed and
-// parsed again (printers must round-trip), then every pipeline of getPipelines()
-// runs on its own clone of the module. Diagnostics are the expected outcome
-// of bad input and are swallowed; what the fuzzer reports are crashes,
-// assertion failures, sanitizer errors, time-outs and report_fatal_error.
+// parsed again (printers must round-trip), then every pipeline of
+// getPipelines() and every IR-to-IR pipeline on the input's own RUN lines runs
+// on its own clone of the module (mutated RUN lines fuzz the pass options).
+// Diagnostics are the expected outcome of bad input and are swallowed; what the
+// fuzzer reports are crashes, assertion failures, sanitizer errors, time-outs
+// and report_fatal_error.
 //
 // Built only with -DROCKE_ENABLE_FUZZER=ON (tools/fuzz.sh).
 //
@@ -56,6 +58,108 @@ OwningOpRef<ModuleOp> parse(MLIRContext &ctx, const std::string &text) {
   ParserConfig config(&ctx);
   // std::string keeps a NUL after the data, which the lexer relies on.
   return parseSourceString<ModuleOp>(text, config, "fuzz-input");
+}
+
+/// Words of a RUN line, with '...' and "..." quoting as the shell does.
+SmallVector<std::string> splitShellWords(StringRef line) {
+  SmallVector<std::string> words;
+  std::string word;
+  bool inWord = false;
+  char quote = 0;
+  for (char c : line) {
+    if (quote) {
+      if (c == quote)
+        quote = 0;
+      else
+        word += c;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      inWord = true;
+    } else if (c == ' ' || c == '\t') {
+      if (inWord)
+        words.push_back(word);
+      word.clear();
+      inWord = false;
+    } else {
+      word += c;
+      inWord = true;
+    }
+  }
+  if (inWord)
+    words.push_back(word);
+  return words;
+}
+
+/// Passes a RUN-line pipeline may use: this project's IR-to-IR passes and the
+/// upstream ones its pipelines expand to. Anything that writes files or
+/// spawns tools (fmha-dump-binary, gpu-module-to-binary) is left out.
+bool isAllowedPass(StringRef name) {
+  if (name.starts_with("fmha-"))
+    return name != "fmha-dump-binary";
+  return llvm::is_contained(
+      {"rocdl-attach-target", "nvvm-attach-target", "convert-gpu-to-rocdl",
+       "convert-gpu-to-nvvm", "convert-nvgpu-to-nvvm", "convert-vector-to-scf",
+       "convert-vector-to-llvm", "convert-scf-to-cf", "convert-ub-to-llvm",
+       "expand-strided-metadata", "lower-affine", "reconcile-unrealized-casts",
+       "canonicalize", "cse"},
+      name);
+}
+
+/// Every pass of the printed (expanded) pipeline is allowed. Option values
+/// sit in {...} and op anchors contain a '.', so the rest are pass names.
+bool onlyAllowedPasses(const OpPassManager &pm) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  pm.printAsTextualPipeline(os);
+  std::string name;
+  int braces = 0;
+  auto check = [&] {
+    bool ok =
+        name.empty() || StringRef(name).contains('.') || isAllowedPass(name);
+    name.clear();
+    return ok;
+  };
+  for (char c : text) {
+    if (c == '{')
+      ++braces;
+    else if (c == '}')
+      --braces;
+    else if (braces == 0 && (c == '(' || c == ')' || c == ',')) {
+      if (!check())
+        return false;
+    } else if (braces == 0 && c != ' ') {
+      name += c;
+    }
+  }
+  return check();
+}
+
+/// Pipelines named on the input's lit RUN lines (-pass-pipeline='...' or
+/// -fmha-<pass>[='<options>']), so mutated pass options are fuzzed too.
+std::vector<OpPassManager> runLinePipelines(StringRef text) {
+  std::vector<OpPassManager> pipelines;
+  SmallVector<StringRef> lines;
+  text.split(lines, '\n');
+  for (StringRef line : lines) {
+    line = line.trim();
+    if (!line.consume_front("//") || !line.trim().consume_front("RUN:"))
+      continue;
+    for (StringRef word : splitShellWords(line.trim())) {
+      word = word.ltrim('-');
+      std::string pipeline;
+      if (word.consume_front("pass-pipeline="))
+        pipeline = word.str();
+      else if (word.starts_with("fmha-")) {
+        auto [name, options] = word.split('=');
+        pipeline = ("builtin.module(" + name + "{" + options + "})").str();
+      } else
+        continue;
+      FailureOr<OpPassManager> pm = parsePassPipeline(pipeline, llvm::nulls());
+      if (succeeded(pm) && onlyAllowedPasses(*pm))
+        pipelines.push_back(std::move(*pm));
+    }
+  }
+  return pipelines;
 }
 
 void runPipeline(ModuleOp module, const std::vector<std::string> &stages) {
@@ -140,5 +244,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   for (const std::vector<std::string> &stages : getPipelines())
     runPipeline(*module, stages);
+  for (OpPassManager &pipeline : runLinePipelines(text)) {
+    PassManager pm(&ctx);
+    static_cast<OpPassManager &>(pm) = std::move(pipeline);
+    OwningOpRef<ModuleOp> clone = module->clone();
+    (void)pm.run(*clone);
+  }
   return 0;
 }
