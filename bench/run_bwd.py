@@ -370,12 +370,21 @@ def bench_point(bw, cfg, s, d, causal, iters, budget_left):
                                "exceed the time budget" % (one, n + warm))
         else:
             ms = time_ms(lambda: Backward.launch(launches), n, warm)
-            row["ours"] = dict(ms=ms, tflops=flops / ms / 1e9)
+            row["ours"] = dict(ms=ms, tflops=flops / ms / 1e9,
+                               kernels_ms=kernel_breakdown(bw, launches))
             if ref is not None:
                 row["ours"]["rel_vs_sdpa"] = max(
                     rel_err(x.permute(0, 2, 1, 3), r.float())[1]
                     for x, r in zip((t["dq"], t["dk"], t["dv"]), ref))
     return row
+
+
+def kernel_breakdown(bw, launches):
+    """Median ms of each kernel alone (where the time goes)."""
+    out = {}
+    for (k, _), launch in zip(bw.kernels, launches):
+        out[k["name"]] = time_ms(lambda: Backward.launch([launch]), 5, 1)
+    return out
 
 
 class _nullctx:
@@ -406,7 +415,9 @@ def print_bench_row(r):
         return "%7.3f ms %5.0f" % (x["ms"], x["tflops"])
     extra = ""
     if r.get("ours") and "rel_vs_sdpa" in r["ours"]:
-        extra = "rel %.1e" % r["ours"]["rel_vs_sdpa"]
+        extra = "rel %.1e [%s]" % (r["ours"]["rel_vs_sdpa"], " ".join(
+            "%s %.2f" % (n.replace("fmha_bwd_", ""), ms)
+            for n, ms in r["ours"]["kernels_ms"].items()))
     for key in ("ours", "sdpa_default", "sdpa_flash"):
         if r.get(key) and "error" in r[key]:
             extra += " %s: %s" % (key, r[key]["error"][:100])

@@ -2,16 +2,26 @@
 #include "passes/Passes.h"
 
 #include "lib/ChipInfo.h"
+#include "lib/NvvmChipInfo.h"
 
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/GPUToROCDL/GPUToROCDLPass.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 
-#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/FileSystem.h"
 
 #ifndef ROCKE_ROCDL_TOOLKIT_DIR
 #define ROCKE_ROCDL_TOOLKIT_DIR "/opt/rocm"
@@ -140,6 +150,25 @@ struct NvvmToPtxOptions : public mlir::PassPipelineOptions<NvvmToPtxOptions> {
       llvm::cl::init("isa")};
 };
 
+/// Structured control flow, vector transfers, strided-metadata and affine
+/// index arithmetic inside kernels -> what the GPU-to-NVVM/ROCDL conversions
+/// take (cf, vector.load/store, plain arith).
+void addKernelPrelowering(mlir::OpPassManager &kernels) {
+  kernels.addPass(mlir::createConvertVectorToSCFPass());
+  kernels.addPass(mlir::memref::createExpandStridedMetadataPass());
+  kernels.addPass(mlir::createLowerAffinePass());
+  kernels.addPass(mlir::createSCFToControlFlowPass());
+}
+
+mlir::LogicalResult checkNvvmChip(llvm::StringRef pipeline,
+                                  llvm::StringRef chip,
+                                  ErrorHandler emitError) {
+  if (rocke::isSupportedNvvmChip(chip))
+    return mlir::success();
+  return emitError(pipeline + ": unsupported NVIDIA chip '" + chip +
+                   "'; supported: " + rocke::supportedNvvmChipList());
+}
+
 /// gpu.module kernels (gpu.shuffle, math.exp2, memref.atomic_rmw,
 /// nvgpu.mma.sync, scf, vector) -> gpu.binary holding PTX: shfl.sync,
 /// atom/red.global.add.f32, ex2.approx.f32, mma.sync m16n8k16 f16/bf16.
@@ -149,35 +178,139 @@ mlir::LogicalResult buildNvvmToPtxPipeline(mlir::OpPassManager &pm,
                                            const NvvmToPtxOptions &opts,
                                            ErrorHandler emitError) {
   const char *name = "fmha-nvvm-to-ptx";
-  if (failed(checkOptLevel(name, opts.optLevel, emitError)) ||
+  if (failed(checkNvvmChip(name, opts.chip, emitError)) ||
+      failed(checkOptLevel(name, opts.optLevel, emitError)) ||
       failed(checkFormat(name, opts.format, {"isa", "bin", "llvm", "fatbin"},
                          emitError)))
     return mlir::failure();
-  std::string toolkit =
-      opts.toolkit.empty() ? "" : " toolkit=" + opts.toolkit.getValue();
+  // gpu-module-to-binary reports a missing CUDA path but still succeeds.
+  if (!opts.toolkit.empty() && !llvm::sys::fs::is_directory(opts.toolkit))
+    return emitError(llvm::Twine(name) + ": toolkit '" + opts.toolkit +
+                     "' is not a directory");
+
+  pm.addPass(rocke::createRecordKernelAbi());
+  mlir::GpuNVVMAttachTargetOptions attach;
+  attach.chip = opts.chip;
+  attach.optLevel = opts.optLevel;
+  pm.addPass(mlir::createGpuNVVMAttachTarget(attach));
+  mlir::OpPassManager &kernels = pm.nest<mlir::gpu::GPUModuleOp>();
+  kernels.addPass(rocke::createNvvmExp2());
+  kernels.addPass(rocke::createNvgpuMmaBf16());
+  addKernelPrelowering(kernels);
+  kernels.addPass(mlir::createConvertNVGPUToNVVMPass());
+  kernels.addPass(mlir::createConvertGpuOpsToNVVMOps());
   // Vector ops the NVVM conversions leave behind (shape_cast, from_elements)
   // and the ub.poison their lowering makes are finished after
-  // convert-gpu-to-nvvm, once memory spaces are already LLVM address spaces.
-  std::string pipeline = llvm::formatv(
-      "fmha-nvvm-verify-chip{{chip={0}},fmha-record-kernel-abi,"
-      "nvvm-attach-target{{chip={0} O={1}},"
-      "gpu.module(fmha-exp2-to-nvvm,fmha-nvgpu-mma-bf16-to-nvvm,"
-      "convert-vector-to-scf,expand-strided-metadata,lower-affine,"
-      "convert-scf-to-cf,convert-nvgpu-to-nvvm,convert-gpu-to-nvvm,"
-      "convert-vector-to-llvm,convert-ub-to-llvm,canonicalize,cse,"
-      "reconcile-unrealized-casts),"
-      "gpu-module-to-binary{{format={2}{3}}",
-      opts.chip.getValue(), opts.optLevel.getValue(), opts.format.getValue(),
-      toolkit);
-  std::string error;
-  llvm::raw_string_ostream os(error);
-  if (failed(mlir::parsePassPipeline(pipeline, pm, os)))
-    return emitError(llvm::Twine(name) + ": bad option value: " + error);
+  // convert-gpu-to-nvvm, once memory spaces are LLVM address spaces.
+  kernels.addPass(mlir::createConvertVectorToLLVMPass());
+  kernels.addPass(mlir::createUBToLLVMConversionPass());
+  kernels.addPass(mlir::createCanonicalizerPass());
+  kernels.addPass(mlir::createCSEPass());
+  kernels.addPass(mlir::createReconcileUnrealizedCastsPass());
+  mlir::GpuModuleToBinaryPassOptions toBinary;
+  toBinary.toolkitPath = opts.toolkit;
+  toBinary.compilationTarget = opts.format;
+  pm.addPass(mlir::createGpuModuleToBinaryPass(toBinary));
   return mlir::success();
+}
+
+/// Options of the end-to-end backward pipelines fmha-bwd-nvvm and
+/// fmha-bwd-rocdl (fmha.attention_bwd -> PTX / HSACO).
+struct BwdPipelineOptions
+    : public mlir::PassPipelineOptions<BwdPipelineOptions> {
+  Option<std::string> chip{
+      *this, "chip",
+      llvm::cl::desc("target chip (default sm_90 for NVVM, gfx942 for "
+                     "ROCDL)"),
+      llvm::cl::init("")};
+  Option<std::string> strategy{
+      *this, "strategy",
+      llvm::cl::desc("tiled (FlashAttention-2) or warp (subgroup per query "
+                     "row)"),
+      llvm::cl::init("tiled")};
+  Option<std::string> matrixAtom{
+      *this, "matrix-atom",
+      llvm::cl::desc("lib/FragmentLayout atom of the tiled contractions"),
+      llvm::cl::init("auto")};
+  Option<int64_t> blockQ{
+      *this, "block-q",
+      llvm::cl::desc("query rows per tile (tiled); 0 = largest that fits"),
+      llvm::cl::init(0)};
+  Option<int64_t> blockKv{*this, "block-kv",
+                          llvm::cl::desc("key rows per tile (tiled)"),
+                          llvm::cl::init(64)};
+  Option<int64_t> numWarps{
+      *this, "num-warps",
+      llvm::cl::desc("subgroups per workgroup (tiled main, preprocess)"),
+      llvm::cl::init(4)};
+  Option<unsigned> optLevel{*this, "O", llvm::cl::desc("LLVM opt level"),
+                            llvm::cl::init(3)};
+};
+
+/// The target-neutral part: fmha.attention_bwd -> gpu.module kernels with
+/// shuffles, matrix-core ops and plain control flow.
+void addBwdKernelPasses(mlir::OpPassManager &pm, const BwdPipelineOptions &opts,
+                        unsigned subgroupSize) {
+  rocke::BwdToKernelsOptions kernels;
+  kernels.strategy = opts.strategy;
+  kernels.target = "gpu";
+  kernels.subgroupSize = subgroupSize;
+  kernels.matrixAtom = opts.matrixAtom;
+  kernels.blockQ = opts.blockQ;
+  kernels.blockKv = opts.blockKv;
+  kernels.numWarps = opts.numWarps;
+  pm.addPass(rocke::createBwdToKernels(kernels));
+  rocke::LowerSubgroupReduceOptions reduce;
+  reduce.subgroupSize = subgroupSize;
+  pm.addPass(rocke::createLowerSubgroupReduce(reduce));
+  pm.addPass(rocke::createLowerMma());
+}
+
+/// fmha.attention_bwd -> PTX: the backward kernels for 32-lane warps, then
+/// fmha-nvvm-to-ptx.
+mlir::LogicalResult buildBwdNvvmPipeline(mlir::OpPassManager &pm,
+                                         const BwdPipelineOptions &opts,
+                                         ErrorHandler emitError) {
+  NvvmToPtxOptions finish;
+  finish.chip = opts.chip.empty() ? std::string("sm_90") : opts.chip.getValue();
+  finish.optLevel = opts.optLevel;
+  if (failed(checkNvvmChip("fmha-bwd-nvvm", finish.chip, emitError)))
+    return mlir::failure();
+  addBwdKernelPasses(pm, opts, /*subgroupSize=*/32);
+  return buildNvvmToPtxPipeline(pm, finish, emitError);
+}
+
+/// fmha.attention_bwd -> HSACO: the backward kernels for the chip's wave
+/// size, then fmha-rocdl-to-hsaco.
+mlir::LogicalResult buildBwdRocdlPipeline(mlir::OpPassManager &pm,
+                                          const BwdPipelineOptions &opts,
+                                          ErrorHandler emitError) {
+  RocdlToHsacoOptions finish;
+  finish.chip =
+      opts.chip.empty() ? std::string("gfx942") : opts.chip.getValue();
+  finish.optLevel = opts.optLevel;
+  std::optional<rocke::ChipInfo> info = rocke::lookupChip(finish.chip);
+  if (!info)
+    return emitError("fmha-bwd-rocdl: unsupported AMD chip '" + finish.chip +
+                     "'; supported: " + rocke::supportedChipList());
+  addBwdKernelPasses(pm, opts, info->waveSize);
+  // fmha-rocdl-to-hsaco converts gpu ops only; loops and vector transfers
+  // go first.
+  addKernelPrelowering(pm.nest<mlir::gpu::GPUModuleOp>());
+  return buildRocdlToHsacoPipeline(pm, finish, emitError);
 }
 } // namespace
 
 void rocke::registerPipelines() {
+  registerCheckedPipeline<BwdPipelineOptions>(
+      "fmha-bwd-nvvm",
+      "fmha.attention_bwd -> PTX gpu.binary (backward kernels, NVVM finish)",
+      buildBwdNvvmPipeline);
+  registerCheckedPipeline<BwdPipelineOptions>(
+      "fmha-bwd-rocdl",
+      "fmha.attention_bwd -> HSACO gpu.binary (backward kernels, ROCDL "
+      "finish)",
+      buildBwdRocdlPipeline);
   registerCheckedPipeline<NvvmToPtxOptions>(
       "fmha-nvvm-to-ptx",
       "gpu.module kernels -> PTX gpu.binary (NVVM; cubin with format=bin)",

@@ -19,5 +19,5 @@
 // TOOLKIT-NOT: LLVM ERROR
 // UNKNOWN: no such option nosuch
 // NVFORMAT: error: fmha-nvvm-to-ptx: unsupported format 'xyz'; supported: isa, bin, llvm, fatbin
-// NVTOOLKIT: error: fmha-nvvm-to-ptx: bad option value
+// NVTOOLKIT: error: fmha-nvvm-to-ptx: toolkit 'a b' is not a directory
 // NVTOOLKIT-NOT: LLVM ERROR

@@ -1,0 +1,32 @@
+// fmha-bwd-nvvm: fmha.attention_bwd -> PTX for both strategies, with the
+// launch facts the H200 runner (bench/run_bwd.py) reads from the sidecar.
+// RUN: rocke-opt %S/Inputs/attention_bwd_bf16.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{strategy=warp},fmha-dump-binary{output=%t.warp.ptx})'
+// RUN: FileCheck %s --check-prefix=WARP --implicit-check-not=__nv_ < %t.warp.ptx
+// RUN: FileCheck %s --check-prefix=WARPJSON < %t.warp.ptx.json
+// RUN: rocke-opt %S/Inputs/attention_bwd_bf16.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{strategy=tiled block-q=64 block-kv=64 num-warps=4},fmha-dump-binary{output=%t.tiled.ptx})'
+// RUN: FileCheck %s --check-prefix=TILED --implicit-check-not=__nv_ < %t.tiled.ptx
+// RUN: FileCheck %s --check-prefix=TILEDJSON < %t.tiled.ptx.json
+
+// WARP: .target sm_90
+// WARP-LABEL: .entry fmha_bwd_warp(
+// WARP: .maxntid 32, 1, 1
+// WARP: shfl.sync.bfly.b32
+// WARP: ex2.approx.f32
+// WARP: {{atom|red}}.global.add.f32
+
+// WARPJSON: "launch": {
+// WARPJSON: "q",
+// WARPJSON: "dk_accum:f32:zero",
+// WARPJSON: "param_count":
+// WARPJSON: "name": "fmha_bwd_warp"
+
+// TILED-LABEL: .entry fmha_bwd_tiled_main(
+// TILED: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// TILED: ex2.approx.f32
+// TILED: {{atom|red}}.global.add.f32
+
+// One workgroup per (KV block, kv head, batch).
+// TILEDJSON: "ceildiv(Sk,64)",
+// TILEDJSON-NEXT: "Hkv",
+// TILEDJSON-NEXT: "B"
+// TILEDJSON: "name": "fmha_bwd_tiled_main"
