@@ -147,6 +147,15 @@ def main():
     names = registered(a.rocke_opt)
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
+    # Which sources the kernels come from (the runner prints it).
+    head = subprocess.run(["git", "-C", str(REPO), "log", "-1", "--oneline"],
+                          capture_output=True, text=True).stdout
+    dirty = subprocess.run(["git", "-C", str(REPO), "status", "--short",
+                            "--untracked-files=no", "lib", "passes",
+                            "dialect"], capture_output=True, text=True).stdout
+    (out / "BUILD_INFO.txt").write_text(
+        "HEAD %suncommitted in lib/ passes/ dialect/:\n%s" % (head,
+                                                         dirty or "none\n"))
     failures = 0
     for c in configs(a.strategies.split(",")):
         if a.only and not any(s in c["name"] for s in a.only):
