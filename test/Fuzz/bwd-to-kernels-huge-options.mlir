@@ -1,0 +1,24 @@
+// Fuzzer finding: huge fmha-bwd-to-kernels options overflowed the tiled
+// strategy's size arithmetic: num-warps = 2^62 made `num-warps * atom M` zero
+// (SIGFPE in the divisibility check), block-q = 2^62 asked for a 2^58-element
+// vector (LLVM ERROR), host tiles of 2^62 rows never finished. Now they are
+// diagnostics.
+// RUN: not rocke-opt %s -fmha-bwd-to-kernels='num-warps=4611686018427387904' -o /dev/null 2>&1 | FileCheck %s --check-prefix=WARPS
+// RUN: not rocke-opt %s -fmha-bwd-to-kernels='num-warps=17' -o /dev/null 2>&1 | FileCheck %s --check-prefix=WARPS17
+// RUN: not rocke-opt %s -fmha-bwd-to-kernels='block-q=4611686018427387904 block-kv=64' -o /dev/null 2>&1 | FileCheck %s --check-prefix=BLOCK
+// RUN: not rocke-opt %s -fmha-bwd-to-kernels='target=host block-kv=4611686018427387904' -o /dev/null 2>&1 | FileCheck %s --check-prefix=BLOCK
+
+// WARPS: error: 'fmha.attention_bwd' op num-warps (4611686018427387904) times the 64-lane subgroup exceeds the 1024-work-item workgroup limit
+// WARPS17: error: 'fmha.attention_bwd' op num-warps (17) times the 64-lane subgroup exceeds the 1024-work-item workgroup limit
+// BLOCK: error: 'fmha.attention_bwd' op block-q and block-kv must be at most 1024 rows
+func.func @bwd(%q: memref<2x128x8x64xf16>, %k: memref<2x256x8x64xf16>,
+    %v: memref<2x256x8x64xf16>, %o: memref<2x128x8x64xf16>, %do: memref<2x128x8x64xf16>,
+    %lse: memref<2x8x128xf32>, %dq: memref<2x128x8x64xf16>, %dk: memref<2x256x8x64xf16>,
+    %dv: memref<2x256x8x64xf16>) {
+  fmha.attention_bwd %q, %k, %v, %o, %do, stats(%lse) -> %dq, %dk, %dv
+      {mask = #fmha.mask<causal, alignment = bottom_right>}
+      : memref<2x128x8x64xf16>, memref<2x256x8x64xf16>, memref<2x256x8x64xf16>,
+        memref<2x128x8x64xf16>, memref<2x128x8x64xf16>, stats(memref<2x8x128xf32>)
+        -> memref<2x128x8x64xf16>, memref<2x256x8x64xf16>, memref<2x256x8x64xf16>
+  return
+}
