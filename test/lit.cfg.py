@@ -12,6 +12,11 @@ config.test_exec_root = os.path.join(config.rocke_obj_root, "test")
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in", "Inputs", "unit"]
 
 config.substitutions.append(("%rocke_src", config.rocke_src_root))
+# The warp strategy on the CPU (one lane per workgroup); fmha-lower-to-loops
+# takes the forward ops it leaves.
+config.substitutions.append(
+    ("%warp_host",
+     "fmha-bwd-to-kernels{strategy=warp target=host},fmha-lower-to-loops"))
 llvm_config.use_default_substitutions()
 
 tool_dirs = [os.path.join(config.rocke_obj_root, "bin"), config.llvm_tools_dir]
