@@ -25,22 +25,11 @@ func.func @head_dim(%q: memref<1x16x2x96xf16>, %lse: memref<1x2x16xf32>) {
 
 // -----
 
-func.func @deterministic(%q: memref<1x16x2x64xf16>, %lse: memref<1x2x16xf32>) {
-  // expected-error @below {{strategy=warp accumulates dK and dV with atomics and cannot be deterministic; use strategy=tiled}}
-  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %q, %q, %q {deterministic}
-      : memref<1x16x2x64xf16>, memref<1x16x2x64xf16>, memref<1x16x2x64xf16>,
-        memref<1x16x2x64xf16>, memref<1x16x2x64xf16>, stats(memref<1x2x16xf32>)
-        -> memref<1x16x2x64xf16>, memref<1x16x2x64xf16>, memref<1x16x2x64xf16>
-  return
-}
-
-// -----
-
-func.func @bf16_accumulator(%q: memref<1x16x2x64xbf16>, %lse: memref<1x2x16xf32>) {
-  // expected-error @below {{strategy=warp accumulates in f32; accumulator_type 'bf16' needs strategy=tiled}}
-  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %q, %q, %q {accumulator_type = bf16}
-      : memref<1x16x2x64xbf16>, memref<1x16x2x64xbf16>, memref<1x16x2x64xbf16>,
-        memref<1x16x2x64xbf16>, memref<1x16x2x64xbf16>, stats(memref<1x2x16xf32>)
-        -> memref<1x16x2x64xbf16>, memref<1x16x2x64xbf16>, memref<1x16x2x64xbf16>
+func.func @v_head_dim(%q: memref<1x16x2x64xf16>, %v: memref<1x16x2x96xf16>, %lse: memref<1x2x16xf32>) {
+  // expected-error @below {{the v head dim 96 is not a multiple of it}}
+  fmha.attention_bwd %q, %q, %v, %v, %v, stats(%lse) -> %q, %q, %v
+      : memref<1x16x2x64xf16>, memref<1x16x2x64xf16>, memref<1x16x2x96xf16>,
+        memref<1x16x2x96xf16>, memref<1x16x2x96xf16>, stats(memref<1x2x16xf32>)
+        -> memref<1x16x2x64xf16>, memref<1x16x2x64xf16>, memref<1x16x2x96xf16>
   return
 }

@@ -204,3 +204,59 @@ func.func @two_ops(%q: memref<1x64x2x64xf32>, %lse: memref<1x2x64xf32>,
         -> memref<1x64x2x64xf32>, memref<1x64x2x64xf32>, memref<1x64x2x64xf32>
   return
 }
+
+// -----
+
+// deterministic: no atomics and no accumulators; a key-stationary kernel per
+// (key, kv head, batch) walks the group's query heads, then the queries that
+// see its key (bottom-right causal: q >= k - (Sk - Sq)), in a fixed order.
+// accumulator_type = bf16 is served by f32 registers.
+
+// CHECK-LABEL: func.func @deterministic
+// CHECK-NOT:     gpu.alloc () : memref<1x24x2x64xf32>
+// CHECK:         gpu.launch_func @fmha_kernels::@fmha_bwd_preprocess
+// CHECK:         gpu.launch_func @fmha_kernels::@fmha_bwd_warp {{.*}} args(%arg0 : {{.*}}, %arg1 : {{.*}}, %arg2 : {{.*}}, %arg4 : {{.*}}, %{{.*}} : memref<1x4x40xf32>, %arg6 : memref<1x40x4x64xbf16>, %arg5 : memref<1x4x40xf32>)
+// CHECK:         gpu.launch_func @fmha_kernels::@fmha_bwd_warp_dkdv blocks in (%c24{{.*}}, %c2{{.*}}, %c1{{.*}}) threads in (%c64{{.*}}) args({{.*}}, %arg7 : memref<1x24x2x64xbf16>, %arg8 : memref<1x24x2x64xbf16>, %arg5 : memref<1x4x40xf32>)
+// CHECK-NOT:   fmha_bwd_zero
+// CHECK-NOT:   fmha_bwd_convert
+// CHECK:         gpu.func @fmha_bwd_warp(
+// CHECK-SAME:      rocke.launch = {args = ["q", "k", "v", "do", "delta:f32:none", "dq", "lse"], block = [64, 1, 1], grid = ["Sq", "Hq", "B"], order = 1 : i64}
+// CHECK-NOT:       memref.atomic_rmw
+// CHECK:           gpu.return
+// CHECK:         gpu.func @fmha_bwd_warp_dkdv(
+// CHECK-SAME:      known_grid_size = array<i32: 24, 2, 1>
+// CHECK-SAME:      rocke.launch = {args = ["q", "k", "v", "do", "delta:f32:none", "dk", "dv", "lse"], block = [64, 1, 1], grid = ["Sk", "Hkv", "B"], order = 2 : i64}
+// CHECK-DAG:       %[[KEY:.*]] = gpu.block_id x
+// CHECK-DAG:       %[[KVH:.*]] = gpu.block_id y
+// CHECK:           %[[SHIFT:.*]] = arith.subi %[[KEY]], %{{.*}} : index
+// CHECK:           %[[QLO:.*]] = arith.maxsi %[[SHIFT]], %{{.*}} : index
+// CHECK:           %[[QHI:.*]] = arith.maxsi {{.*}}%[[QLO]]{{.*}} : index
+// CHECK:           %[[H0:.*]] = arith.muli %[[KVH]], %c2{{.*}} : index
+// CHECK:           %[[H1:.*]] = arith.addi %[[H0]], %c2{{.*}} : index
+// CHECK:           scf.for %[[HEAD:.*]] = %[[H0]] to %[[H1]] step {{.*}} -> (f32, f32)
+// CHECK:             scf.for %[[ROW:.*]] = %[[QLO]] to %[[QHI]] step {{.*}} -> (f32, f32)
+// CHECK:               memref.load %{{.*}}[%{{.*}}, %[[ROW]], %[[HEAD]], %{{.*}}] : memref<1x40x4x64xbf16
+// CHECK:               gpu.subgroup_reduce add
+// CHECK:               gpu.subgroup_reduce add
+// CHECK-NOT:           memref.atomic_rmw
+// CHECK:               scf.yield
+// CHECK:           arith.truncf {{.*}} : f32 to bf16
+// CHECK:           memref.store {{.*}}[%{{.*}}, %[[KEY]], %[[KVH]], %{{.*}}] : memref<1x24x2x64xbf16, #gpu.address_space<global>>
+// CHECK:           memref.store
+// CHECK:           gpu.return
+// SG32-LABEL: func.func @deterministic
+// HOST-LABEL: func.func @deterministic
+// HOST-NOT:     memref.alloc() : memref<1x24x2x64xf32>
+// HOST:         call @fmha_bwd_warp_dkdv(
+
+func.func @deterministic(%q: memref<1x40x4x64xbf16>, %k: memref<1x24x2x64xbf16>,
+    %v: memref<1x24x2x64xbf16>, %o: memref<1x40x4x64xbf16>, %do: memref<1x40x4x64xbf16>,
+    %lse: memref<1x4x40xf32>, %dq: memref<1x40x4x64xbf16>, %dk: memref<1x24x2x64xbf16>,
+    %dv: memref<1x24x2x64xbf16>) {
+  fmha.attention_bwd %q, %k, %v, %o, %do, stats(%lse) -> %dq, %dk, %dv
+      {mask = #fmha.mask<causal, alignment = bottom_right>, deterministic, accumulator_type = bf16}
+      : memref<1x40x4x64xbf16>, memref<1x24x2x64xbf16>, memref<1x24x2x64xbf16>,
+        memref<1x40x4x64xbf16>, memref<1x40x4x64xbf16>, stats(memref<1x4x40xf32>)
+        -> memref<1x40x4x64xbf16>, memref<1x24x2x64xbf16>, memref<1x24x2x64xbf16>
+  return
+}
