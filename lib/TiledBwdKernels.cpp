@@ -253,19 +253,23 @@ public:
       c = arith::AddIOp::create(b, loc, c, colBase);
 
     auto type = VectorType::get({regs}, elt);
-    // A one-lane atom holds the whole operand row-major: one 2-D read.
+    // A one-lane atom holds the whole operand row-major: one 2-D read (of
+    // the transpose when `transposed`).
     if (atom.lanes == 1) {
       int64_t rows = operand == MatrixOperand::B ? atom.k : atom.m;
       int64_t cols = operand == MatrixOperand::A ? atom.k : atom.n;
-      MLIRContext *ctx = b.getContext();
-      AffineMap map = transposed
-                          ? AffineMap::getPermutationMap(ArrayRef<unsigned>{1, 0}, ctx)
-                          : AffineMap::getMultiDimIdentityMap(2, ctx);
       Value block = vector::TransferReadOp::create(
-          b, loc, VectorType::get({rows, cols}, elt), buf, ValueRange{r, c},
+          b, loc,
+          VectorType::get(transposed ? ArrayRef<int64_t>{cols, rows}
+                                     : ArrayRef<int64_t>{rows, cols},
+                          elt),
+          buf, ValueRange{r, c},
           std::optional<Value>(
               arith::ConstantOp::create(b, loc, elt, b.getZeroAttr(elt))),
-          map, ArrayRef<bool>{true, true});
+          ArrayRef<bool>{true, true});
+      if (transposed)
+        block = vector::TransposeOp::create(b, loc, block,
+                                            ArrayRef<int64_t>{1, 0});
       return vector::ShapeCastOp::create(b, loc, type, block);
     }
     SmallVector<Value> elems;
@@ -325,11 +329,12 @@ void contract(OpBuilder &b, Location loc, const MatrixAtom &atom, AccTile &acc,
 /// registers of each atom: fn(atomIndex, reg, row, col, carried) gets the
 /// element's register (index) and tile coordinates and may update `carried`,
 /// one value per atom threaded through the loop (e.g. a fragment being
-/// built). GPU targets unroll the loop so register indices are constants;
-/// the host keeps it rolled (a host atom holds hundreds of elements).
+/// built). GPU targets collect the loops in `toUnroll` and unroll them once
+/// the kernel is built, so register indices become constants; the host keeps
+/// them rolled (a host atom holds hundreds of elements).
 void forEachElement(
     OpBuilder &b, Location loc, const MatrixAtom &atom, const AccTile &tile,
-    LaneCoords lane, bool unroll,
+    LaneCoords lane, SmallVectorImpl<scf::ForOp> *toUnroll,
     llvm::function_ref<void(int64_t, Value, Value, Value, SmallVector<Value> &)>
         fn,
     SmallVector<Value> *carried = nullptr) {
@@ -375,8 +380,8 @@ void forEachElement(
       }
       if (carried)
         (*carried)[a] = loop.getResult(0);
-      if (unroll)
-        (void)loopUnrollFull(loop);
+      if (toUnroll)
+        toUnroll->push_back(loop);
     }
 }
 
@@ -469,6 +474,9 @@ struct MainKernel {
 void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                        ValueRange args, ValueRange wg) const {
   const MatrixAtom &atom = *cfg.atom;
+  // Register loops a GPU unrolls once the body is complete.
+  SmallVector<scf::ForOp> gpuLoops;
+  SmallVectorImpl<scf::ForOp> *unrollList = target.host ? nullptr : &gpuLoops;
   Value q = args[kQ], k = args[kK], v = args[kV], dO = args[kDO];
   Value delta = args[kDelta], dqAcc = args[kDq], dk = args[kDk],
         dv = args[kDv];
@@ -504,24 +512,36 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   {
     int64_t regs = atom.regs(MatrixOperand::A);
     auto type = VectorType::get({regs}, cfg.elt);
+    Value zero = arith::ConstantOp::create(b, loc, cfg.elt,
+                                           b.getZeroAttr(cfg.elt));
+    Value rowBase = arith::AddIOp::create(b, loc, kv0, warpRow);
     for (int64_t mi = 0; mi < mAtoms; ++mi)
       for (int64_t ki = 0; ki < vSteps; ++ki) {
+        if (atom.lanes == 1) {
+          // The one lane reads the whole [m x k] block; rows past Sk are
+          // out of bounds and read as zero.
+          MLIRContext *ctx = b.getContext();
+          AffineMap map = AffineMap::get(
+              4, 0, {getAffineDimExpr(1, ctx), getAffineDimExpr(3, ctx)}, ctx);
+          Value block = vector::TransferReadOp::create(
+              b, loc, VectorType::get({atom.m, atom.k}, cfg.elt), v,
+              ValueRange{batch, addIdx(b, loc, rowBase, mi * atom.m), headKv,
+                         constIndex(b, loc, ki * atom.k)},
+              std::optional<Value>(zero), map, ArrayRef<bool>{false, true});
+          vFrags.push_back(vector::ShapeCastOp::create(b, loc, type, block));
+          continue;
+        }
         SmallVector<Value> elems;
         for (int64_t reg = 0; reg < regs; ++reg) {
           FragmentCoord at = regOffset(atom, MatrixOperand::A, reg);
           Value row = arith::AddIOp::create(
-              b, loc, kv0,
-              arith::AddIOp::create(
-                  b, loc, warpRow,
-                  addIdx(b, loc, laneA.row, mi * atom.m + at.row)));
+              b, loc, rowBase, addIdx(b, loc, laneA.row, mi * atom.m + at.row));
           Value col = addIdx(b, loc, laneA.col, ki * atom.k + at.col);
           Value valid = cmp(b, loc, arith::CmpIPredicate::ult, row, sizes.seqK);
           Value safeRow = arith::SelectOp::create(b, loc, valid, row,
                                                   constIndex(b, loc, 0));
           Value x = memref::LoadOp::create(
               b, loc, v, ValueRange{batch, safeRow, headKv, col});
-          Value zero = arith::ConstantOp::create(b, loc, cfg.elt,
-                                                 b.getZeroAttr(cfg.elt));
           elems.push_back(arith::SelectOp::create(b, loc, valid, x, zero));
         }
         vFrags.push_back(vector::FromElementsOp::create(b, loc, type, elems));
@@ -638,7 +658,6 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
 
       // P^T and dS^T = P^T (dP^T - delta), element by element; each atom's
       // loop carries the P^T and dS^T fragments it fills in.
-      bool unroll = !target.host;
       size_t numAtoms = sT.atoms.size();
       Value pdsZero = vector::BroadcastOp::create(
           b, loc,
@@ -646,7 +665,7 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
           zeroF);
       SmallVector<Value> pdsCarried(numAtoms, pdsZero);
       forEachElement(
-          b, loc, atom, sT, laneC, unroll,
+          b, loc, atom, sT, laneC, unrollList,
           [&](int64_t a, Value reg, Value row, Value col,
               SmallVector<Value> &state) {
             Value kvIdx = arith::AddIOp::create(
@@ -688,7 +707,7 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       // [blockKv x blockQ] buffer, as the input type (the A operand type).
       auto stageScores = [&](const AccTile &tile) {
         forEachElement(
-            b, loc, atom, tile, laneC, unroll,
+            b, loc, atom, tile, laneC, unrollList,
             [&](int64_t a, Value reg, Value row, Value col,
                 SmallVector<Value> &) {
               Value x = extractReg(b, loc, tile.atoms[a], reg);
@@ -738,7 +757,7 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                               false, Value(), warpCol);
           });
       forEachElement(
-          b, loc, atom, dQ, laneC, unroll,
+          b, loc, atom, dQ, laneC, unrollList,
           [&](int64_t a, Value reg, Value row, Value col,
               SmallVector<Value> &) {
             Value qIdx = arith::AddIOp::create(b, loc, q0, row);
@@ -774,7 +793,7 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                                     results.drop_front(dK.atoms.size()));
   auto writeRows = [&](const AccTile &tile, Value grad, Value factor) {
     forEachElement(
-        b, loc, atom, tile, laneC, !target.host,
+        b, loc, atom, tile, laneC, unrollList,
         [&](int64_t a, Value reg, Value row, Value col, SmallVector<Value> &) {
           Value kvIdx = arith::AddIOp::create(
               b, loc, kv0, arith::AddIOp::create(b, loc, warpRow, row));
@@ -791,6 +810,8 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   };
   writeRows(dKf, dk, cScale);
   writeRows(dVf, dv, Value());
+  for (scf::ForOp loop : gpuLoops)
+    (void)loopUnrollFull(loop);
 }
 
 } // namespace

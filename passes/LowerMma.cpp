@@ -12,10 +12,11 @@
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
-#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/AffineMap.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -59,34 +60,75 @@ Value lowerMmaSync(PatternRewriter &rewriter, Location loc,
                  {cast<VectorType>(op.getAcc().getType()).getNumElements()});
 }
 
-/// Host atoms hold the whole row-major operand in one lane.
+/// Host atoms hold the whole row-major operand in one lane. The CPU runs
+/// them as a small loop nest over stack buffers: compact to compile, which
+/// is what matters for test-sized problems (an unrolled vector.contract of a
+/// 16x16x16 atom is thousands of LLVM instructions).
 Value lowerHost(PatternRewriter &rewriter, Location loc, const MatrixAtom &atom,
                 rocke::fmha::MmaOp op) {
-  auto asF32Matrix = [&](Value v, int64_t rows, int64_t cols) -> Value {
-    Value m = reshape(rewriter, loc, v, {rows, cols});
-    auto type = cast<VectorType>(m.getType());
-    if (type.getElementType().isF32())
-      return m;
-    return arith::ExtFOp::create(
-        rewriter, loc, VectorType::get(type.getShape(), rewriter.getF32Type()),
-        m);
+  auto stage = [&](Value v) -> Value {
+    auto type = cast<VectorType>(v.getType());
+    auto buf = memref::AllocaOp::create(
+        rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()));
+    Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    vector::StoreOp::create(rewriter, loc, v, buf, ValueRange{c0});
+    return buf;
   };
-  Value a = asF32Matrix(op.getLhs(), atom.m, atom.k);
-  Value b = asF32Matrix(op.getRhs(), atom.k, atom.n);
-  Value c = reshape(rewriter, loc, op.getAcc(), {atom.m, atom.n});
-  MLIRContext *ctx = rewriter.getContext();
-  AffineExpr m, n, k;
-  bindDims(ctx, m, n, k);
-  SmallVector<AffineMap> maps = AffineMap::inferFromExprList(
-      ArrayRef<ArrayRef<AffineExpr>>{{m, k}, {k, n}, {m, n}}, ctx);
-  auto iterators = rewriter.getArrayAttr(
-      {vector::IteratorTypeAttr::get(ctx, vector::IteratorType::parallel),
-       vector::IteratorTypeAttr::get(ctx, vector::IteratorType::parallel),
-       vector::IteratorTypeAttr::get(ctx, vector::IteratorType::reduction)});
-  Value d = vector::ContractionOp::create(rewriter, loc, a, b, c,
-                                          rewriter.getAffineMapArrayAttr(maps),
-                                          iterators);
-  return reshape(rewriter, loc, d, {atom.m * atom.n});
+  Value a = stage(op.getLhs()), b = stage(op.getRhs()), c = stage(op.getAcc());
+  auto cst = [&](int64_t x) -> Value {
+    return arith::ConstantIndexOp::create(rewriter, loc, x);
+  };
+  Value c0 = cst(0), c1 = cst(1);
+  auto asF32 = [&](OpBuilder &bld, Value x) -> Value {
+    if (x.getType().isF32())
+      return x;
+    return arith::ExtFOp::create(bld, loc, bld.getF32Type(), x);
+  };
+  // c[i*n + j] += a[i*k + kk] * b[kk*n + j]
+  scf::ForOp::create(
+      rewriter, loc, c0, cst(atom.m), c1, ValueRange{},
+      [&](OpBuilder &bi, Location l, Value i, ValueRange) {
+        scf::ForOp::create(
+            bi, l, c0, cst(atom.n), c1, ValueRange{},
+            [&](OpBuilder &bj, Location l2, Value j, ValueRange) {
+              Value ci = arith::AddIOp::create(
+                  bj, l2,
+                  arith::MulIOp::create(bj, l2, i,
+                                        arith::ConstantIndexOp::create(
+                                            bj, l2, atom.n)),
+                  j);
+              Value init = memref::LoadOp::create(bj, l2, c, ci);
+              auto sum = scf::ForOp::create(
+                  bj, l2, arith::ConstantIndexOp::create(bj, l2, 0),
+                  arith::ConstantIndexOp::create(bj, l2, atom.k),
+                  arith::ConstantIndexOp::create(bj, l2, 1), ValueRange{init},
+                  [&](OpBuilder &bk, Location l3, Value kk, ValueRange acc) {
+                    Value ai = arith::AddIOp::create(
+                        bk, l3,
+                        arith::MulIOp::create(
+                            bk, l3, i,
+                            arith::ConstantIndexOp::create(bk, l3, atom.k)),
+                        kk);
+                    Value bIdx = arith::AddIOp::create(
+                        bk, l3,
+                        arith::MulIOp::create(
+                            bk, l3, kk,
+                            arith::ConstantIndexOp::create(bk, l3, atom.n)),
+                        j);
+                    Value x = asF32(bk, memref::LoadOp::create(bk, l3, a, ai));
+                    Value y =
+                        asF32(bk, memref::LoadOp::create(bk, l3, b, bIdx));
+                    Value r = math::FmaOp::create(bk, l3, x, y, acc[0]);
+                    scf::YieldOp::create(bk, l3, r);
+                  });
+              memref::StoreOp::create(bj, l2, sum.getResult(0), c, ci);
+              scf::YieldOp::create(bj, l2);
+            });
+        scf::YieldOp::create(bi, l);
+      });
+  return vector::LoadOp::create(rewriter, loc,
+                                cast<VectorType>(op.getAcc().getType()), c,
+                                ValueRange{c0});
 }
 
 struct LowerMmaPattern : OpRewritePattern<rocke::fmha::MmaOp> {

@@ -115,52 +115,16 @@ def LowerMma : Pass<"fmha-lower-mma"> {
   let description = [{
     Lowers each lane-level fmha.mma by its atom's family (lib/FragmentLayout):
     MFMA atoms become amdgpu.mfma, mma.sync atoms nvgpu.mma.sync (register
-    pairs), host atoms a vector.contract over the whole atom (CPU execution).
+    pairs), host atoms a small scf loop nest over stack buffers (CPU
+    execution; compact to compile).
   }];
   let dependentDialects = ["::mlir::amdgpu::AMDGPUDialect",
                            "::mlir::nvgpu::NVGPUDialect",
                            "::mlir::vector::VectorDialect",
-                           "::mlir::arith::ArithDialect"];
-}
-
-//===----------------------------------------------------------------------===//
-// NVVM backend (issue 7)
-//===----------------------------------------------------------------------===//
-
-def NvvmVerifyChip : Pass<"fmha-nvvm-verify-chip", "::mlir::ModuleOp"> {
-  let summary = "Reject NVIDIA chips the NVVM finish does not support";
-  let description = [{
-    Fails with a diagnostic unless `chip` has bf16 mma.sync m16n8k16
-    (sm_80 and newer, lib/NvvmChipInfo.h).
-  }];
-  let options = [
-    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
-           "NVIDIA GPU architecture (sm_XY)">,
-  ];
-}
-
-def NvvmExp2 : Pass<"fmha-exp2-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
-  let summary = "math.exp2 f32 -> llvm.nvvm.ex2.approx.f32 (no libdevice)";
-  let description = [{
-    Run before convert-gpu-to-nvvm, which would otherwise call libdevice's
-    __nv_exp2f. Gives one ex2.approx.f32 instruction per exp2.
-  }];
-  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
-}
-
-def NvgpuMmaBf16 : Pass<"fmha-nvgpu-mma-bf16-to-nvvm",
-                        "::mlir::gpu::GPUModuleOp"> {
-  let summary = "bf16 nvgpu.mma.sync -> nvvm.mma.sync";
-  let description = [{
-    Upstream convert-nvgpu-to-nvvm rejects bf16 operands. Rewrites
-    nvgpu.mma.sync m16n8k16 / m16n8k8 with vector<Nx2xbf16> A and B and a
-    vector<2x2xf32> accumulator into nvvm.mma.sync on packed i32 registers
-    (mma.sync.aligned.*.row.col.f32.bf16.bf16.f32). Other element types are
-    left for convert-nvgpu-to-nvvm.
-  }];
-  let dependentDialects = ["::mlir::NVVM::NVVMDialect",
-                           "::mlir::LLVM::LLVMDialect",
-                           "::mlir::vector::VectorDialect"];
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
 }
 
 //===----------------------------------------------------------------------===//
@@ -228,6 +192,46 @@ def LowerSubgroupReduce : Pass<"fmha-lower-subgroup-reduce"> {
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect",
                            "::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// NVVM backend (issue 7)
+//===----------------------------------------------------------------------===//
+
+def NvvmVerifyChip : Pass<"fmha-nvvm-verify-chip", "::mlir::ModuleOp"> {
+  let summary = "Reject NVIDIA chips the NVVM finish does not support";
+  let description = [{
+    Fails with a diagnostic unless `chip` has bf16 mma.sync m16n8k16
+    (sm_80 and newer, lib/NvvmChipInfo.h).
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",
+           "NVIDIA GPU architecture (sm_XY)">,
+  ];
+}
+
+def NvvmExp2 : Pass<"fmha-exp2-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "math.exp2 f32 -> llvm.nvvm.ex2.approx.f32 (no libdevice)";
+  let description = [{
+    Run before convert-gpu-to-nvvm, which would otherwise call libdevice's
+    __nv_exp2f. Gives one ex2.approx.f32 instruction per exp2.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+def NvgpuMmaBf16 : Pass<"fmha-nvgpu-mma-bf16-to-nvvm",
+                        "::mlir::gpu::GPUModuleOp"> {
+  let summary = "bf16 nvgpu.mma.sync -> nvvm.mma.sync";
+  let description = [{
+    Upstream convert-nvgpu-to-nvvm rejects bf16 operands. Rewrites
+    nvgpu.mma.sync m16n8k16 / m16n8k8 with vector<Nx2xbf16> A and B and a
+    vector<2x2xf32> accumulator into nvvm.mma.sync on packed i32 registers
+    (mma.sync.aligned.*.row.col.f32.bf16.bf16.f32). Other element types are
+    left for convert-nvgpu-to-nvvm.
+  }];
+  let dependentDialects = ["::mlir::NVVM::NVVMDialect",
+                           "::mlir::LLVM::LLVMDialect",
                            "::mlir::vector::VectorDialect"];
 }
 

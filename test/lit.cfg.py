@@ -17,6 +17,12 @@ config.substitutions.append(("%rocke_src", config.rocke_src_root))
 config.substitutions.append(
     ("%warp_host",
      "fmha-bwd-to-kernels{strategy=warp target=host},fmha-lower-to-loops"))
+# The tiled strategy on the CPU (host matrix atom, one lane per workgroup);
+# fmha-lower-to-loops takes the forward ops it leaves.
+config.substitutions.append(
+    ("%tiled_host",
+     "fmha-bwd-to-kernels{strategy=tiled target=host block-q=16 block-kv=32},"
+     "fmha-lower-mma,fmha-lower-to-loops"))
 llvm_config.use_default_substitutions()
 
 tool_dirs = [os.path.join(config.rocke_obj_root, "bin"), config.llvm_tools_dir]

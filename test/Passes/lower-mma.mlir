@@ -41,12 +41,17 @@ func.func @mma_sync(%a: vector<8xf16>, %b: vector<4xf16>, %c: vector<4xf32>) -> 
 
 // -----
 
-// Host atoms: one lane holds the row-major atom; bf16 inputs widen to f32.
+// Host atoms: one lane holds the row-major atom; the CPU runs it as a loop
+// nest over stack copies of the operands (bf16 widened to f32 per element).
 // CHECK-LABEL: func @host
-// CHECK: vector.shape_cast %{{.*}} : vector<64xbf16> to vector<8x8xbf16>
-// CHECK: arith.extf %{{.*}} : vector<8x8xbf16> to vector<8x8xf32>
-// CHECK: vector.contract {{.*}}iterator_types = ["parallel", "parallel", "reduction"]{{.*}} : vector<8x8xf32>, vector<8x8xf32> into vector<8x8xf32>
-// CHECK: vector.shape_cast %{{.*}} : vector<8x8xf32> to vector<64xf32>
+// CHECK-DAG: %[[A:.*]] = memref.alloca() : memref<64xbf16>
+// CHECK-DAG: %[[C:.*]] = memref.alloca() : memref<64xf32>
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK: math.fma
+// CHECK: vector.load %[[C]]
 func.func @host(%a: vector<64xbf16>, %b: vector<64xbf16>, %c: vector<64xf32>) -> vector<64xf32> {
   %d = fmha.mma %a, %b, %c {atom = "host_8x8x8"} : vector<64xbf16>, vector<64xbf16> -> vector<64xf32>
   return %d : vector<64xf32>

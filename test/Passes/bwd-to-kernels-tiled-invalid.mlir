@@ -1,0 +1,44 @@
+// RUN: rocke-opt %s -split-input-file -verify-diagnostics -fmha-bwd-to-kernels='strategy=tiled subgroup-size=64'
+// RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled subgroup-size=32 matrix-atom=mfma_f32_16x16x16' 2>&1 | FileCheck %s --check-prefix=LANES
+// RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled matrix-atom=host_16x16x16' 2>&1 | FileCheck %s --check-prefix=HOSTATOM
+// RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled matrix-atom=mfma_f32_9x9x9' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled block-kv=48' 2>&1 | FileCheck %s --check-prefix=BLOCKKV
+// RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled subgroup-size=32 block-q=64' 2>&1 | FileCheck %s --check-prefix=LDS
+
+// LANES: matrix atom 'mfma_f32_16x16x16_f16' needs 64-lane subgroups, subgroup-size is 32
+// HOSTATOM: matrix atom 'host_16x16x16' is for the host, not target=gpu
+// UNKNOWN: unknown matrix atom 'mfma_f32_9x9x9'
+// BLOCKKV: block-kv (48) must be a multiple of num-warps * atom M (64)
+// LDS: the tiles need {{[0-9]+}} bytes of workgroup memory, more than the 49152 the target has; lower block-q or block-kv
+
+// Matrix cores take f16 / bf16; f32 inputs need the warp strategy on a GPU.
+func.func @f32_inputs(%q: memref<1x16x2x64xf32>, %lse: memref<1x2x16xf32>) {
+  // expected-error @below {{strategy=tiled on a GPU needs f16 or bf16 inputs (matrix cores); use strategy=warp for f32}}
+  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %q, %q, %q
+      : memref<1x16x2x64xf32>, memref<1x16x2x64xf32>, memref<1x16x2x64xf32>,
+        memref<1x16x2x64xf32>, memref<1x16x2x64xf32>, stats(memref<1x2x16xf32>)
+        -> memref<1x16x2x64xf32>, memref<1x16x2x64xf32>, memref<1x16x2x64xf32>
+  return
+}
+
+// -----
+
+// Head dim 32 does not split over 4 subgroups of 16-column atoms.
+func.func @head_dim(%q: memref<1x16x2x32xf16>, %lse: memref<1x2x16xf32>) {
+  // expected-error @below {{strategy=tiled with atom mfma_f32_16x16x16_f16: Dqk (32) must be a multiple of num-warps * atom N (64)}}
+  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %q, %q, %q
+      : memref<1x16x2x32xf16>, memref<1x16x2x32xf16>, memref<1x16x2x32xf16>,
+        memref<1x16x2x32xf16>, memref<1x16x2x32xf16>, stats(memref<1x2x16xf32>)
+        -> memref<1x16x2x32xf16>, memref<1x16x2x32xf16>, memref<1x16x2x32xf16>
+  return
+}
+
+// -----
+
+func.func @big_head_dim(%q: memref<1x16x2x256xf16>, %lse: memref<1x2x16xf32>) {
+  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %q, %q, %q
+      : memref<1x16x2x256xf16>, memref<1x16x2x256xf16>, memref<1x16x2x256xf16>,
+        memref<1x16x2x256xf16>, memref<1x16x2x256xf16>, stats(memref<1x2x16xf32>)
+        -> memref<1x16x2x256xf16>, memref<1x16x2x256xf16>, memref<1x16x2x256xf16>
+  return
+}

@@ -1,0 +1,80 @@
+// RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled subgroup-size=64' | FileCheck %s --check-prefix=AMD
+// RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled subgroup-size=32 block-q=32' | FileCheck %s --check-prefix=NV
+// RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled target=host block-q=16 block-kv=32' | FileCheck %s --check-prefix=HOST
+
+// Launch order: zero dQ accumulator, delta preprocess, KV-block main kernel,
+// dQ conversion. The main kernel runs one workgroup per (KV block, kv head,
+// batch), keeps K in workgroup memory, loops over the query heads of its
+// group and the query blocks the mask lets through, and accumulates dQ with
+// f32 atomics.
+// AMD-LABEL: func.func @causal_gqa
+// AMD: gpu.launch_func @fmha_kernels::@fmha_bwd_zero_dq
+// AMD: gpu.launch_func @fmha_kernels::@fmha_bwd_preprocess
+// AMD: gpu.launch_func @fmha_kernels::@fmha_bwd_tiled_main
+// AMD: gpu.launch_func @fmha_kernels::@fmha_bwd_convert_dq
+// AMD: gpu.func @fmha_bwd_tiled_main
+// AMD-SAME: workgroup(%{{.*}} : memref<64x64xf16, #gpu.address_space<workgroup>>
+// AMD-SAME: known_block_size = array<i32: 256, 1, 1>
+// AMD-SAME: rocke.launch = {args = ["q", "k", "v", "do", "delta:f32:none", "dq_accum:f32:zero", "dk", "dv", "lse"], block = [256, 1, 1], grid = ["ceildiv(Sk,64)", "Hkv", "B"], order = 2 : i64}
+// AMD: scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>
+// AMD: fmha.mma {{.*}} {atom = "mfma_f32_16x16x16_f16"} : vector<4xf16>, vector<4xf16> -> vector<4xf32>
+// AMD: math.exp2
+// AMD: memref.atomic_rmw addf
+// AMD-NOT: fmha.attention_bwd
+
+// NV-LABEL: func.func @causal_gqa
+// NV: gpu.func @fmha_bwd_tiled_main
+// NV-SAME: known_block_size = array<i32: 128, 1, 1>
+// NV: fmha.mma {{.*}} {atom = "mma_sync_m16n8k16_f16"} : vector<8xf16>, vector<4xf16> -> vector<4xf32>
+// NV: memref.atomic_rmw addf
+
+// The host runs the same body with one lane: a private function per kernel
+// looping over the grid, and the host matrix atom.
+// HOST-LABEL: func.func @causal_gqa
+// HOST: call @fmha_bwd_tiled_main
+// HOST: func.func private @fmha_bwd_tiled_main
+// HOST: fmha.mma {{.*}} {atom = "host_16x16x16"} : vector<256xf16>, vector<256xf16> -> vector<256xf32>
+func.func @causal_gqa(%q: memref<2x128x8x64xf16>, %k: memref<2x128x4x64xf16>,
+    %v: memref<2x128x4x64xf16>, %o: memref<2x128x8x64xf16>, %do: memref<2x128x8x64xf16>,
+    %lse: memref<2x8x128xf32>, %dq: memref<2x128x8x64xf16>, %dk: memref<2x128x4x64xf16>,
+    %dv: memref<2x128x4x64xf16>) {
+  fmha.attention_bwd %q, %k, %v, %o, %do, stats(%lse) -> %dq, %dk, %dv
+      {mask = #fmha.mask<causal>}
+      : memref<2x128x8x64xf16>, memref<2x128x4x64xf16>, memref<2x128x4x64xf16>,
+        memref<2x128x8x64xf16>, memref<2x128x8x64xf16>, stats(memref<2x8x128xf32>)
+        -> memref<2x128x8x64xf16>, memref<2x128x4x64xf16>, memref<2x128x4x64xf16>
+  return
+}
+
+// -----
+
+// Deterministic: per-KV-block dQ partials (plain stores, no atomics) summed
+// in a fixed order by a last kernel.
+// AMD-LABEL: func.func @deterministic_bf16
+// AMD: gpu.launch_func @fmha_kernels::@fmha_bwd_zero_dq
+// AMD: gpu.launch_func @fmha_kernels::@fmha_bwd_preprocess
+// AMD: gpu.launch_func @fmha_kernels::@fmha_bwd_tiled_main
+// AMD: gpu.launch_func @fmha_kernels::@fmha_bwd_reduce_dq
+// AMD: gpu.func @fmha_bwd_tiled_main
+// AMD-SAME: "dq_partial:f32:zero"
+// AMD-NOT: memref.atomic_rmw
+// AMD: fmha.mma {{.*}} {atom = "mfma_f32_16x16x16_bf16"}
+// AMD-NOT: memref.atomic_rmw
+// AMD: gpu.func @fmha_bwd_reduce_dq
+
+// NV-LABEL: func.func @deterministic_bf16
+// NV: fmha.mma {{.*}} {atom = "mma_sync_m16n8k16_bf16"}
+
+// HOST-LABEL: func.func @deterministic_bf16
+// HOST: call @fmha_bwd_reduce_dq
+func.func @deterministic_bf16(%q: memref<?x?x4x128xbf16>, %k: memref<?x?x4x128xbf16>,
+    %v: memref<?x?x4x128xbf16>, %o: memref<?x?x4x128xbf16>, %do: memref<?x?x4x128xbf16>,
+    %lse: memref<?x4x?xf32>, %dq: memref<?x?x4x128xbf16>, %dk: memref<?x?x4x128xbf16>,
+    %dv: memref<?x?x4x128xbf16>) {
+  fmha.attention_bwd %q, %k, %v, %o, %do, stats(%lse) -> %dq, %dk, %dv
+      {deterministic}
+      : memref<?x?x4x128xbf16>, memref<?x?x4x128xbf16>, memref<?x?x4x128xbf16>,
+        memref<?x?x4x128xbf16>, memref<?x?x4x128xbf16>, stats(memref<?x4x?xf32>)
+        -> memref<?x?x4x128xbf16>, memref<?x?x4x128xbf16>, memref<?x?x4x128xbf16>
+  return
+}
