@@ -180,22 +180,40 @@ struct Disassembler {
     for (const Inst &i : insts)
       count(kernel.wholeKernel, i.cls);
 
-    // Innermost loops hold no other loop; the hot one is the longest.
+    // The hot loop is the innermost of the loops with the most MFMAs (a main
+    // loop may hold small staging loops, which are innermost but cold);
+    // without MFMA in any loop, the longest innermost loop.
     auto contains = [](std::pair<uint64_t, uint64_t> outer,
                        std::pair<uint64_t, uint64_t> inner) {
       return outer != inner && outer.first <= inner.first &&
              inner.second <= outer.second;
     };
-    auto instCount = [&](std::pair<uint64_t, uint64_t> loop) {
+    auto countIn = [&](std::pair<uint64_t, uint64_t> loop, bool mfmaOnly) {
       return llvm::count_if(insts, [&](const Inst &i) {
-        return i.offset >= loop.first && i.offset < loop.second;
+        return i.offset >= loop.first && i.offset < loop.second &&
+               (!mfmaOnly || i.cls == InstClass::Mfma);
       });
     };
     std::optional<std::pair<uint64_t, uint64_t>> hot;
     for (auto loop : loops) {
-      if (llvm::any_of(loops, [&](auto other) { return contains(loop, other); }))
+      if (!hot) {
+        hot = loop;
         continue;
-      if (!hot || instCount(loop) > instCount(*hot))
+      }
+      auto mfma = countIn(loop, true), hotMfma = countIn(*hot, true);
+      bool better = mfma > hotMfma;
+      if (mfma == hotMfma && mfma > 0)
+        better = countIn(loop, false) < countIn(*hot, false);
+      if (mfma == hotMfma && mfma == 0) {
+        bool innermost = llvm::none_of(
+            loops, [&](auto other) { return contains(loop, other); });
+        bool hotInnermost = llvm::none_of(
+            loops, [&](auto other) { return contains(*hot, other); });
+        better = innermost > hotInnermost ||
+                 (innermost == hotInnermost &&
+                  countIn(loop, false) > countIn(*hot, false));
+      }
+      if (better)
         hot = loop;
     }
     if (!hot) {

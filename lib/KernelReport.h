@@ -42,9 +42,10 @@ struct KernelReport {
   uint64_t ldsBytes = 0, scratchBytes = 0;
   unsigned workgroupSize = 0; // .max_flat_workgroup_size
   Occupancy occupancy{};
-  /// The hot loop: among the innermost loops (backward-branch ranges holding
-  /// no other), the one with the most instructions; the whole kernel when it
-  /// has no loop. [loopBegin, loopEnd) are byte offsets in the kernel.
+  /// The hot loop (loops are backward-branch ranges): the innermost of the
+  /// loops with the most MFMA instructions; when no loop has MFMAs, the
+  /// longest innermost loop; the whole kernel when it has no loop.
+  /// [loopBegin, loopEnd) are byte offsets in the kernel.
   bool hasLoop = false;
   uint64_t loopBegin = 0, loopEnd = 0;
   InstructionMix hotLoop;

@@ -28,7 +28,7 @@
 // JSON: "waves_per_simd": 8
 
 // Nested loops: the hot loop is the inner one (its MFMA and global load, but
-// not the outer loop's LDS store). 48 KiB of LDS and 4 waves per workgroup:
+// not the outer loop's LDS store): the innermost of the loops with an MFMA. 48 KiB of LDS and 4 waves per workgroup:
 // one workgroup per CU on gfx942 (64 KiB), three on gfx950 (160 KiB).
 // LOOP: kernel mfma_loop
 // LOOP: memory: lds 49152 bytes, scratch 0 bytes; workgroup 256
@@ -36,5 +36,9 @@
 // LOOP950-NEXT: occupancy: 3 waves/SIMD, limited by lds (vgprs 8, sgprs 8, lds 3)
 // LOOP-NEXT: hot loop [0x{{[0-9a-f]+}}, 0x{{[0-9a-f]+}}): {{[0-9]+}} instructions: mfma 1, valu {{[0-9]+}}, salu {{[0-9]+}}, vmem 1, smem 0, lds 0, branch 1,
 // LOOP-NEXT: kernel: {{[0-9]+}} instructions: mfma 1, {{.*}} lds 2,
+// A main loop holding a staging loop: the hot loop is the one with the MFMA
+// (which contains the staging loop's LDS stores), not the innermost one.
+// LOOP: kernel staged_mfma_loop
+// LOOP: hot loop [0x{{[0-9a-f]+}}, 0x{{[0-9a-f]+}}): {{[0-9]+}} instructions: mfma 1, {{.*}} lds {{[1-9][0-9]*}},
 
 // NOTELF: error: {{.*}}report.mlir: not an ELF code object
