@@ -1,0 +1,7 @@
+// Tiled-strategy ISA input: f16, head dim 64, mask causal, dynamic B and S.
+func.func @attention_bwd(%q: memref<?x?x8x64xf16>, %k: memref<?x?x8x64xf16>, %v: memref<?x?x8x64xf16>, %o: memref<?x?x8x64xf16>, %do: memref<?x?x8x64xf16>, %lse: memref<?x8x?xf32>,
+    %dq: memref<?x?x8x64xf16>, %dk: memref<?x?x8x64xf16>, %dv: memref<?x?x8x64xf16>) {
+  fmha.attention_bwd %q, %k, %v, %o, %do, stats(%lse) -> %dq, %dk, %dv {mask = #fmha.mask<causal>}
+      : memref<?x?x8x64xf16>, memref<?x?x8x64xf16>, memref<?x?x8x64xf16>, memref<?x?x8x64xf16>, memref<?x?x8x64xf16>, stats(memref<?x8x?xf32>) -> memref<?x?x8x64xf16>, memref<?x?x8x64xf16>, memref<?x?x8x64xf16>
+  return
+}
