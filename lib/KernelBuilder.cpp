@@ -174,15 +174,16 @@ Value MaskBuilder::isVisible(OpBuilder &b, Location loc, Value q,
   if (band.isNone())
     return visible;
   Value diag = b.createOrFold<arith::AddIOp>(loc, q, offset);
-  Value rel = arith::SubIOp::create(b, loc, k, diag);
+  Value rel = b.createOrFold<arith::SubIOp>(loc, k, diag);
   if (band.lower >= 0)
-    visible = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, rel,
-                                    constIndex(b, loc, -band.lower));
+    visible = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::sge,
+                                            rel, constIndex(b, loc, -band.lower));
   if (band.upper >= 0) {
-    Value le = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, rel,
-                                     constIndex(b, loc, band.upper));
-    visible = band.lower >= 0 ? arith::AndIOp::create(b, loc, visible, le)
-                              : le;
+    Value le = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::sle,
+                                             rel, constIndex(b, loc, band.upper));
+    visible = band.lower >= 0
+                  ? b.createOrFold<arith::AndIOp>(loc, visible, le)
+                  : le;
   }
   return visible;
 }
