@@ -103,10 +103,14 @@ _STREAMS = {}
 
 def _cupy_stream():
     """CuPy's view of PyTorch's current stream (so events time both)."""
-    ptr = torch.cuda.current_stream().cuda_stream
-    if ptr not in _STREAMS:
-        _STREAMS[ptr] = cp.cuda.ExternalStream(ptr)
-    return _STREAMS[ptr]
+    stream = torch.cuda.current_stream()
+    if stream.cuda_stream not in _STREAMS:
+        try:  # CuPy 14: the CUDA stream protocol (ExternalStream deprecated)
+            cs = cp.cuda.Stream.from_external(stream)
+        except (AttributeError, TypeError, ValueError):
+            cs = cp.cuda.ExternalStream(stream.cuda_stream)
+        _STREAMS[stream.cuda_stream] = cs
+    return _STREAMS[stream.cuda_stream]
 
 
 TORCH_ELT = {torch.float16: "f16", torch.bfloat16: "bf16",
