@@ -1,4 +1,4 @@
-//===- LowerToLoops.cpp - fmha ops -> scalar host loops (CPU oracle) -------===//
+//===- LowerToLoops.cpp - fmha ops -> scalar host loops (CPU oracle) ------===//
 //
 // The reference lowering every other strategy is tested against (issue 3):
 // plain scf.for nests of scalar memref.load/store, f32 arithmetic and
@@ -141,10 +141,11 @@ private:
   Value sub(Value a, Value c) { return arith::SubFOp::create(b, loc, a, c); }
 
   /// sum_d a[ba, ia, ha, d] * c[bc, ic, hc, d]
-  Value dot(Value a, Value ia, Value ha, Value c, Value ic, Value hc,
-            int64_t d, Value bi) {
+  Value dot(Value a, Value ia, Value ha, Value c, Value ic, Value hc, int64_t d,
+            Value bi) {
     return reduce(d, cst(0.0), [&](Value dd, Value acc) {
-      return add(acc, mul(load(a, {bi, ia, ha, dd}), load(c, {bi, ic, hc, dd})));
+      return add(acc,
+                 mul(load(a, {bi, ia, ha, dd}), load(c, {bi, ic, hc, dd})));
     });
   }
 
@@ -169,7 +170,8 @@ private:
   /// The scores are kept in the statistics' domain: s * scale (lse) or
   /// s * scale * log2e (log2_max_sum), exponentiated with exp resp. exp2.
   Value scaledScore(Value bi, Value i, Value h, Value j, Value hk) {
-    double c = log2Stats() ? double(scale) * llvm::numbers::log2e : double(scale);
+    double c =
+        log2Stats() ? double(scale) * llvm::numbers::log2e : double(scale);
     return mul(dot(q, i, h, k, j, hk, dqk, bi), cst(c));
   }
   Value expStat(Value x) {
@@ -209,8 +211,8 @@ void LoopEmitter::emitForward(Value out, ValueRange stats) {
           return select(
               visible(i, j),
               [&] {
-                return arith::MaximumFOp::create(
-                    b, loc, m, scaledScore(bi, i, h, j, hk));
+                return arith::MaximumFOp::create(b, loc, m,
+                                                 scaledScore(bi, i, h, j, hk));
               },
               m);
         });
@@ -230,8 +232,8 @@ void LoopEmitter::emitForward(Value out, ValueRange stats) {
               l);
         });
         // A fully masked row has no visible key: O = 0, stats say "empty".
-        Value nonEmpty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT,
-                                               rowSum, cst(0.0));
+        Value nonEmpty = arith::CmpFOp::create(
+            b, loc, arith::CmpFPredicate::OGT, rowSum, cst(0.0));
         loop(dv, [&](Value d) {
           Value a = memref::LoadOp::create(b, loc, acc, d);
           Value o = arith::SelectOp::create(
@@ -267,14 +269,15 @@ void LoopEmitter::emitBackward(Value out, Value gradOut, ValueRange stats,
   auto prob = [&](const Row &row, Value bi, Value i, Value h, Value j,
                   Value hk) {
     Value p = expStat(sub(scaledScore(bi, i, h, j, hk), row.offset));
-    return row.divisor ? arith::DivFOp::create(b, loc, p, row.divisor)
-                             .getResult()
-                       : p;
+    return row.divisor
+               ? arith::DivFOp::create(b, loc, p, row.divisor).getResult()
+               : p;
   };
   // D_i = rowsum(dO * O).
   auto delta = [&](Value bi, Value i, Value h) {
     return reduce(dv, cst(0.0), [&](Value d, Value acc) {
-      return add(acc, mul(load(gradOut, {bi, i, h, d}), load(out, {bi, i, h, d})));
+      return add(acc,
+                 mul(load(gradOut, {bi, i, h, d}), load(out, {bi, i, h, d})));
     });
   };
   // dS = P * (dO_i . V_j - D_i)

@@ -2,7 +2,8 @@
 //
 // rocke-run's own host lowering must take whatever a strategy emits for the
 // host: after the forward, this module rewrites O through scf.forall +
-// memref.atomic_rmw, scf.parallel + vector.transfer_read/write, and mixes in
+// memref.atomic_rmw, scf.parallel + vector.transfer_read/write, 2-D
+// vector.load/store, and mixes in
 // a vector.contract on memref.alloc'ed scratch filled by affine.for with
 // math.exp2, plus bf16 casts; done right, none of it changes O.
 
@@ -39,6 +40,9 @@ func.func @host_ops(%q: memref<1x8x2x32xf32>, %k: memref<1x8x2x32xf32>,
       : vector<32xf32>, memref<1x8x2x32xf32>
     scf.reduce
   }
+  // A 2-D register tile through vector.load / vector.store.
+  %tile = vector.load %o[%c0, %c0, %c0, %c0] : memref<1x8x2x32xf32>, vector<2x32xf32>
+  vector.store %tile, %o[%c0, %c0, %c0, %c0] : memref<1x8x2x32xf32>, vector<2x32xf32>
   %scratch = memref.alloc() : memref<4x4xf32>
   affine.for %i = 0 to 4 {
     affine.for %j = 0 to 4 {

@@ -1,4 +1,4 @@
-//===- ReferenceAttention.cpp - float64 attention reference ----------------===//
+//===- ReferenceAttention.cpp - float64 attention reference ---------------===//
 #include "ReferenceAttention.h"
 
 #include <algorithm>
@@ -137,8 +137,7 @@ Gradients rocke::reference::backward(const Problem &p,
   return g;
 }
 
-double rocke::reference::rowLoss(const Problem &p,
-                                 const std::vector<double> &q,
+double rocke::reference::rowLoss(const Problem &p, const std::vector<double> &q,
                                  const std::vector<double> &k,
                                  const std::vector<double> &v,
                                  const std::vector<double> &dout, int64_t b,

@@ -1,4 +1,4 @@
-//===- rocke-run.cpp - run fmha modules on the CPU and check their numbers -===//
+//===- rocke-run.cpp - run fmha modules on the CPU and check their numbers ===//
 //
 // The executable oracle of issue 3. Takes a module whose one public function
 // feeds its memref arguments to fmha.attention_fwd / attention_bwd ops (a lone
@@ -13,8 +13,11 @@
 #include "dialect/FmhaDialect.h"
 #include "passes/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -29,6 +32,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/ToolUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include "llvm/ADT/APFloat.h"
 #include "llvm/Support/CommandLine.h"
@@ -81,10 +85,12 @@ llvm::cl::opt<int64_t>
     seqKFlag("seq-k", llvm::cl::desc("Key sequence length, if dynamic"),
              llvm::cl::init(-1));
 llvm::cl::opt<Layout> layoutFlag(
-    "layout", llvm::cl::desc("Strides of [B,S,H,D] memrefs whose type leaves "
-                             "them dynamic"),
+    "layout",
+    llvm::cl::desc("Strides of [B,S,H,D] memrefs whose type leaves "
+                   "them dynamic"),
     llvm::cl::values(clEnumValN(Layout::BSHD, "bshd", "[B, S, H, D] row-major"),
-                     clEnumValN(Layout::BHSD, "bhsd", "[B, H, S, D] row-major")),
+                     clEnumValN(Layout::BHSD, "bhsd",
+                                "[B, H, S, D] row-major")),
     llvm::cl::init(Layout::BSHD));
 llvm::cl::opt<uint64_t> seedFlag("seed",
                                  llvm::cl::desc("Seed of the generated inputs"),
@@ -95,7 +101,8 @@ llvm::cl::opt<Distribution> distFlag(
                      clEnumValN(Distribution::Normal, "normal", "N(0, 1)")),
     llvm::cl::init(Distribution::Uniform));
 llvm::cl::opt<unsigned>
-    repeatFlag("repeat", llvm::cl::desc("Runs of the module on the same inputs"),
+    repeatFlag("repeat",
+               llvm::cl::desc("Runs of the module on the same inputs"),
                llvm::cl::init(1));
 llvm::cl::opt<bool> expectIdentical(
     "expect-identical",
@@ -119,7 +126,10 @@ llvm::cl::opt<bool> splitInputFile(
 constexpr const char *kHostPipeline =
     "scf-forall-to-for,convert-vector-to-scf,expand-strided-metadata,"
     "lower-affine,convert-scf-to-cf,arith-expand{include-bf16=true},"
-    "convert-math-to-llvm,convert-math-to-libm,convert-vector-to-llvm,"
+    // One shufflevector per 2-D transpose (the tiled host atoms transpose
+    // whole 16x16 blocks), not 256 element moves.
+    "convert-math-to-llvm,convert-math-to-libm,"
+    "convert-vector-to-llvm{vector-transpose-lowering=shuffle1d},"
     "finalize-memref-to-llvm,convert-index-to-llvm,convert-arith-to-llvm,"
     "convert-func-to-llvm,convert-cf-to-llvm,convert-ub-to-llvm,"
     "reconcile-unrealized-casts";
@@ -271,7 +281,8 @@ public:
     if (dist == Distribution::Uniform)
       return uniform();
     double u = 1.0 - unit(), w = unit();
-    return std::sqrt(-2.0 * std::log(u)) * std::cos(2.0 * llvm::numbers::pi * w);
+    return std::sqrt(-2.0 * std::log(u)) *
+           std::cos(2.0 * llvm::numbers::pi * w);
   }
   uint64_t index(uint64_t n) { return rng() % n; }
 
@@ -335,8 +346,8 @@ struct Interface {
     return encoding == fmha::StatsEncoding::log2_max_sum;
   }
   std::string name(Role r) const {
-    static const char *names[] = {"Q",  "K", "V",  "O",  "dO",
-                                  "",   "",  "dQ", "dK", "dV"};
+    static const char *names[] = {"Q", "K", "V",  "O",  "dO",
+                                  "",  "",  "dQ", "dK", "dV"};
     if (r == Role::Stat0)
       return log2Stats() ? "M" : "lse";
     if (r == Role::Stat1)
@@ -424,8 +435,8 @@ FailureOr<Interface> analyze(ModuleOp module) {
     unsigned n = arg.getArgNumber();
     if ((assigned[n] && in.argRole[n] != r) ||
         (in.roleArg[int(r)] >= 0 && in.roleArg[int(r)] != int(n)))
-      return op->emitError() << "argument #" << n << " and role "
-                             << in.name(r) << " must map one to one";
+      return op->emitError() << "argument #" << n << " and role " << in.name(r)
+                             << " must map one to one";
     assigned[n] = true;
     in.argRole[n] = r;
     in.roleArg[int(r)] = n;
@@ -438,9 +449,10 @@ FailureOr<Interface> analyze(ModuleOp module) {
   };
   if (fwd) {
     std::tie(in.mask, in.scale, in.encoding) = attentionAttrs(fwd);
-    SmallVector<std::pair<Value, Role>> operands = {
-        {fwd.getQuery(), Role::Q}, {fwd.getKey(), Role::K},
-        {fwd.getValue(), Role::V}, {fwd.getOut(), Role::O}};
+    SmallVector<std::pair<Value, Role>> operands = {{fwd.getQuery(), Role::Q},
+                                                    {fwd.getKey(), Role::K},
+                                                    {fwd.getValue(), Role::V},
+                                                    {fwd.getOut(), Role::O}};
     for (auto [i, s] : llvm::enumerate(fwd.getStats()))
       operands.push_back({s, i ? Role::Stat1 : Role::Stat0});
     for (auto [v, r] : operands)
@@ -453,10 +465,10 @@ FailureOr<Interface> analyze(ModuleOp module) {
                                 "encoding must match the forward's";
     std::tie(in.mask, in.scale, in.encoding) = attentionAttrs(bwd);
     SmallVector<std::pair<Value, Role>> operands = {
-        {bwd.getQuery(), Role::Q},     {bwd.getKey(), Role::K},
-        {bwd.getValue(), Role::V},     {bwd.getOut(), Role::O},
-        {bwd.getGradOut(), Role::DO},  {bwd.getGradQuery(), Role::DQ},
-        {bwd.getGradKey(), Role::DK},  {bwd.getGradValue(), Role::DV}};
+        {bwd.getQuery(), Role::Q},    {bwd.getKey(), Role::K},
+        {bwd.getValue(), Role::V},    {bwd.getOut(), Role::O},
+        {bwd.getGradOut(), Role::DO}, {bwd.getGradQuery(), Role::DQ},
+        {bwd.getGradKey(), Role::DK}, {bwd.getGradValue(), Role::DV}};
     for (auto [i, s] : llvm::enumerate(bwd.getStats()))
       operands.push_back({s, i ? Role::Stat1 : Role::Stat0});
     for (auto [v, r] : operands)
@@ -474,15 +486,15 @@ FailureOr<Interface> analyze(ModuleOp module) {
     MemRefType type = in.argTypes[n];
     if (type.getMemorySpace())
       return func.emitError() << "argument #" << n
-                                 << " has a memory space; rocke-run "
-                                    "allocates host memory only";
+                              << " has a memory space; rocke-run "
+                                 "allocates host memory only";
     for (auto [d, sym] : llvm::enumerate(symbolsOf(r))) {
       int64_t extent = type.getDimSize(d);
       if (ShapedType::isDynamic(extent))
         continue;
       if (!ShapedType::isDynamic(in.size[sym]) && in.size[sym] != extent)
         return func.emitError() << "argument #" << n << " disagrees with "
-                                   << "the other arguments on dimension " << d;
+                                << "the other arguments on dimension " << d;
       in.size[sym] = extent;
     }
   }
@@ -497,14 +509,13 @@ FailureOr<Interface> analyze(ModuleOp module) {
       return first->emitError() << "--" << f.name << " must be positive";
     if (ShapedType::isDynamic(in.size[f.sym])) {
       if (f.value == -1)
-        return first->emitError()
-               << "the module has a dynamic " << f.name << " size; pass --"
-               << f.name << "=N";
+        return first->emitError() << "the module has a dynamic " << f.name
+                                  << " size; pass --" << f.name << "=N";
       in.size[f.sym] = f.value;
     } else if (f.value != -1 && f.value != in.size[f.sym]) {
-      return first->emitError() << "--" << f.name << "=" << f.value
-                                << " contradicts the static size "
-                                << in.size[f.sym];
+      return first->emitError()
+             << "--" << f.name << "=" << f.value
+             << " contradicts the static size " << in.size[f.sym];
     }
   }
   return in;
@@ -543,9 +554,8 @@ FailureOr<Buffer> allocate(Interface &in, unsigned n) {
   } else {
     for (auto [d, s] : llvm::enumerate(typeStrides))
       if (!ShapedType::isDynamic(s) && s != strides[d])
-        return emitError(in.loc)
-               << "argument #" << n << ": static stride " << s << " of dim "
-               << d << " contradicts --layout";
+        return emitError(in.loc) << "argument #" << n << ": static stride " << s
+                                 << " of dim " << d << " contradicts --layout";
   }
   offset = ShapedType::isDynamic(offset) ? 0 : offset;
   // The oracle is for small problems; refuse what would exhaust the host.
@@ -553,15 +563,87 @@ FailureOr<Buffer> allocate(Interface &in, unsigned n) {
   for (auto [extent, stride] : llvm::zip(shape, strides))
     span += (extent - 1) * stride;
   if (span > kMaxElements)
-    return emitError(in.loc) << "argument #" << n << " spans " << span
-                             << " elements, more than rocke-run's limit of "
-                             << kMaxElements;
+    return emitError(in.loc)
+           << "argument #" << n << " spans " << span
+           << " elements, more than rocke-run's limit of " << kMaxElements;
   return Buffer(type.getElementType(), shape, strides, offset);
 }
 
 //===----------------------------------------------------------------------===//
 // Lowering and JIT
 //===----------------------------------------------------------------------===//
+
+/// Indices of row `pos` (over the leading vector dims) of an n-D vector
+/// access at `indices`: the vector covers the memref's trailing dims.
+SmallVector<Value> rowIndices(PatternRewriter &rewriter, Location loc,
+                              ValueRange indices, ArrayRef<int64_t> pos) {
+  SmallVector<Value> idx(indices);
+  size_t first = idx.size() - pos.size() - 1;
+  for (auto [d, p] : llvm::enumerate(pos))
+    if (p)
+      idx[first + d] = arith::AddIOp::create(
+          rewriter, loc, idx[first + d],
+          arith::ConstantIndexOp::create(rewriter, loc, p));
+  return idx;
+}
+
+/// Calls fn(pos) for every row position of the leading dims of `type`.
+void forEachRow(VectorType type, function_ref<void(ArrayRef<int64_t>)> fn) {
+  ArrayRef<int64_t> leading = type.getShape().drop_back();
+  SmallVector<int64_t> strides = computeSuffixProduct(leading);
+  for (int64_t linear = 0, e = computeProduct(leading); linear < e; ++linear)
+    fn(delinearize(linear, strides));
+}
+
+/// convert-vector-to-llvm only takes 1-D vector.load / vector.store; tiled
+/// strategies move n-D register tiles, so split those into rows first.
+struct SplitNdVectorLoad : OpRewritePattern<vector::LoadOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::LoadOp op,
+                                PatternRewriter &rewriter) const override {
+    VectorType type = op.getVectorType();
+    if (type.getRank() < 2 || type.isScalable())
+      return rewriter.notifyMatchFailure(op, "not a fixed n-D vector");
+    Location loc = op.getLoc();
+    auto rowType =
+        VectorType::get(type.getShape().back(), type.getElementType());
+    Value result = arith::ConstantOp::create(
+        rewriter, loc, type, cast<TypedAttr>(rewriter.getZeroAttr(type)));
+    forEachRow(type, [&](ArrayRef<int64_t> pos) {
+      Value row = vector::LoadOp::create(
+          rewriter, loc, rowType, op.getBase(),
+          rowIndices(rewriter, loc, op.getIndices(), pos));
+      result = vector::InsertOp::create(rewriter, loc, row, result, pos);
+    });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct SplitNdVectorStore : OpRewritePattern<vector::StoreOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::StoreOp op,
+                                PatternRewriter &rewriter) const override {
+    VectorType type = op.getVectorType();
+    if (type.getRank() < 2 || type.isScalable())
+      return rewriter.notifyMatchFailure(op, "not a fixed n-D vector");
+    Location loc = op.getLoc();
+    forEachRow(type, [&](ArrayRef<int64_t> pos) {
+      Value row =
+          vector::ExtractOp::create(rewriter, loc, op.getValueToStore(), pos);
+      vector::StoreOp::create(rewriter, loc, row, op.getBase(),
+                              rowIndices(rewriter, loc, op.getIndices(), pos));
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+LogicalResult splitNdVectorMemoryOps(ModuleOp module) {
+  RewritePatternSet patterns(module.getContext());
+  patterns.add<SplitNdVectorLoad, SplitNdVectorStore>(module.getContext());
+  return applyPatternsGreedily(module, std::move(patterns));
+}
 
 FailureOr<std::unique_ptr<ExecutionEngine>> compile(ModuleOp module,
                                                     StringRef name) {
@@ -575,11 +657,11 @@ FailureOr<std::unique_ptr<ExecutionEngine>> compile(ModuleOp module,
   if (pipeline.starts_with("builtin.module(") && pipeline.ends_with(")"))
     pipeline = pipeline.drop_front(strlen("builtin.module(")).drop_back();
   if (failed(parsePassPipeline(pipeline, pm, errorStream)))
-    return module.emitError() << "invalid --lowering pipeline '" << lowering
-                              << "': " << error;
+    return module.emitError()
+           << "invalid --lowering pipeline '" << lowering << "': " << error;
   if (failed(pm.run(module)))
-    return module.emitError() << "the --lowering pipeline '" << lowering
-                              << "' failed";
+    return module.emitError()
+           << "the --lowering pipeline '" << lowering << "' failed";
   auto lowered = module.lookupSymbol<func::FuncOp>(name);
   if (!lowered || lowered.getFunctionType() != type)
     return module.emitError() << "the --lowering pipeline changed or removed "
@@ -600,22 +682,26 @@ FailureOr<std::unique_ptr<ExecutionEngine>> compile(ModuleOp module,
 
   PassManager host(module.getContext(), ModuleOp::getOperationName(),
                    OpPassManager::Nesting::Implicit);
-  if (failed(parsePassPipeline(kHostPipeline, host)) ||
+  if (failed(splitNdVectorMemoryOps(module)) ||
+      failed(parsePassPipeline(kHostPipeline, host)) ||
       failed(host.run(module)))
     return module.emitError()
            << "rocke-run's host lowering to the LLVM dialect failed";
 
   ExecutionEngineOptions options;
-  auto transformer = makeOptimizingTransformer(2, 0, nullptr);
+  // Test-sized problems run in microseconds; what costs is compiling the
+  // unrolled vector code of tiled strategies, so optimise lightly.
+  auto transformer = makeOptimizingTransformer(1, 0, nullptr);
   options.transformer = transformer;
+  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Less;
   SmallVector<StringRef> libs;
   if (llvm::sys::fs::exists(ROCKE_C_RUNNER_UTILS))
     libs.push_back(ROCKE_C_RUNNER_UTILS);
   options.sharedLibPaths = libs;
   auto engine = ExecutionEngine::create(module, options);
   if (!engine)
-    return module.emitError() << "JIT compilation failed: "
-                              << llvm::toString(engine.takeError());
+    return module.emitError()
+           << "JIT compilation failed: " << llvm::toString(engine.takeError());
   (*engine)->initialize();
   return std::move(*engine);
 }
@@ -672,7 +758,7 @@ private:
 
   Interface &in;
   ModuleOp module;
-  SmallVector<Buffer> buffers;          // one per function argument
+  SmallVector<Buffer> buffers; // one per function argument
   std::array<std::vector<double>, kNumRoles> values; // inputs, as doubles
   ref::Problem p;
   ref::Forward fwdRef;
@@ -747,12 +833,12 @@ void Runner::generate() {
 
 void Runner::describe() {
   llvm::outs() << (in.hasFwd && in.hasBwd ? "fwd+bwd"
-                : in.hasFwd        ? "fwd"
-                                   : "bwd")
+                   : in.hasFwd            ? "fwd"
+                                          : "bwd")
                << " " << in.elt << " B=" << p.batch << " Sq=" << p.seqQ
-               << " Sk=" << p.seqK << " Hq=" << p.headsQ
-               << " Hkv=" << p.headsKV << " Dqk=" << p.headDimQK
-               << " Dv=" << p.headDimV << " mask=" << in.mask
+               << " Sk=" << p.seqK << " Hq=" << p.headsQ << " Hkv=" << p.headsKV
+               << " Dqk=" << p.headDimQK << " Dv=" << p.headDimV
+               << " mask=" << in.mask
                << " stats=" << fmha::stringifyStatsEncoding(in.encoding)
                << " lowering=" << lowering << "\n";
 }
@@ -812,8 +898,8 @@ bool Runner::checkMaskedExactZeros() {
             continue;
           }
           for (int64_t d = 0; d < dim; ++d)
-            wrong += got[ref::Problem::at(b, s, h, d, seq, heads, dim)] !=
-                     expect;
+            wrong +=
+                got[ref::Problem::at(b, s, h, d, seq, heads, dim)] != expect;
         }
   };
   double negInf = -std::numeric_limits<double>::infinity();
@@ -858,8 +944,8 @@ bool Runner::checkFiniteDifferences() {
         double l = 0.0;
         if (input == Role::Q)
           return ref::rowLoss(p, values[int(Role::Q)], values[int(Role::K)],
-                              values[int(Role::V)], values[int(Role::DO)], b,
-                              h, s);
+                              values[int(Role::V)], values[int(Role::DO)], b, h,
+                              s);
         for (int64_t hq = h * group; hq < (h + 1) * group; ++hq)
           for (int64_t i = 0; i < p.seqQ; ++i)
             l += ref::rowLoss(p, values[int(Role::Q)], values[int(Role::K)],
@@ -918,7 +1004,8 @@ LogicalResult Runner::run() {
         buffers[n].write(values[int(r)]);
     }
     if (llvm::Error err = (*engine)->invokePacked(entry, args))
-      return emitError(in.loc) << "execution failed: " << llvm::toString(std::move(err));
+      return emitError(in.loc)
+             << "execution failed: " << llvm::toString(std::move(err));
     if (run == 0)
       firstRun = buffers;
     else
@@ -994,8 +1081,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   int caseNumber = 0;
-  auto process = [&](std::unique_ptr<llvm::MemoryBuffer> chunk,
-                     raw_ostream &) {
+  auto process = [&](std::unique_ptr<llvm::MemoryBuffer> chunk, raw_ostream &) {
     return processBuffer(std::move(chunk), context, caseNumber);
   };
   LogicalResult result =
