@@ -1,5 +1,6 @@
 // RUN: rocke-run --split-input-file --repeat=2 --expect-identical %s | FileCheck %s
 // RUN: rocke-run --split-input-file --repeat=2 --expect-identical --lowering='%warp_host' %s | FileCheck %s
+// RUN: rocke-run --split-input-file --repeat=2 --expect-identical --lowering='%tiled_host' %s | FileCheck %s
 // To check another lowering against the same cases, add one RUN line with
 // --lowering='<its pipeline>,fmha-lower-to-loops' (the trailing
 // fmha-lower-to-loops lowers whatever op the strategy leaves alone).

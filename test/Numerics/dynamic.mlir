@@ -1,6 +1,9 @@
 // RUN: rocke-run %s --batch=1 --seq-q=1 --seq-k=1 --layout=bshd | FileCheck %s --check-prefix=ONE
 // RUN: rocke-run %s --batch=2 --seq-q=17 --seq-k=100 --layout=bshd | FileCheck %s --check-prefix=WIDE
 // RUN: rocke-run %s --batch=1 --seq-q=100 --seq-k=17 --layout=bhsd --dist=normal | FileCheck %s --check-prefix=TALL
+// RUN: rocke-run %s --batch=2 --seq-q=17 --seq-k=100 --layout=bshd --lowering='%tiled_host' | FileCheck %s --check-prefix=WIDE
+// RUN: rocke-run %s --batch=1 --seq-q=100 --seq-k=17 --layout=bhsd --dist=normal --lowering='%tiled_host' | FileCheck %s --check-prefix=TALL
+// RUN: rocke-run %s --batch=1 --seq-q=1 --seq-k=1 --layout=bshd --lowering='%tiled_host' | FileCheck %s --check-prefix=ONE
 //
 // Dynamic batch and sequence lengths (from --batch, --seq-q, --seq-k) and
 // dynamic strides (from --layout): one module, one JIT per size.

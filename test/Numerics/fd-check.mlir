@@ -1,5 +1,6 @@
 // RUN: rocke-run --split-input-file --fd-check --dist=normal %s | FileCheck %s
 // RUN: rocke-run --split-input-file --fd-check --fd-samples=16 --seed=5 --lowering='builtin.module(fmha-lower-to-loops)' %s | FileCheck %s
+// RUN: rocke-run --split-input-file --fd-check --dist=normal --lowering='%tiled_host' %s | FileCheck %s
 // To check another lowering against the same cases, add one RUN line with
 // --lowering='<its pipeline>,fmha-lower-to-loops' (the trailing
 // fmha-lower-to-loops lowers whatever op the strategy leaves alone).
