@@ -33,6 +33,8 @@ using ErrorHandler = llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)
 /// Registers a pipeline whose builder may reject its options: the error goes
 /// to the pass-pipeline parser, so rocke-opt prints it and exits non-zero
 /// (PassPipelineRegistration's builder cannot fail, leaving only an abort).
+/// The pipelines add builtin.module passes, so they must be anchored there
+/// (or on any op): adding them under func.func or gpu.module aborted.
 template <typename Options>
 void registerCheckedPipeline(
     llvm::StringRef arg, llvm::StringRef description,
@@ -40,8 +42,13 @@ void registerCheckedPipeline(
                                    ErrorHandler)) {
   mlir::registerPassPipeline(
       arg, description,
-      [builder](mlir::OpPassManager &pm, llvm::StringRef text,
-                ErrorHandler emitError) {
+      [arg, builder](mlir::OpPassManager &pm, llvm::StringRef text,
+                     ErrorHandler emitError) {
+        llvm::StringRef anchor = pm.getOpAnchorName();
+        if (anchor != mlir::ModuleOp::getOperationName() &&
+            anchor != mlir::OpPassManager::getAnyOpAnchorName())
+          return emitError(arg + " runs on builtin.module, not nested in '" +
+                           anchor + "'");
         Options options;
         if (failed(options.parseFromString(text)))
           return mlir::failure();
