@@ -37,7 +37,9 @@ def RocdlNativeAtomics : Pass<"fmha-rocdl-native-atomics",
     Run after convert-gpu-to-rocdl. Sets rocdl.no_fine_grained_memory,
     rocdl.no_remote_memory and syncscope("agent") on floating-point
     llvm.atomicrmw fadd, so the backend emits global_atomic_add_f32 /
-    global_atomic_pk_add_bf16 instead of a global_atomic_cmpswap loop.
+    global_atomic_pk_add_bf16 instead of a global_atomic_cmpswap loop, and
+    relaxes their ordering to monotonic (gradient sums are read only by later
+    kernels), so no cache write-back / invalidate brackets each add.
     With `ignore-denormal-mode` (default on) it also sets
     rocdl.ignore_denormal_mode: gfx90a's global f32 atomics flush denormals,
     so without it gfx90a keeps the cmpswap loop.

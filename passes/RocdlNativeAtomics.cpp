@@ -42,6 +42,10 @@ struct RocdlNativeAtomicsPass
       // needs; agent scope is what the native instructions implement.
       if (!op.getSyncscope())
         op.setSyncscope("agent");
+      // Gradient sums need atomicity, not ordering: the kernels that read
+      // them run after this one. memref.atomic_rmw lowers to acq_rel, which
+      // brackets every add with cache write-backs and invalidates.
+      op.setOrdering(LLVM::AtomicOrdering::monotonic);
     });
   }
 };

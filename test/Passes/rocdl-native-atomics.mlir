@@ -8,4 +8,12 @@ gpu.module @m {
     %r = llvm.atomicrmw fadd %p, %v monotonic : !llvm.ptr<1>, f32
     llvm.return
   }
+
+  // memref.atomic_rmw's acq_rel ordering is relaxed: no fences around adds.
+  // CHECK-LABEL: llvm.func @relax
+  // CHECK: llvm.atomicrmw fadd %{{.*}}, %{{.*}} syncscope("agent") monotonic
+  llvm.func @relax(%p: !llvm.ptr<1>, %v: f32) {
+    %r = llvm.atomicrmw fadd %p, %v acq_rel : !llvm.ptr<1>, f32
+    llvm.return
+  }
 }
