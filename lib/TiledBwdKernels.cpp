@@ -722,24 +722,22 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       };
       int64_t qSteps = cfg.blockQ / atom.k;
 
-      // dV += P^T dO.
-      stageScores(pT);
+      // acc += X dO-or-Q, with X (P^T or dS^T) staged as the A operand and
+      // the [blockQ x D] tile `rhs` read as B[q][d].
+      auto accumulateStaged = [&](const AccTile &x, AccTile &acc, Value rhs) {
+        stageScores(x);
+        workgroupBarrier(b, loc, target);
+        contract(b, loc, atom, acc, qSteps, readScoresA,
+                 [&](int64_t ki, int64_t ni) {
+                   return readB.read(b, loc, rhs, ki * atom.k, ni * atom.n,
+                                     false);
+                 });
+      };
+      // dV += P^T dO; every subgroup is done with P^T before dS^T replaces
+      // it; dK += dS^T Q (scaled once at the end).
+      accumulateStaged(pT, dVi, wg[kGradOut]);
       workgroupBarrier(b, loc, target);
-      contract(b, loc, atom, dVi, qSteps, readScoresA,
-               [&](int64_t ki, int64_t ni) {
-                 return readB.read(b, loc, wg[kGradOut], ki * atom.k,
-                                   ni * atom.n, false);
-               });
-      workgroupBarrier(b, loc, target);
-
-      // dK += dS^T Q (scaled once at the end).
-      stageScores(dsT);
-      workgroupBarrier(b, loc, target);
-      contract(b, loc, atom, dKi, qSteps, readScoresA,
-               [&](int64_t ki, int64_t ni) {
-                 return readB.read(b, loc, wg[kQuery], ki * atom.k,
-                                   ni * atom.n, false);
-               });
+      accumulateStaged(dsT, dKi, wg[kQuery]);
 
       // dQ[q, cols of this subgroup] += scale * dS K over all KV rows of the
       // block: A[q][kv] = dS^T[kv][q], B[kv][d] = K[kv][d].

@@ -84,6 +84,15 @@ Value lowerHost(PatternRewriter &rewriter, Location loc, const MatrixAtom &atom,
       return x;
     return arith::ExtFOp::create(bld, loc, bld.getF32Type(), x);
   };
+  // row * stride + col, the row-major position in a staged operand.
+  auto linear = [](OpBuilder &bld, Location l, Value row, int64_t stride,
+                   Value col) -> Value {
+    return arith::AddIOp::create(
+        bld, l,
+        arith::MulIOp::create(bld, l, row,
+                              arith::ConstantIndexOp::create(bld, l, stride)),
+        col);
+  };
   // c[i*n + j] += a[i*k + kk] * b[kk*n + j]
   scf::ForOp::create(
       rewriter, loc, c0, cst(atom.m), c1, ValueRange{},
@@ -91,33 +100,15 @@ Value lowerHost(PatternRewriter &rewriter, Location loc, const MatrixAtom &atom,
         scf::ForOp::create(
             bi, l, c0, cst(atom.n), c1, ValueRange{},
             [&](OpBuilder &bj, Location l2, Value j, ValueRange) {
-              Value ci = arith::AddIOp::create(
-                  bj, l2,
-                  arith::MulIOp::create(bj, l2, i,
-                                        arith::ConstantIndexOp::create(
-                                            bj, l2, atom.n)),
-                  j);
+              Value ci = linear(bj, l2, i, atom.n, j);
               Value init = memref::LoadOp::create(bj, l2, c, ci);
               auto sum = scf::ForOp::create(
-                  bj, l2, arith::ConstantIndexOp::create(bj, l2, 0),
-                  arith::ConstantIndexOp::create(bj, l2, atom.k),
-                  arith::ConstantIndexOp::create(bj, l2, 1), ValueRange{init},
+                  bj, l2, c0, cst(atom.k), c1, ValueRange{init},
                   [&](OpBuilder &bk, Location l3, Value kk, ValueRange acc) {
-                    Value ai = arith::AddIOp::create(
-                        bk, l3,
-                        arith::MulIOp::create(
-                            bk, l3, i,
-                            arith::ConstantIndexOp::create(bk, l3, atom.k)),
-                        kk);
-                    Value bIdx = arith::AddIOp::create(
-                        bk, l3,
-                        arith::MulIOp::create(
-                            bk, l3, kk,
-                            arith::ConstantIndexOp::create(bk, l3, atom.n)),
-                        j);
-                    Value x = asF32(bk, memref::LoadOp::create(bk, l3, a, ai));
-                    Value y =
-                        asF32(bk, memref::LoadOp::create(bk, l3, b, bIdx));
+                    Value x = asF32(bk, memref::LoadOp::create(
+                                            bk, l3, a, linear(bk, l3, i, atom.k, kk)));
+                    Value y = asF32(bk, memref::LoadOp::create(
+                                            bk, l3, b, linear(bk, l3, kk, atom.n, j)));
                     Value r = math::FmaOp::create(bk, l3, x, y, acc[0]);
                     scf::YieldOp::create(bk, l3, r);
                   });
