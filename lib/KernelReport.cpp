@@ -4,6 +4,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/BinaryFormat/MsgPackDocument.h"
+#include "llvm/BinaryFormat/MsgPackReader.h"
 #include "llvm/MC/MCAsmInfo.h"
 #include "llvm/MC/MCContext.h"
 #include "llvm/MC/MCDisassembler/MCDisassembler.h"
@@ -229,6 +230,46 @@ struct Disassembler {
   }
 };
 
+/// msgpack::Document::readFromBlob reaches llvm_unreachable ("bad map key
+/// type") when a map key is an array or a map, as in a corrupted note; the
+/// streaming reader checks the blob first.
+bool hasScalarMapKeys(StringRef blob) {
+  struct Frame {
+    uint64_t left; // items (map: key/value pairs) still to come
+    bool isMap;
+    bool atKey; // the next item of a map is a key
+  };
+  SmallVector<Frame> stack;
+  msgpack::Reader reader(blob);
+  while (true) {
+    msgpack::Object obj;
+    Expected<bool> more = reader.read(obj);
+    if (!more) {
+      consumeError(more.takeError());
+      return false;
+    }
+    if (!*more)
+      return true;
+    bool container =
+        obj.Kind == msgpack::Type::Map || obj.Kind == msgpack::Type::Array;
+    if (!stack.empty()) {
+      Frame &parent = stack.back();
+      if (parent.isMap && parent.atKey && container)
+        return false;
+      if (parent.isMap && parent.atKey) {
+        parent.atKey = false;
+      } else {
+        parent.atKey = parent.isMap;
+        --parent.left;
+      }
+    }
+    if (container)
+      stack.push_back({obj.Length, obj.Kind == msgpack::Type::Map, true});
+    while (!stack.empty() && stack.back().left == 0)
+      stack.pop_back();
+  }
+}
+
 /// The amdhsa metadata note's msgpack blob.
 Expected<std::string>
 readMetadataNote(const object::ELF64LEObjectFile &obj) {
@@ -254,11 +295,11 @@ readMetadataNote(const object::ELF64LEObjectFile &obj) {
 Expected<std::pair<ArrayRef<uint8_t>, uint64_t>>
 findKernelCode(const object::ELF64LEObjectFile &obj, StringRef name) {
   for (object::ELFSymbolRef sym : obj.symbols()) {
+    // A corrupted table may claim billions of entries: stop at the first
+    // unreadable one instead of walking them all.
     Expected<StringRef> symName = sym.getName();
-    if (!symName) {
-      consumeError(symName.takeError());
-      continue;
-    }
+    if (!symName)
+      return symName.takeError();
     if (*symName != name || sym.getELFType() != ELF::STT_FUNC)
       continue;
     Expected<uint64_t> addr = sym.getAddress();
@@ -284,7 +325,8 @@ findKernelCode(const object::ELF64LEObjectFile &obj, StringRef name) {
 }
 } // namespace
 
-Expected<CodeObjectReport> rocke::analyzeCodeObject(StringRef elf) {
+static Expected<std::unique_ptr<object::ObjectFile>>
+openCodeObject(StringRef elf) {
   if (!elf.starts_with("\x7f" "ELF"))
     return makeError("not an ELF code object");
   Expected<std::unique_ptr<object::ObjectFile>> file =
@@ -294,8 +336,35 @@ Expected<CodeObjectReport> rocke::analyzeCodeObject(StringRef elf) {
   auto *obj = dyn_cast<object::ELF64LEObjectFile>(file->get());
   if (!obj || obj->getArch() != Triple::amdgcn)
     return makeError("not an AMDGPU (amdgcn) ELF code object");
+  return file;
+}
 
-  Expected<std::string> blob = readMetadataNote(*obj);
+/// The note's blob, when msgpack::Document can read it.
+static Expected<std::string>
+readCheckedMetadata(const object::ELF64LEObjectFile &obj) {
+  Expected<std::string> blob = readMetadataNote(obj);
+  if (!blob)
+    return blob.takeError();
+  if (!hasScalarMapKeys(*blob))
+    return makeError("malformed AMDGPU metadata note");
+  return blob;
+}
+
+Error rocke::checkAmdgpuMetadata(StringRef elf) {
+  Expected<std::unique_ptr<object::ObjectFile>> file = openCodeObject(elf);
+  if (!file)
+    return file.takeError();
+  return readCheckedMetadata(*cast<object::ELF64LEObjectFile>(file->get()))
+      .takeError();
+}
+
+Expected<CodeObjectReport> rocke::analyzeCodeObject(StringRef elf) {
+  Expected<std::unique_ptr<object::ObjectFile>> file = openCodeObject(elf);
+  if (!file)
+    return file.takeError();
+  auto *obj = cast<object::ELF64LEObjectFile>(file->get());
+
+  Expected<std::string> blob = readCheckedMetadata(*obj);
   if (!blob)
     return blob.takeError();
   msgpack::Document doc;

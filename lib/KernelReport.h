@@ -62,6 +62,11 @@ struct CodeObjectReport {
 /// chip lib/ChipInfo does not describe.
 llvm::Expected<CodeObjectReport> analyzeCodeObject(llvm::StringRef elf);
 
+/// Succeeds when `elf` is an AMDGPU code object whose metadata note
+/// msgpack::Document (and so ROCDL::getAMDHSAKernelsELFMetadata) can read:
+/// on some corrupted notes that reader reaches unreachable code.
+llvm::Error checkAmdgpuMetadata(llvm::StringRef elf);
+
 /// Human-readable report.
 std::string formatReport(const CodeObjectReport &report);
 

@@ -6,6 +6,7 @@
 // read back from the ELF notes (sgpr/vgpr counts, private segment size, ...).
 //
 //===----------------------------------------------------------------------===//
+#include "lib/KernelReport.h"
 #include "lib/PtxEntries.h"
 #include "passes/Passes.h"
 
@@ -143,6 +144,15 @@ static llvm::json::Object recordedKernelJson(DictionaryAttr kernel) {
   return out;
 }
 
+/// ROCDL::getAMDHSAKernelsELFMetadata reaches unreachable code on some
+/// corrupted metadata notes (test/ISA/report-corrupt.mlir): check first.
+static bool hasReadableMetadata(gpu::ObjectAttr obj) {
+  llvm::Error err = rocke::checkAmdgpuMetadata(obj.getObject().getValue());
+  bool ok = !err;
+  llvm::consumeError(std::move(err));
+  return ok;
+}
+
 static LogicalResult writeFile(Operation *op, StringRef path,
                                StringRef contents) {
   std::string err;
@@ -203,7 +213,8 @@ struct DumpBinaryPass : public rocke::impl::DumpBinaryBase<DumpBinaryPass> {
       }
       // gpu-module-to-binary may leave the kernel table empty; the HSACO's
       // amdhsa.kernels note has the same facts (names, .args, segment sizes).
-      if (kernels.empty() && isa<ROCDL::ROCDLTargetAttr>(obj.getTarget())) {
+      if (kernels.empty() && isa<ROCDL::ROCDLTargetAttr>(obj.getTarget()) &&
+          hasReadableMetadata(obj)) {
         StringRef elf = obj.getObject().getValue();
         Builder builder(&getContext());
         if (auto md = ROCDL::getAMDHSAKernelsELFMetadata(

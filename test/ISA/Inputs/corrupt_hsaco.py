@@ -1,0 +1,25 @@
+"""Writes a corrupted copy of a HSACO for rocke-report's robustness tests.
+
+corrupt_hsaco.py IN OUT symtab  : .symtab claims 2^32 entries.
+corrupt_hsaco.py IN OUT gpu-binary : an MLIR module whose gpu.binary holds IN.
+"""
+import struct
+import sys
+
+src, dst, mode = sys.argv[1:4]
+data = bytearray(open(src, "rb").read())
+if mode == "symtab":
+    (shoff,) = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", data, 0x3A)
+    for i in range(shnum):
+        hdr = shoff + i * shentsize
+        (sh_type,) = struct.unpack_from("<I", data, hdr + 4)
+        if sh_type == 2:  # SHT_SYMTAB
+            struct.pack_into("<Q", data, hdr + 0x20, 24 << 32)  # sh_size
+elif mode == "gpu-binary":
+    escaped = "".join("\\%02X" % b for b in data)
+    data = ('gpu.binary @kernels [#gpu.object<#rocdl.target<chip = "gfx942">, '
+            'bin = "%s">]\n' % escaped).encode()
+else:
+    sys.exit("unknown mode " + mode)
+open(dst, "wb").write(data)
