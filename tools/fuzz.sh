@@ -3,7 +3,7 @@
 # this project's code) and runs it for a bounded time on mutated fmha modules,
 # seeded from the lit tests. Exits non-zero on a crash, hang, assertion,
 # sanitizer report or out-of-memory; the input is kept in build-fuzz/artifacts/.
-#   tools/fuzz.sh [seconds]      (default 60; FUZZ_JOBS, FUZZ_BUILD_DIR)
+#   tools/fuzz.sh [seconds]      (default 60; FUZZ_BUILD_DIR overrides build-fuzz)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}

@@ -194,7 +194,6 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   registerAllExtensions(registry);
   registerAllToLLVMIRTranslations(registry);
 
-  // Say which stages run, so a pipeline that never registers is visible.
   // fmha-dump-binary also runs on the input itself: gpu.binary ops with
   // arbitrary objects and rocke.kernels attributes reach its readers.
   SmallString<128> out;
@@ -211,6 +210,7 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
       {dump},
   };
 
+  // Say which stages run, so a pipeline that never registers is visible.
   for (const std::vector<std::string> &stages : getPipelines())
     for (const std::string &stage : stages) {
       OpPassManager probe(ModuleOp::getOperationName());
