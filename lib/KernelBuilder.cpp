@@ -414,6 +414,22 @@ LogicalResult KernelEmitter::emit(const KernelLaunch &launch,
   body(kb, loc, ids, tid, kernelArgs, fn.getWorkgroupAttributions());
   gpu::ReturnOp::create(kb, loc);
 
+  // An empty dynamic problem (B, Sq or Sk = 0) launches nothing: a grid with
+  // a zero extent is a launch error on both vendors' runtimes.
+  OpBuilder::InsertionGuard guard(builder);
+  if (staticGrid.size() != 3) {
+    Value c0 = constIndex(builder, loc, 0);
+    Value nonEmpty;
+    for (Value g : launch.grid) {
+      Value positive = arith::CmpIOp::create(
+          builder, loc, arith::CmpIPredicate::ugt, g, c0);
+      nonEmpty = nonEmpty ? arith::AndIOp::create(builder, loc, nonEmpty,
+                                                  positive)
+                          : positive;
+    }
+    auto ifOp = scf::IfOp::create(builder, loc, nonEmpty);
+    builder.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  }
   Value c1 = constIndex(builder, loc, 1);
   gpu::KernelDim3 grid{launch.grid[0], launch.grid[1], launch.grid[2]};
   gpu::KernelDim3 block{constIndex(builder, loc, launch.blockSize), c1, c1};
