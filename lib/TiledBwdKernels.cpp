@@ -117,16 +117,10 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
     return op.emitOpError("block sizes and num-warps must be positive");
   // Bounds first: the divisibility and tile-size products below overflowed
   // for huge values (a division by zero, a 2^58-element vector:
-  // test/Fuzz/bwd-to-kernels-huge-options.mlir). A workgroup has at most
-  // kMaxWorkgroupSize work-items on every target; tiles of more than
-  // kMaxBlockRows rows exceed any workgroup memory and make the host's
-  // loops take seconds to build.
-  constexpr int64_t kMaxWorkgroupSize = 1024, kMaxBlockRows = 1024;
-  if (cfg.numWarps > kMaxWorkgroupSize / cfg.lanes)
-    return op.emitOpError("num-warps (")
-           << cfg.numWarps << ") times the " << cfg.lanes
-           << "-lane subgroup exceeds the " << kMaxWorkgroupSize
-           << "-work-item workgroup limit";
+  // test/Fuzz/bwd-to-kernels-huge-options.mlir). The pass bounds num-warps by
+  // the workgroup size; tiles of more than kMaxBlockRows rows exceed any
+  // workgroup memory and make the host's loops take seconds to build.
+  constexpr int64_t kMaxBlockRows = 1024;
   if (options.blockKv > kMaxBlockRows || options.blockQ > kMaxBlockRows)
     return op.emitOpError("block-q and block-kv must be at most ")
            << kMaxBlockRows << " rows";

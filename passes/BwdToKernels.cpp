@@ -67,6 +67,16 @@ struct BwdToKernelsPass
       return module.emitError("fmha-bwd-to-kernels: index-bitwidth must be 32 "
                               "or 64, got ")
              << static_cast<unsigned>(indexBitwidth);
+    // Both strategies launch num-warps subgroups per workgroup (the warp
+    // strategy's preprocess too); no target runs more than 1024 work-items.
+    constexpr int64_t kMaxWorkgroupSize = 1024;
+    if (!opts.target.host &&
+        numWarps > kMaxWorkgroupSize / static_cast<int64_t>(subgroupSize))
+      return module.emitError("fmha-bwd-to-kernels: num-warps (")
+             << static_cast<int64_t>(numWarps) << ") times the "
+             << static_cast<unsigned>(subgroupSize)
+             << "-lane subgroup exceeds the " << kMaxWorkgroupSize
+             << "-work-item workgroup limit";
     opts.target.indexBitwidth = indexBitwidth;
     opts.matrixAtom = matrixAtom;
     opts.blockQ = blockQ;

@@ -5,11 +5,13 @@
 // diagnostics.
 // RUN: not rocke-opt %s -fmha-bwd-to-kernels='num-warps=4611686018427387904' -o /dev/null 2>&1 | FileCheck %s --check-prefix=WARPS
 // RUN: not rocke-opt %s -fmha-bwd-to-kernels='num-warps=17' -o /dev/null 2>&1 | FileCheck %s --check-prefix=WARPS17
+// RUN: not rocke-opt %s -fmha-bwd-to-kernels='strategy=warp subgroup-size=4 num-warps=1000000' -o /dev/null 2>&1 | FileCheck %s --check-prefix=WARPSTRATEGY
 // RUN: not rocke-opt %s -fmha-bwd-to-kernels='block-q=4611686018427387904 block-kv=64' -o /dev/null 2>&1 | FileCheck %s --check-prefix=BLOCK
 // RUN: not rocke-opt %s -fmha-bwd-to-kernels='target=host block-kv=4611686018427387904' -o /dev/null 2>&1 | FileCheck %s --check-prefix=BLOCK
 
-// WARPS: error: 'fmha.attention_bwd' op num-warps (4611686018427387904) times the 64-lane subgroup exceeds the 1024-work-item workgroup limit
-// WARPS17: error: 'fmha.attention_bwd' op num-warps (17) times the 64-lane subgroup exceeds the 1024-work-item workgroup limit
+// WARPS: error: fmha-bwd-to-kernels: num-warps (4611686018427387904) times the 64-lane subgroup exceeds the 1024-work-item workgroup limit
+// WARPS17: error: fmha-bwd-to-kernels: num-warps (17) times the 64-lane subgroup exceeds the 1024-work-item workgroup limit
+// WARPSTRATEGY: error: fmha-bwd-to-kernels: num-warps (1000000) times the 4-lane subgroup exceeds the 1024-work-item workgroup limit
 // BLOCK: error: 'fmha.attention_bwd' op block-q and block-kv must be at most 1024 rows
 func.func @bwd(%q: memref<2x128x8x64xf16>, %k: memref<2x256x8x64xf16>,
     %v: memref<2x256x8x64xf16>, %o: memref<2x128x8x64xf16>, %do: memref<2x128x8x64xf16>,
