@@ -378,6 +378,10 @@ LogicalResult KernelEmitter::emit(const KernelLaunch &launch,
                                    FunctionType::get(ctx, argTypes, {}),
                                    wgTypes);
   fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), kb.getUnitAttr());
+  // 16-byte aligned workgroup buffers: vector loads/stores of 16 bytes and
+  // NVIDIA's ldmatrix need it (the lowering defaults to element alignment).
+  for (unsigned i = 0; i < wgTypes.size(); ++i)
+    fn.setWorkgroupAttributionAttr(i, "llvm.align", kb.getI64IntegerAttr(16));
   fn.setKnownBlockSizeAttr(kb.getDenseI32ArrayAttr(
       {static_cast<int32_t>(launch.blockSize), 1, 1}));
   SmallVector<int32_t, 3> staticGrid;

@@ -25,6 +25,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -226,8 +227,8 @@ struct AccTile {
 class FragmentReader {
 public:
   FragmentReader(const MatrixAtom &atom, MatrixOperand operand,
-                 LaneCoords lane)
-      : atom(atom), operand(operand), lane(lane) {}
+                 LaneCoords lane, Value laneId)
+      : atom(atom), operand(operand), lane(lane), laneId(laneId) {}
 
   /// rowBase / colBase (optional, index values) shift the buffer position.
   Value read(OpBuilder &b, Location loc, Value buf, int64_t row0, int64_t col0,
@@ -236,6 +237,9 @@ public:
     auto bufType = cast<MemRefType>(buf.getType());
     Type elt = bufType.getElementType();
     int64_t regs = atom.regs(operand);
+    if (Value frag = readWithLdmatrix(b, loc, buf, row0, col0, transposed,
+                                      rowBase, colBase))
+      return frag;
     // Buffer coordinates of the lane's register 0 part.
     Value laneRow = transposed ? lane.col : lane.row;
     Value laneCol = transposed ? lane.row : lane.col;
@@ -295,9 +299,62 @@ public:
   }
 
 private:
+  /// mma.sync operands whose registers run down the buffer's columns (B
+  /// stored [k][n], A stored transposed [k][m]) would be gathered 16 bits at
+  /// a time; ldmatrix.trans loads them whole: lane l gives the address of row
+  /// l % 8 of 8x8 matrix l / 8, and the matrices are ordered as the
+  /// fragment's register pairs (B: k 0-7, 8-15; A: (m, k) = (0, 0), (8, 0),
+  /// (0, 8), (8, 8)). Null when the read does not have that shape.
+  Value readWithLdmatrix(OpBuilder &b, Location loc, Value buf, int64_t row0,
+                         int64_t col0, bool transposed, Value rowBase,
+                         Value colBase) const {
+    auto bufType = cast<MemRefType>(buf.getType());
+    bool runsDownColumns = (operand == MatrixOperand::B && !transposed) ||
+                           (operand == MatrixOperand::A && transposed);
+    if (atom.family != MatrixAtom::Family::MmaSync || !runsDownColumns ||
+        bufType.getElementTypeBitWidth() != 16 || atom.k != 16 ||
+        atom.m != 16 || atom.n != 8)
+      return Value();
+    int64_t tiles = operand == MatrixOperand::B ? 2 : 4;
+    Value matrix = arith::RemUIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, laneId, constIndex(b, loc, 8)),
+        constIndex(b, loc, tiles));
+    Value rowInMatrix =
+        arith::RemUIOp::create(b, loc, laneId, constIndex(b, loc, 8));
+    // B: matrix i covers buffer rows (k) 8i..8i+7. A^T: matrix i covers
+    // buffer rows (k) 8 * (i / 2) and columns (m) 8 * (i % 2).
+    Value kBlock = operand == MatrixOperand::B
+                       ? matrix
+                       : arith::DivUIOp::create(b, loc, matrix,
+                                                constIndex(b, loc, 2));
+    Value r = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, kBlock, constIndex(b, loc, 8)),
+        addIdx(b, loc, rowInMatrix, row0));
+    Value c = constIndex(b, loc, col0);
+    if (operand == MatrixOperand::A)
+      c = arith::AddIOp::create(
+          b, loc, c,
+          arith::MulIOp::create(
+              b, loc,
+              arith::RemUIOp::create(b, loc, matrix, constIndex(b, loc, 2)),
+              constIndex(b, loc, 8)));
+    if (rowBase)
+      r = arith::AddIOp::create(b, loc, r, rowBase);
+    if (colBase)
+      c = arith::AddIOp::create(b, loc, c, colBase);
+    Type elt = bufType.getElementType();
+    Value pairs = nvgpu::LdMatrixOp::create(
+        b, loc, VectorType::get({tiles, 2}, elt), buf, ValueRange{r, c},
+        b.getBoolAttr(true), b.getI32IntegerAttr(tiles));
+    return vector::ShapeCastOp::create(
+        b, loc, VectorType::get({atom.regs(operand)}, elt), pairs);
+  }
+
   const MatrixAtom &atom;
   MatrixOperand operand;
   LaneCoords lane;
+  Value laneId;
 };
 
 /// acc[mi][ni] += sum_ki A(mi, ki) * B(ki, ni) with one fmha.mma per atom.
@@ -484,8 +541,8 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   LaneCoords laneA = LaneCoords::get(b, loc, atom, MatrixOperand::A, lane);
   LaneCoords laneB = LaneCoords::get(b, loc, atom, MatrixOperand::B, lane);
   LaneCoords laneC = LaneCoords::get(b, loc, atom, MatrixOperand::C, lane);
-  FragmentReader readA(atom, MatrixOperand::A, laneA);
-  FragmentReader readB(atom, MatrixOperand::B, laneB);
+  FragmentReader readA(atom, MatrixOperand::A, laneA, lane);
+  FragmentReader readB(atom, MatrixOperand::B, laneB, lane);
 
   Value kv0 = arith::MulIOp::create(b, loc, kvBlock,
                                     constIndex(b, loc, cfg.blockKv));

@@ -176,6 +176,7 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
     "::mlir::gpu::GPUDialect", "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect", "::rocke::fmha::FmhaDialect",
+    "::mlir::nvgpu::NVGPUDialect",
   ];
 }
 
