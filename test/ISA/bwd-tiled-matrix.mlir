@@ -76,6 +76,10 @@
 // RUN: rocke-opt %S/Inputs/tiled_bf16_d128_none.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-rocdl{chip=gfx950 strategy=tiled matrix-atom=mfma_f32_16x16x32},fmha-dump-binary{output=%t.gfx950.tiled_bf16_d128_none.hsaco})'
 // RUN: llvm-objdump -d --mcpu=gfx950 %t.gfx950.tiled_bf16_d128_none.hsaco | FileCheck %s --check-prefixes=ISA,GFX950BF16
 // RUN: llvm-readelf --notes %t.gfx950.tiled_bf16_d128_none.hsaco | FileCheck %s --check-prefix=NOSCRATCH
+// Head dim 256 (block-q auto = 16 to fit the LDS) compiles without spills.
+// RUN: rocke-opt %S/Inputs/tiled_bf16_d256_none.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-rocdl{chip=gfx942 strategy=tiled},fmha-dump-binary{output=%t.d256.hsaco})'
+// RUN: llvm-objdump -d --mcpu=gfx942 %t.d256.hsaco | FileCheck %s --check-prefixes=ISA,GFX942BF16
+// RUN: llvm-readelf --notes %t.d256.hsaco | FileCheck %s --check-prefix=NOSCRATCH
 
 // ISA-NOT: global_atomic_cmpswap
 // ISA-NOT: s_swappc
