@@ -19,7 +19,7 @@ from typing import Dict, Iterable, List, Mapping, Optional, Union
 
 __all__ = ["CompileError", "RockeOptNotFound", "find_rocke_opt",
            "available_pipelines", "resolve_pipeline", "auto_pipeline",
-           "compile"]
+           "compile", "compile_binary"]
 
 _REPO = Path(__file__).resolve().parents[2]
 
@@ -134,6 +134,11 @@ def auto_pipeline(spec, rocke_opt: Optional[str] = None) -> str:
     """The registered fmha-* pipeline for the spec's target (by chip)."""
     keys = _TARGET_KEYS[spec.target]
     reg = available_pipelines(rocke_opt)
+    # An fmha spec wants the end-to-end pipeline (fmha op -> code object),
+    # not a finish that expects gpu-level kernels.
+    for key in keys:
+        if "fmha-bwd-" + key in reg:
+            return "fmha-bwd-" + key
     for key in keys:
         hits = sorted(p for p in reg if p.startswith("fmha-") and key in p)
         if hits:
@@ -150,6 +155,33 @@ def _fmt_opt(v) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     return str(v)
+
+
+def _named_pipeline(spec, names: Iterable[str], exe: str,
+                    options: Optional[Mapping[str, object]]) -> str:
+    """``a{opts},b{opts}`` for registered pipeline names, with the options
+    each declares filled from the spec and ``options``."""
+    reg = available_pipelines(exe, include_passes=True)
+    parts = []
+    for n in names:
+        n = resolve_pipeline(n, exe)
+        opts: Dict[str, object] = {}
+        declared = reg.get(n, [])
+        if spec is not None:
+            for o in declared:
+                attr = o.replace("-", "_")
+                if hasattr(spec, attr) and getattr(spec, attr) is not None:
+                    opts[o] = getattr(spec, attr)
+        for k, v in (options or {}).items():
+            opts[k] = v
+        unknown = [k for k in (options or {}) if k not in declared]
+        if unknown:
+            raise CompileError(
+                "pipeline %r has no option(s) %s; it declares: %s"
+                % (n, ", ".join(unknown), ", ".join(declared) or "<none>"))
+        body = " ".join("%s=%s" % (k, _fmt_opt(v)) for k, v in opts.items())
+        parts.append(n + ("{%s}" % body if body else ""))
+    return ",".join(parts)
 
 
 def compile(spec_or_text, pipeline: Optional[Union[str, Iterable[str]]] = None,
@@ -185,30 +217,8 @@ def compile(spec_or_text, pipeline: Optional[Union[str, Iterable[str]]] = None,
             args.append("--pass-pipeline=" + pipeline)
         else:
             names = [pipeline] if isinstance(pipeline, str) else list(pipeline)
-            reg = available_pipelines(exe, include_passes=True)
-            parts = []
-            for n in names:
-                n = resolve_pipeline(n, exe)
-                opts: Dict[str, object] = {}
-                declared = reg.get(n, [])
-                if spec is not None:
-                    for o in declared:
-                        attr = o.replace("-", "_")
-                        if hasattr(spec, attr) and \
-                                getattr(spec, attr) is not None:
-                            opts[o] = getattr(spec, attr)
-                for k, v in (options or {}).items():
-                    opts[k] = v
-                unknown = [k for k in (options or {}) if k not in declared]
-                if unknown:
-                    raise CompileError(
-                        "pipeline %r has no option(s) %s; it declares: %s"
-                        % (n, ", ".join(unknown), ", ".join(declared)
-                           or "<none>"))
-                body = " ".join("%s=%s" % (k, _fmt_opt(v))
-                                for k, v in opts.items())
-                parts.append(n + ("{%s}" % body if body else ""))
-            args.append("--pass-pipeline=builtin.module(%s)" % ",".join(parts))
+            args.append("--pass-pipeline=builtin.module(%s)"
+                        % _named_pipeline(spec, names, exe, options))
     args.extend(extra_args)
     cmd = [exe] + args
     try:
@@ -222,3 +232,30 @@ def compile(spec_or_text, pipeline: Optional[Union[str, Iterable[str]]] = None,
                            % (r.returncode, " ".join(cmd)), r.stderr.strip(),
                            r.returncode, cmd)
     return r.stdout
+
+
+def compile_binary(spec, rocke_opt: Optional[str] = None,
+                   options: Optional[Mapping[str, object]] = None,
+                   timeout: Optional[float] = 600):
+    """Compile a spec end to end for its chip: ``(code, description)``.
+
+    ``code`` is the HSACO (AMD chips) or PTX (NVIDIA chips) as bytes;
+    ``description`` the parsed ``fmha-dump-binary`` JSON sidecar: the kernels
+    in launch order with their arguments, grid / block expressions and
+    resource counts.
+    """
+    import json
+    import tempfile
+    exe = find_rocke_opt(rocke_opt)
+    body = _named_pipeline(spec, [auto_pipeline(spec, exe)], exe, options)
+    with tempfile.TemporaryDirectory(prefix="rocke-") as tmp:
+        out = os.path.join(
+            tmp, "kernel." + ("hsaco" if spec.target == "rocm" else "ptx"))
+        compile(spec, "builtin.module(%s,fmha-dump-binary{output=%s})"
+                % (body, out), exe, timeout=timeout,
+                extra_args=("-o", os.devnull))
+        with open(out, "rb") as f:
+            code = f.read()
+        with open(out + ".json") as f:
+            desc = json.load(f)
+    return code, desc

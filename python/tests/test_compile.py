@@ -108,3 +108,19 @@ def test_fmha_pipelines_if_registered():
             rocke.compile(FmhaBwdSpec(chip=chip, mask="causal"), pipeline=n)
         except CompileError as e:
             pytest.fail("pipeline %s failed: %s" % (n, e.diagnostic[:2000]))
+
+
+@pytest.mark.parametrize("chip,magic,needle", [
+    ("gfx942", b"\x7fELF", "fmha_bwd_tiled_main"),
+    ("sm_90", b"//", "fmha_bwd_tiled_main"),
+])
+def test_compile_binary_end_to_end(chip, magic, needle):
+    """An fmha spec becomes a code object plus its kernel description."""
+    code, desc = rocke.compile_binary(FmhaBwdSpec(chip=chip, mask="causal"))
+    assert code.startswith(magic)
+    names = [k["name"] for k in desc["kernels"]]
+    assert needle in names
+    orders = [k["launch"]["order"] for k in desc["kernels"]]
+    assert orders == sorted(orders)
+    main = desc["kernels"][names.index(needle)]
+    assert [a["name"] for a in main["args"]][:3] == ["q", "k", "v"]
