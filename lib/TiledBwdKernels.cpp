@@ -445,10 +445,6 @@ Value cmp(OpBuilder &b, Location loc, arith::CmpIPredicate p, Value x,
   return arith::CmpIOp::create(b, loc, p, x, y);
 }
 
-Value truncTo(OpBuilder &b, Location loc, Value f32, Type elt) {
-  return elt.isF32() ? f32 : arith::TruncFOp::create(b, loc, elt, f32);
-}
-
 /// Cooperative copy of rows [row0, row0 + rows) of head `head` of a [B, S,
 /// H, D] memref into a [rows x D] workgroup buffer; rows at or past `seqLen`
 /// are zero. Threads take consecutive vectors of one row, so global reads
@@ -762,9 +758,9 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
             [&](int64_t a, Value reg, Value row, Value col,
                 SmallVector<Value> &) {
               Value x = extractReg(b, loc, tile.atoms[a], reg);
-              memref::StoreOp::create(
-                  b, loc, truncTo(b, loc, x, cfg.elt), wg[kScores],
-                  ValueRange{arith::AddIOp::create(b, loc, warpRow, row), col});
+              storeF32(b, loc, x, wg[kScores],
+                       ValueRange{arith::AddIOp::create(b, loc, warpRow, row),
+                                  col});
             });
       };
       auto readScoresA = [&](int64_t mi, int64_t ki) {
