@@ -30,8 +30,9 @@ CHIP = "sm_90"
 SUBGROUP = 32
 
 
-def configs(strategies):
-    """The validation matrix of issue 7 plus the benchmark's kernels."""
+def configs(strategies, variants=()):
+    """The validation matrix of issue 7 plus the benchmark's kernels, and the
+    tile variants (block-kv, num-warps, block-q) to explore."""
     out = []
 
     def add(purpose, only=None, **kw):
@@ -40,7 +41,7 @@ def configs(strategies):
                 continue
             c = dict(strategy=strategy, dtype="bf16", D=64, Hq=16, Hkv=16,
                      mask="none", alignment="top_left", left=None, right=None,
-                     deterministic=False, purpose=purpose)
+                     deterministic=False, purpose=purpose, tiles=None)
             c.update(kw)
             c["name"] = config_name(c)
             if all(c["name"] != o["name"] for o in out):
@@ -66,6 +67,11 @@ def configs(strategies):
     for D in (64, 128):
         for mask in ("none", "causal"):
             add("bench", dtype="bf16", D=D, mask=mask)
+    for tiles in variants:
+        for D in (64, 128):
+            for mask in ("none", "causal"):
+                add("explore", only=("tiled",), dtype="bf16", D=D, mask=mask,
+                    tiles=tiles)
     return out
 
 
@@ -75,9 +81,10 @@ def config_name(c):
         m = "causalbr"
     elif m == "sliding_window":
         m = "swa%d_%d" % (c["left"], c["right"])
-    return "%s_%s_d%d_h%d_%d_%s%s" % (
+    tiles = "_t%dx%dx%d" % tuple(c["tiles"]) if c.get("tiles") else ""
+    return "%s_%s_d%d_h%d_%d_%s%s%s" % (
         c["strategy"], c["dtype"], c["D"], c["Hq"], c["Hkv"], m,
-        "_det" if c["deterministic"] else "")
+        "_det" if c["deterministic"] else "", tiles)
 
 
 def spec_of(c):
@@ -100,7 +107,7 @@ def kernel_pipeline(c, names):
     opts = "strategy=%s target=gpu subgroup-size=%d" % (c["strategy"],
                                                          SUBGROUP)
     if c["strategy"] == "tiled":
-        opts += " block-q=%d block-kv=%d num-warps=%d" % tile_of(c)
+        opts += tile_options(c)
     steps = ["fmha-bwd-to-kernels{%s}" % opts,
              "fmha-lower-subgroup-reduce{subgroup-size=%d}" % SUBGROUP]
     if "fmha-lower-mma" in names:
@@ -108,23 +115,36 @@ def kernel_pipeline(c, names):
     return steps
 
 
-def tile_of(c):
-    """(block-q, block-kv, num-warps) of the tiled strategy: at D=128 a
-    64x64 tile needs 58 KB of workgroup memory, over the 48 KB of static
-    shared memory a kernel may have without opting in."""
-    return (64, 64, 4) if c["D"] <= 64 else (32, 64, 4)
+def tile_options(c):
+    """Explicit tile options of an exploration variant; the chip's defaults
+    otherwise."""
+    if not c.get("tiles"):
+        return ""
+    kv, warps, q = c["tiles"]
+    return " block-q=%d block-kv=%d num-warps=%d" % (q, kv, warps)
 
 
 def full_pipeline(c, names, out_ptx):
     if "fmha-bwd-nvvm" in names:
         body = "fmha-bwd-nvvm{chip=%s strategy=%s" % (CHIP, c["strategy"])
         if c["strategy"] == "tiled":
-            body += " block-q=%d block-kv=%d num-warps=%d" % tile_of(c)
+            body += tile_options(c)
         body += "}"
     else:
         body = ",".join(kernel_pipeline(c, names) +
                         ["fmha-nvvm-to-ptx{chip=%s}" % CHIP])
     return "builtin.module(%s,fmha-dump-binary{output=%s})" % (body, out_ptx)
+
+
+def main_block_kv(sidecar):
+    """KV rows per tile of the tiled main kernel, from its grid expression
+    ceildiv(Sk,N) (the deterministic dQ partials have one slice per tile)."""
+    for k in sidecar["kernels"]:
+        grid = k.get("launch", {}).get("grid", [""])
+        m = re.fullmatch(r"ceildiv\(Sk,(\d+)\)", grid[0])
+        if k["name"].endswith("tiled_main") and m:
+            return int(m.group(1))
+    return None
 
 
 def run(cmd, inp):
@@ -141,7 +161,12 @@ def main():
     ap.add_argument("--out", default=str(REPO / "bench" / "out"))
     ap.add_argument("--strategies", default="warp,tiled")
     ap.add_argument("--only", nargs="*", default=[])
+    ap.add_argument("--tile-variants", default="",
+                    help="tiled variants to explore, e.g. 128x8x64,64x4x32 "
+                    "(block-kv x num-warps x block-q)")
     a = ap.parse_args()
+    variants = [tuple(int(x) for x in v.split("x"))
+                for v in a.tile_variants.split(",") if v]
     names = registered(a.rocke_opt)
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -155,7 +180,7 @@ def main():
         "HEAD %suncommitted in lib/ passes/ dialect/:\n%s" % (head,
                                                          dirty or "none\n"))
     failures = 0
-    for c in configs(a.strategies.split(",")):
+    for c in configs(a.strategies.split(","), variants):
         if a.only and not any(s in c["name"] for s in a.only):
             continue
         text = spec_of(c).to_mlir()
@@ -168,11 +193,11 @@ def main():
             failures += 1
             print("FAIL %s: %s" % (c["name"], e))
             continue
+        kernels = json.loads((out / (c["name"] + ".ptx.json")).read_text())
         if c["strategy"] == "tiled":
-            c["block_q"], c["block_kv"], c["num_warps"] = tile_of(c)
+            c["block_kv"] = main_block_kv(kernels)
         (out / (c["name"] + ".config.json")).write_text(json.dumps(
             {"config": c, "pipeline": pipe, "mlir": text}, indent=1))
-        kernels = json.loads((out / (c["name"] + ".ptx.json")).read_text())
         print("ok   %s  (%d kernels, %d bytes PTX)"
               % (c["name"], len(kernels["kernels"]), ptx.stat().st_size))
     return 1 if failures else 0

@@ -98,7 +98,8 @@ def scratch_spec(role, env):
 
 def launch_list(sidecar):
     """Kernels of a fmha-dump-binary sidecar (dict) in launch order:
-    [{name, order, grid, block, args: [{role, type}]}]. Checks that the
+    [{name, order, grid, block, shared, args: [{role, type}]}] (shared: the
+    dynamic shared memory bytes to launch with). Checks that the
     recorded calling-convention expansion matches the PTX parameter count."""
     kernels = []
     for k in sidecar["kernels"]:
@@ -117,6 +118,7 @@ def launch_list(sidecar):
                              % (k["name"], len(roles), len(k["args"])))
         kernels.append(dict(name=k["name"], order=launch["order"],
                             grid=launch["grid"], block=launch["block"],
+                            shared=launch.get("dynamic_shared_bytes", 0),
                             args=[dict(role=r, type=a["type"])
                                   for r, a in zip(roles, k["args"])]))
     kernels.sort(key=lambda k: k["order"])

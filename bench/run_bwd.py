@@ -33,6 +33,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
+from torch.nn.attention.flex_attention import create_block_mask, flex_attention
 
 from kernel_abi import (eval_expr, is_scratch, launch_list, parse_memref,
                         scratch_spec)
@@ -60,6 +61,9 @@ class Backward:
         self.module.compile()
         self.kernels = [(k, self.module.get_function(k["name"]))
                         for k in kernels]
+        for k, fn in self.kernels:
+            if k["shared"] > 48 * 1024:  # opt in past the static limit
+                fn.max_dynamic_shared_size_bytes = k["shared"]
 
     def bind(self, env, tensors, scratch_fill=None):
         """Launch list [(function, grid, block, args)] for one problem; the
@@ -85,17 +89,32 @@ class Backward:
                     t = scratch[name]
                 else:
                     t = tensors[role]
+                    if role in ALIGNED_ROLES:
+                        check_aligned(t, "%s:%s" % (k["name"], role))
                 args += memref_args(t, mt, "%s:%s" % (k["name"], role))
             grid = tuple(eval_expr(g, env) for g in k["grid"])
             block = tuple(int(b) for b in k["block"])
-            launches.append((fn, grid, block, tuple(args)))
+            launches.append((fn, grid, block, tuple(args), k["shared"]))
         return launches
 
     @staticmethod
     def launch(launches):
         stream = _cupy_stream()
-        for fn, grid, block, args in launches:
-            fn(grid, block, args, stream=stream)
+        for fn, grid, block, args, shared in launches:
+            fn(grid, block, args, stream=stream, shared_mem=shared)
+
+
+# The tiled kernels read Q, K, V and dO rows with 16-byte vector loads: their
+# base pointers and outer strides must be multiples of 16 bytes.
+ALIGNED_ROLES = ("q", "k", "v", "do")
+
+
+def check_aligned(t, what):
+    size = t.element_size()
+    bad = [s for s in t.stride()[:-1] if (s * size) % 16]
+    if t.data_ptr() % 16 or bad or t.stride()[-1] != 1:
+        raise RuntimeError("%s: needs 16-byte aligned rows (pointer %#x, "
+                           "strides %s)" % (what, t.data_ptr(), t.stride()))
 
 
 _STREAMS = {}
@@ -328,7 +347,17 @@ def time_ms(fn, iters, warmup):
     return statistics.median(times)
 
 
-def bench_point(bw, cfg, s, d, causal, iters, budget_left):
+_FLEX = []
+
+
+def _flex():
+    """torch.compile of flex_attention, compiled once per process."""
+    if not _FLEX:
+        _FLEX.append(torch.compile(flex_attention))
+    return _FLEX[0]
+
+
+def bench_point(bw, cfg, s, d, causal, iters, budget_left, baselines=True):
     b = max(1, 16384 // s)
     h = 16
     flops = 10.0 * b * h * s * s * d * (0.5 if causal else 1.0)
@@ -351,16 +380,31 @@ def bench_point(bw, cfg, s, d, causal, iters, budget_left):
             grads = fn()
         return ms, grads
 
+    def flex_bwd(_):
+        qq, kk, vv = (x.clone().requires_grad_() for x in (q, k, v))
+        bm = None
+        if causal:
+            bm = create_block_mask(lambda b_, h_, qi, ki: qi >= ki, None,
+                                   None, s, s, device="cuda")
+        out = _flex()(qq, kk, vv, block_mask=bm, scale=scale)
+        fn = (lambda: torch.autograd.grad(out, (qq, kk, vv), do,
+                                          retain_graph=True))
+        return time_ms(fn, iters, 3), fn()
+
     ref = None
-    for label, backend in (("sdpa_default", None),
-                           ("sdpa_flash", SDPBackend.FLASH_ATTENTION)):
+    for label, run, backend in (
+            ("sdpa_default", sdpa_bwd, None),
+            ("sdpa_flash", sdpa_bwd, SDPBackend.FLASH_ATTENTION),
+            ("flex", flex_bwd, None)):
+        if not baselines:
+            break
         try:
-            ms, grads = sdpa_bwd(backend)
+            ms, grads = run(backend)
             row[label] = dict(ms=ms, tflops=flops / ms / 1e9)
             if ref is None or label == "sdpa_flash":
                 ref = grads
-        except RuntimeError as e:
-            row[label] = dict(error=str(e).splitlines()[0])
+        except Exception as e:  # a baseline failing is reported, not fatal
+            row[label] = dict(error=str(e).splitlines()[0][:200])
     if bw is not None:
         out, lse = flash_forward(q, k, v, causal, scale)
         p = dict(q=q, k=k, v=v, do=do, o=out, lse=lse)
@@ -424,12 +468,13 @@ def print_bench_row(r):
         extra = "rel %.1e [%s]" % (r["ours"]["rel_vs_sdpa"], " ".join(
             "%s %.2f" % (n.replace("fmha_bwd_", ""), ms)
             for n, ms in r["ours"]["kernels_ms"].items()))
-    for key in ("ours", "sdpa_default", "sdpa_flash"):
+    for key in BENCH_KEYS:
         if r.get(key) and "error" in r[key]:
             extra += " %s: %s" % (key, r[key]["error"][:100])
-    print("%3d %5d %2d %-6s | %s | %s | %s | %s" % (
+    print("%3d %5d %2d %-6s | %s | %s | %s | %s | %s %s | %s %s" % (
         r["D"], r["S"], r["B"], "causal" if r["causal"] else "none", c("ours"),
-        c("sdpa_default"), c("sdpa_flash"), extra), flush=True)
+        c("sdpa_default"), c("sdpa_flash"), c("flex"), ratio(r, "sdpa_flash"),
+        ratio(r, "flex"), r.get("config") or "-", extra), flush=True)
 
 
 def markdown(results):
@@ -448,13 +493,14 @@ def markdown(results):
                        r["strategy"], r["dtype"], r["D"], r["Hq"], r["Hkv"],
                        r["mask"], r["Sq"], r["Sk"], det, e[0], e[1], e[2],
                        r["ms"], "pass" if r["ok"] else "FAIL " + r["notes"]))
-    out += ["", "| D | S | B | mask | ours ms | ours TFLOP/s | ours rel err "
-            "| SDPA default ms | TFLOP/s | SDPA flash ms | TFLOP/s |",
-            "|---|---|---|---|---|---|---|---|---|---|---|"]
+    out += ["", "| D | S | B | mask | config | ours ms | ours TFLOP/s | ours rel "
+            "err | SDPA default ms | TFLOP/s | SDPA flash ms | TFLOP/s | Flex "
+            "ms | TFLOP/s | ours / flash | ours / flex |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results["bench"]:
         cells = []
-        for key in ("ours", "sdpa_default", "sdpa_flash"):
-            x = r.get(key) or {"error": "not built"}
+        for key in BENCH_KEYS:
+            x = r.get(key) or {"error": "not run"}
             if "error" in x:
                 cells += [x["error"], "-"] + (["-"] if key == "ours" else [])
                 continue
@@ -462,10 +508,22 @@ def markdown(results):
             if key == "ours":
                 cells.append("%.1e" % x["rel_vs_sdpa"]
                              if "rel_vs_sdpa" in x else "-")
-        out.append("| %d | %d | %d | %s | %s |" % (
+        cells += [ratio(r, "sdpa_flash"), ratio(r, "flex")]
+        out.append("| %d | %d | %d | %s | %s | %s |" % (
             r["D"], r["S"], r["B"], "causal" if r["causal"] else "none",
-            " | ".join(cells)))
+            r.get("config") or "-", " | ".join(cells)))
     return "\n".join(out) + "\n"
+
+
+BENCH_KEYS = ("ours", "sdpa_default", "sdpa_flash", "flex")
+
+
+def ratio(r, key):
+    """ours' TFLOP/s over a baseline's, as text."""
+    a, b = r.get("ours") or {}, r.get(key) or {}
+    if "tflops" not in a or "tflops" not in b:
+        return "-"
+    return "%.2fx" % (a["tflops"] / b["tflops"])
 
 
 # --------------------------------------------------------------------------
@@ -485,6 +543,9 @@ def main():
     ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("--budget-s", type=float, default=480,
                     help="stop starting new work after this many seconds")
+    ap.add_argument("--explore", action="store_true",
+                    help="also time the tile variants build_kernels.py "
+                    "built (--tile-variants), ours only")
     a = ap.parse_args()
     start = time.time()
 
@@ -537,8 +598,8 @@ def main():
 
     if not a.skip_bench:
         print("\n== benchmark: bf16 backward, H=16, B=16384/S; median ms and "
-              "TFLOP/s (ours=%s | sdpa default | sdpa flash) ==" %
-              a.bench_strategy)
+              "TFLOP/s (ours=%s | sdpa default | sdpa flash | flex) and ours "
+              "over flash and flex ==" % a.bench_strategy)
         for d in (64, 128):
             for causal in (False, True):
                 n = "%s_bf16_d%d_h16_16_%s" % (a.bench_strategy, d,
@@ -562,6 +623,30 @@ def main():
                         print("ERROR bench %s S=%d: %r" % (n, s, e),
                               flush=True)
                     torch.cuda.empty_cache()
+
+    if a.explore:
+        print("\n== tile exploration: ours only ==")
+        for n in names:
+            bw = load(n)
+            if bw is None or bw.cfg["purpose"] != "explore":
+                continue
+            for s in (int(x) for x in a.bench_s.split(",")):
+                if budget_left() < 0:
+                    results["errors"].append("budget: explore %s S=%d"
+                                             % (n, s))
+                    continue
+                try:
+                    r = bench_point(bw, bw.cfg, s, bw.cfg["D"],
+                                    bw.cfg["mask"] == "causal", a.iters,
+                                    budget_left, baselines=False)
+                    r["config"] = n
+                    results["bench"].append(r)
+                    print_bench_row(r)
+                except Exception as e:
+                    results["errors"].append("explore %s S=%d: %r"
+                                             % (n, s, e))
+                    print("ERROR explore %s S=%d: %r" % (n, s, e), flush=True)
+                torch.cuda.empty_cache()
 
     failed = [r for r in results["validation"] if not r["ok"]]
     print("\nvalidation: %d cases, %d failed; errors: %d; %.0f s" % (

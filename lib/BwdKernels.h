@@ -10,10 +10,12 @@
 #ifndef ROCKE_LIB_BWDKERNELS_H
 #define ROCKE_LIB_BWDKERNELS_H
 
+#include "lib/ChipInfo.h"
 #include "lib/KernelBuilder.h"
 
 #include "mlir/Support/LLVM.h"
 
+#include <optional>
 #include <string>
 
 namespace rocke {
@@ -24,10 +26,14 @@ class AttentionBwdOp;
 /// Options of fmha-bwd-to-kernels shared by both strategies.
 struct BwdKernelOptions {
   KernelTarget target;
+  /// The chip the kernels are for (atoms, workgroup memory, tile defaults);
+  /// none: a generic target of `target.subgroupSize` lanes.
+  std::optional<ChipInfo> chip;
   /// Matrix atom name of lib/FragmentLayout ("auto": chosen by the strategy).
   std::string matrixAtom = "auto";
-  /// Tile sizes and subgroups per workgroup (tiled strategy).
-  int64_t blockQ = 64, blockKv = 64, numWarps = 4;
+  /// Tile sizes and subgroups per workgroup (tiled strategy); 0 = chosen
+  /// from the chip and head dims.
+  int64_t blockQ = 0, blockKv = 0, numWarps = 0;
 };
 
 /// One subgroup per (batch, query token, query head); lanes split the head

@@ -1,4 +1,4 @@
-//===- ChipInfo.cpp - AMD GPU facts used by the ROCDL backend --------------===//
+//===- ChipInfo.cpp - GPU facts the lowerings and reports read ------------===//
 #include "lib/ChipInfo.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -8,18 +8,42 @@
 
 using namespace rocke;
 
-static const ChipInfo kChips[] = {
-    // name,   wave, LDS bytes, mfma, 16x16x32, f32 atomic add, pk_add_bf16,
-    //   SIMDs/CU, waves/SIMD, VGPRs/SIMD, VGPR granule, LDS/CU, LDS granule
-    {"gfx90a", 64, 64 * 1024, true, false, true, false, 4, 8, 512, 8,
-     64 * 1024, 512},
-    {"gfx942", 64, 64 * 1024, true, false, true, true, 4, 8, 512, 8, 64 * 1024,
-     512},
-    {"gfx950", 64, 160 * 1024, true, true, true, true, 4, 8, 512, 8,
-     160 * 1024, 512},
-};
+namespace {
+constexpr llvm::StringLiteral kCdnaAtoms[] = {"mfma_f32_16x16x16",
+                                              "mfma_f32_32x32x8"};
+// gfx950's double-rate 16x16x32 first; 16x16x16 where an accumulator feeds
+// the next product (its A operand spans other lanes' rows on 16x16x32).
+constexpr llvm::StringLiteral kGfx950Atoms[] = {"mfma_f32_16x16x32",
+                                                "mfma_f32_16x16x16"};
+constexpr llvm::StringLiteral kMmaSyncAtoms[] = {"mma_sync_m16n8k16"};
 
-llvm::ArrayRef<ChipInfo> rocke::getSupportedChips() { return kChips; }
+const ChipInfo kChips[] = {
+    // name, vendor, wave, workgroup memory, atoms,
+    //   SIMDs/CU, waves/SIMD, VGPRs/SIMD, VGPR granule, LDS/CU, LDS granule
+    {"gfx90a", GpuVendor::Amd, 64, 64 * 1024, kCdnaAtoms, 4, 8, 512, 8,
+     64 * 1024, 512},
+    {"gfx942", GpuVendor::Amd, 64, 64 * 1024, kCdnaAtoms, 4, 8, 512, 8,
+     64 * 1024, 512},
+    {"gfx950", GpuVendor::Amd, 64, 160 * 1024, kGfx950Atoms, 4, 8, 512, 8,
+     160 * 1024, 512},
+    // Ampere, Ada and Hopper: every chip with bf16 mma.sync m16n8k16. Opt-in
+    // shared memory per block from the CUDA programming guide's table.
+    {"sm_80", GpuVendor::Nvidia, 32, 163 * 1024, kMmaSyncAtoms},
+    {"sm_86", GpuVendor::Nvidia, 32, 99 * 1024, kMmaSyncAtoms},
+    {"sm_87", GpuVendor::Nvidia, 32, 163 * 1024, kMmaSyncAtoms},
+    {"sm_89", GpuVendor::Nvidia, 32, 99 * 1024, kMmaSyncAtoms},
+    {"sm_90", GpuVendor::Nvidia, 32, 227 * 1024, kMmaSyncAtoms},
+    {"sm_90a", GpuVendor::Nvidia, 32, 227 * 1024, kMmaSyncAtoms},
+};
+} // namespace
+
+llvm::SmallVector<ChipInfo> rocke::getSupportedChips(GpuVendor vendor) {
+  llvm::SmallVector<ChipInfo> chips;
+  for (const ChipInfo &info : kChips)
+    if (info.vendor == vendor)
+      chips.push_back(info);
+  return chips;
+}
 
 std::optional<ChipInfo> rocke::lookupChip(llvm::StringRef chip) {
   for (const ChipInfo &info : kChips)
@@ -28,10 +52,18 @@ std::optional<ChipInfo> rocke::lookupChip(llvm::StringRef chip) {
   return std::nullopt;
 }
 
-std::string rocke::supportedChipList() {
+std::optional<ChipInfo> rocke::lookupChip(llvm::StringRef chip,
+                                          GpuVendor vendor) {
+  std::optional<ChipInfo> info = lookupChip(chip);
+  if (info && info->vendor == vendor)
+    return info;
+  return std::nullopt;
+}
+
+std::string rocke::supportedChipList(GpuVendor vendor) {
   std::string s;
   llvm::interleave(
-      kChips, [&](const ChipInfo &c) { s += c.name.str(); },
+      getSupportedChips(vendor), [&](const ChipInfo &c) { s += c.name.str(); },
       [&] { s += ", "; });
   return s;
 }

@@ -1,7 +1,9 @@
-//===- ChipInfo.h - AMD GPU facts used by the ROCDL backend -----*- C++ -*-===//
+//===- ChipInfo.h - GPU facts the lowerings and reports read ----*- C++ -*-===//
 //
-// One place for the per-chip facts (wave size, LDS size, matrix cores) the
-// ROCDL finish needs. Only the chips the project targets are listed.
+// One table of per-chip facts: subgroup width, workgroup memory, the matrix
+// atoms (lib/FragmentLayout) in order of preference, and the AMD occupancy
+// limits rocke-report uses. fmha-bwd-to-kernels picks atoms and tiles from
+// it; the NVVM and ROCDL finishes check chips against it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ROCKE_LIB_CHIPINFO_H
@@ -16,22 +18,34 @@
 
 namespace rocke {
 
+enum class GpuVendor { Amd, Nvidia };
+
 struct ChipInfo {
-  llvm::StringRef name;      // e.g. "gfx942"
-  unsigned waveSize;         // lanes per wavefront
-  uint64_t ldsBytes;         // LDS per workgroup
-  bool hasMfma;              // matrix-core (MFMA) instructions
-  bool hasMfma16x16x32F16;   // gfx950 double-rate 16x16x32 f16/bf16 MFMA
-  bool hasNativeF32AtomicAdd;// global_atomic_add_f32 (with no-fine-grained)
-  bool hasPkAddBf16;         // global_atomic_pk_add_bf16
-  // Occupancy limits (CDNA ISA guides; LLVM's AMDGPU subtarget agrees).
-  unsigned simdsPerCU;       // SIMDs sharing a CU's LDS and wave slots
-  unsigned maxWavesPerSimd;  // wave slots per SIMD
-  unsigned vgprsPerSimd;     // per lane, unified arch + acc VGPR file
-  unsigned vgprGranule;      // VGPR allocation granularity (registers)
-  uint64_t ldsPerCU;         // LDS bytes shared by a CU's workgroups
-  unsigned ldsGranule;       // LDS allocation granularity (bytes)
+  llvm::StringRef name; // e.g. "gfx942", "sm_90"
+  GpuVendor vendor;
+  unsigned waveSize; // lanes per wavefront / warp
+  /// Workgroup memory one workgroup may use: the LDS on AMD; on NVIDIA the
+  /// opt-in limit of dynamic shared memory (static allocations stop at
+  /// kNvidiaStaticSharedBytes, so larger tiles use dynamic shared memory).
+  uint64_t workgroupMemoryBytes;
+  /// Matrix atoms (lib/FragmentLayout names without the _f16/_bf16 suffix),
+  /// best first. Products whose operand comes from accumulator registers take
+  /// the first atom that allows it (operandFromAccumulators).
+  llvm::ArrayRef<llvm::StringLiteral> matrixAtoms;
+  // AMD occupancy limits (CDNA ISA guides; LLVM's AMDGPU subtarget agrees).
+  unsigned simdsPerCU;      // SIMDs sharing a CU's LDS and wave slots
+  unsigned maxWavesPerSimd; // wave slots per SIMD
+  unsigned vgprsPerSimd;    // per lane, unified arch + acc VGPR file
+  unsigned vgprGranule;     // VGPR allocation granularity (registers)
+  uint64_t ldsPerCU;        // LDS bytes shared by a CU's workgroups
+  unsigned ldsGranule;      // LDS allocation granularity (bytes)
+
+  bool isAmd() const { return vendor == GpuVendor::Amd; }
+  bool isNvidia() const { return vendor == GpuVendor::Nvidia; }
 };
+
+/// Static shared memory a CUDA kernel may declare without opting in.
+constexpr uint64_t kNvidiaStaticSharedBytes = 48 * 1024;
 
 /// Waves per SIMD a kernel can keep resident, and what limits it.
 struct Occupancy {
@@ -42,19 +56,22 @@ struct Occupancy {
 
 /// Occupancy of a kernel using `vgprs` (arch + acc, as the code object's
 /// .vgpr_count reports them on these chips), `sgprs`, `ldsBytes` of LDS per
-/// workgroup and `workgroupSize` work-items per workgroup.
+/// workgroup and `workgroupSize` work-items per workgroup (AMD chips).
 Occupancy computeOccupancy(const ChipInfo &chip, unsigned vgprs,
                            unsigned sgprs, uint64_t ldsBytes,
                            unsigned workgroupSize);
 
-/// All supported chips.
-llvm::ArrayRef<ChipInfo> getSupportedChips();
+/// All supported chips of `vendor`.
+llvm::SmallVector<ChipInfo> getSupportedChips(GpuVendor vendor);
 
-/// The facts for `chip`, or std::nullopt when it is not supported.
+/// The facts for `chip` of `vendor`, or std::nullopt when it is not
+/// supported.
+std::optional<ChipInfo> lookupChip(llvm::StringRef chip, GpuVendor vendor);
+/// The facts for `chip` of either vendor.
 std::optional<ChipInfo> lookupChip(llvm::StringRef chip);
 
-/// "gfx90a, gfx942, gfx950" (for diagnostics).
-std::string supportedChipList();
+/// "gfx90a, gfx942, gfx950" / "sm_80, ..." (for diagnostics).
+std::string supportedChipList(GpuVendor vendor);
 
 } // namespace rocke
 

@@ -101,6 +101,45 @@ FragmentCoord rocke::regOffset(const MatrixAtom &atom, MatrixOperand operand,
   return fragmentCoord(atom, operand, /*lane=*/0, reg);
 }
 
+std::optional<llvm::SmallVector<RegisterSource>>
+rocke::operandFromAccumulators(const MatrixAtom &producer,
+                               const MatrixAtom &consumer,
+                               MatrixOperand operand, bool transposed) {
+  if (operand == MatrixOperand::C || producer.lanes != consumer.lanes)
+    return std::nullopt;
+  // The fragment covers rows x cols of the operand; X is its transpose when
+  // `transposed`. The producer's C atoms must tile that region of X.
+  int rows = operand == MatrixOperand::A ? consumer.m : consumer.k;
+  int cols = operand == MatrixOperand::A ? consumer.k : consumer.n;
+  int xRows = transposed ? cols : rows, xCols = transposed ? rows : cols;
+  if (xRows % producer.m != 0 || xCols % producer.n != 0)
+    return std::nullopt;
+  llvm::SmallVector<RegisterSource> sources;
+  for (int reg = 0; reg < consumer.regs(operand); ++reg) {
+    std::optional<RegisterSource> found;
+    for (int lane = 0; lane < consumer.lanes; ++lane) {
+      FragmentCoord at = fragmentCoord(consumer, operand, lane, reg);
+      FragmentCoord x = transposed ? FragmentCoord{at.col, at.row} : at;
+      int atomRow = x.row / producer.m, atomCol = x.col / producer.n;
+      FragmentCoord inAtom{x.row % producer.m, x.col % producer.n};
+      // The register of this lane's C fragment that holds `inAtom`, if any.
+      std::optional<int> cReg;
+      for (int r = 0; r < producer.regs(MatrixOperand::C) && !cReg; ++r)
+        if (fragmentCoord(producer, MatrixOperand::C, lane, r) == inAtom)
+          cReg = r;
+      if (!cReg)
+        return std::nullopt;
+      // Register indices are compile-time: every lane must use the same one.
+      RegisterSource source{atomRow, atomCol, *cReg};
+      if (found && !(*found == source))
+        return std::nullopt;
+      found = source;
+    }
+    sources.push_back(*found);
+  }
+  return sources;
+}
+
 llvm::ArrayRef<MatrixAtom> rocke::knownAtoms() { return kAtoms; }
 
 const MatrixAtom *rocke::lookupAtom(llvm::StringRef name) {

@@ -10,7 +10,10 @@
 #define ROCKE_LIB_FRAGMENTLAYOUT_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+
+#include <optional>
 
 namespace rocke {
 
@@ -55,6 +58,29 @@ struct LaneOffset {
 };
 LaneOffset laneOffset(const MatrixAtom &atom, MatrixOperand operand);
 FragmentCoord regOffset(const MatrixAtom &atom, MatrixOperand operand, int reg);
+
+/// Where one register of an operand fragment is found among the accumulator
+/// (C) fragments of a tile of `producer` atoms in the same lane: the C atom at
+/// (atomRow, atomCol) of the tile, counted from the one holding the
+/// fragment's first element, and its register `reg`.
+struct RegisterSource {
+  int atomRow, atomCol, reg;
+  bool operator==(const RegisterSource &o) const {
+    return atomRow == o.atomRow && atomCol == o.atomCol && reg == o.reg;
+  }
+};
+
+/// Can a product's accumulators feed the next product without leaving
+/// registers? For a matrix X held in C fragments of `producer` atoms, returns,
+/// per register of the `operand` (A or B) fragment of `consumer` that holds X
+/// (or X^T when `transposed`), the C register holding the same element in the
+/// same lane; std::nullopt when some lane would need another lane's element
+/// (then the value has to go through workgroup memory). mma.sync: two m16n8
+/// accumulators are one m16k16 A fragment (not transposed); MFMA 16x16x16: a C
+/// fragment is the A fragment of the transpose.
+std::optional<llvm::SmallVector<RegisterSource>>
+operandFromAccumulators(const MatrixAtom &producer, const MatrixAtom &consumer,
+                        MatrixOperand operand, bool transposed);
 
 /// All atoms this project knows, and a lookup by name (nullptr if unknown).
 llvm::ArrayRef<MatrixAtom> knownAtoms();

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -170,17 +171,28 @@ MaskBuilder::MaskBuilder(OpBuilder &b, Location loc, fmha::MaskBand band,
 
 Value MaskBuilder::isVisible(OpBuilder &b, Location loc, Value q,
                              Value k) const {
-  Value visible = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+  // Scalars, or vectors of indices (one element per fragment register).
+  auto vecType = dyn_cast<VectorType>(q.getType());
+  auto splat = [&](Value scalar) -> Value {
+    if (!vecType)
+      return scalar;
+    return vector::BroadcastOp::create(
+        b, loc, VectorType::get(vecType.getShape(), scalar.getType()), scalar);
+  };
+  Value visible =
+      splat(arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
   if (band.isNone())
     return visible;
-  Value diag = b.createOrFold<arith::AddIOp>(loc, q, offset);
+  Value diag = b.createOrFold<arith::AddIOp>(loc, q, splat(offset));
   Value rel = b.createOrFold<arith::SubIOp>(loc, k, diag);
   if (band.lower >= 0)
-    visible = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::sge,
-                                            rel, constIndex(b, loc, -band.lower));
+    visible = b.createOrFold<arith::CmpIOp>(
+        loc, arith::CmpIPredicate::sge, rel,
+        splat(constIndex(b, loc, -band.lower)));
   if (band.upper >= 0) {
-    Value le = b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::sle,
-                                             rel, constIndex(b, loc, band.upper));
+    Value le = b.createOrFold<arith::CmpIOp>(
+        loc, arith::CmpIPredicate::sle, rel,
+        splat(constIndex(b, loc, band.upper)));
     visible = band.lower >= 0
                   ? b.createOrFold<arith::AndIOp>(loc, visible, le)
                   : le;
@@ -286,12 +298,28 @@ static DictionaryAttr launchAttr(Builder &b, int64_t order,
     grid.push_back(b.getStringAttr(e));
   for (const KernelArg &a : launch.args)
     args.push_back(b.getStringAttr(a.role));
-  return b.getDictionaryAttr({
+  SmallVector<NamedAttribute> entries = {
       b.getNamedAttr("order", b.getI64IntegerAttr(order)),
       b.getNamedAttr("grid", b.getArrayAttr(grid)),
       b.getNamedAttr("block", b.getI64ArrayAttr({launch.blockSize, 1, 1})),
-      b.getNamedAttr("args", b.getArrayAttr(args)),
-  });
+      b.getNamedAttr("args", b.getArrayAttr(args))};
+  if (launch.dynamicWorkgroupMemory)
+    entries.push_back(b.getNamedAttr(
+        "dynamic_shared_bytes",
+        b.getI64IntegerAttr(workgroupBufferBytes(launch.workgroupBuffers))));
+  return b.getDictionaryAttr(entries);
+}
+
+/// Byte size of one workgroup buffer (static shape, int or float elements).
+static int64_t bufferBytes(MemRefType t) {
+  return t.getNumElements() * llvm::divideCeil(t.getElementTypeBitWidth(), 8);
+}
+
+int64_t rocke::workgroupBufferBytes(ArrayRef<MemRefType> buffers) {
+  int64_t total = 0;
+  for (MemRefType t : buffers)
+    total = llvm::alignTo(total, 16) + bufferBytes(t);
+  return total;
 }
 
 /// The module's `gpu.module @fmha_kernels`, created on first use.
@@ -370,8 +398,9 @@ LogicalResult KernelEmitter::emit(const KernelLaunch &launch,
   auto wgSpace = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   auto globalSpace = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Global);
   SmallVector<Type> wgTypes;
-  for (MemRefType t : launch.workgroupBuffers)
-    wgTypes.push_back(MemRefType::Builder(t).setMemorySpace(wgSpace));
+  if (!launch.dynamicWorkgroupMemory)
+    for (MemRefType t : launch.workgroupBuffers)
+      wgTypes.push_back(MemRefType::Builder(t).setMemorySpace(wgSpace));
 
   OpBuilder kb(ctx);
   auto fn = gpu::GPUFuncOp::create(kb, loc, launch.name,
@@ -415,7 +444,24 @@ LogicalResult KernelEmitter::emit(const KernelLaunch &launch,
        {gpu::Dimension::x, gpu::Dimension::y, gpu::Dimension::z})
     ids.push_back(gpu::BlockIdOp::create(kb, loc, d));
   Value tid = gpu::ThreadIdOp::create(kb, loc, gpu::Dimension::x);
-  body(kb, loc, ids, tid, kernelArgs, fn.getWorkgroupAttributions());
+  SmallVector<Value> wgBuffers(fn.getWorkgroupAttributions());
+  if (launch.dynamicWorkgroupMemory) {
+    // One i8 buffer, 16-byte aligned by the lowering; typed views into it at
+    // the offsets workgroupBufferBytes lays out.
+    Value bytes = gpu::DynamicSharedMemoryOp::create(
+        kb, loc,
+        MemRefType::get({ShapedType::kDynamic}, kb.getI8Type(),
+                        MemRefLayoutAttrInterface(), wgSpace));
+    int64_t offset = 0;
+    for (MemRefType t : launch.workgroupBuffers) {
+      offset = llvm::alignTo(offset, 16);
+      MemRefType view = MemRefType::Builder(t).setMemorySpace(wgSpace);
+      wgBuffers.push_back(memref::ViewOp::create(
+          kb, loc, view, bytes, constIndex(kb, loc, offset), ValueRange{}));
+      offset += bufferBytes(t);
+    }
+  }
+  body(kb, loc, ids, tid, kernelArgs, wgBuffers);
   gpu::ReturnOp::create(kb, loc);
 
   // An empty dynamic problem (B, Sq or Sk = 0) launches nothing: a grid with
@@ -437,8 +483,13 @@ LogicalResult KernelEmitter::emit(const KernelLaunch &launch,
   Value c1 = constIndex(builder, loc, 1);
   gpu::KernelDim3 grid{launch.grid[0], launch.grid[1], launch.grid[2]};
   gpu::KernelDim3 block{constIndex(builder, loc, launch.blockSize), c1, c1};
-  gpu::LaunchFuncOp::create(builder, loc, fn, grid, block,
-                            /*dynamicSharedMemorySize=*/Value(), argValues);
+  Value dynamicBytes;
+  if (launch.dynamicWorkgroupMemory)
+    dynamicBytes = arith::ConstantIntOp::create(
+        builder, loc, builder.getI32Type(),
+        workgroupBufferBytes(launch.workgroupBuffers));
+  gpu::LaunchFuncOp::create(builder, loc, fn, grid, block, dynamicBytes,
+                            argValues);
   return success();
 }
 

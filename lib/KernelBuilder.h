@@ -139,7 +139,8 @@ public:
               mlir::Value seqQ, mlir::Value seqK);
 
   bool isNone() const { return band.isNone(); }
-  /// i1: is key `k` visible from query `q` (constant true without a mask).
+  /// i1: is key `k` visible from query `q` (constant true without a mask);
+  /// q and k may be index vectors, giving a vector of i1.
   mlir::Value isVisible(mlir::OpBuilder &b, mlir::Location loc, mlir::Value q,
                         mlir::Value k) const;
   /// Keys [kLo, kHi) that any query of [qLo, qHi) sees, clamped to [0, Sk);
@@ -205,7 +206,16 @@ struct KernelLaunch {
   /// Workgroup-memory buffers (static shapes, no memory space: the emitter
   /// puts them in #gpu.address_space<workgroup> on a GPU, alloca on the host).
   llvm::SmallVector<mlir::MemRefType> workgroupBuffers;
+  /// GPU: carve the buffers out of dynamic workgroup memory
+  /// (gpu.dynamic_shared_memory), launched with their total size, which
+  /// `rocke.launch` records as `dynamic_shared_bytes`: NVIDIA kernels need it
+  /// past 48 KiB (the runner opts in with that size).
+  bool dynamicWorkgroupMemory = false;
 };
+
+/// Bytes of `buffers` laid out one after another at 16-byte boundaries (the
+/// dynamic workgroup memory a kernel launches with).
+int64_t workgroupBufferBytes(llvm::ArrayRef<mlir::MemRefType> buffers);
 
 /// Builds a kernel body at the builder's insertion point. blockIds are the
 /// x, y, z workgroup ids (index); args are the kernel's memref arguments in

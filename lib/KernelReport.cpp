@@ -377,10 +377,10 @@ Expected<CodeObjectReport> rocke::analyzeCodeObject(StringRef elf) {
   // amdgcn-amd-amdhsa--gfx942[:feature+...]
   StringRef chip = StringRef(report.target).rsplit("--").second;
   report.chip = chip.split(':').first.str();
-  std::optional<ChipInfo> info = lookupChip(report.chip);
+  std::optional<ChipInfo> info = lookupChip(report.chip, GpuVendor::Amd);
   if (!info)
     return makeError("code object for '" + report.target +
-                     "'; supported chips: " + supportedChipList());
+                     "'; supported chips: " + supportedChipList(GpuVendor::Amd));
   Expected<Disassembler> disasm = Disassembler::create(report.chip);
   if (!disasm)
     return disasm.takeError();

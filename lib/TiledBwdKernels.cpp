@@ -7,30 +7,39 @@
 //      block sits in workgroup memory, each subgroup keeps the V fragments and
 //      the dK / dV accumulators of its slice of KV rows in registers while it
 //      loops over the group's query heads and the query blocks the mask lets
-//      through. Per query block it recomputes S^T = K Q^T and P^T from the
-//      saved statistics, dP^T = V dO^T, dS^T = P^T (dP^T - delta), and
-//      accumulates dV += P^T dO, dK += dS^T Q, and dQ += dS K (atomics, or
-//      per-KV-block partials when deterministic);
+//      through. Per query block it recomputes the scores S = Q K^T of its
+//      rows and P from the saved statistics, dP = dO V^T, dS = P (dP -
+//      delta), and accumulates dV += P^T dO and dK += dS^T Q straight from
+//      the score registers, and dQ += dS K through one workgroup-memory copy
+//      of dS (atomics, or per-KV-block partials when deterministic);
 //   4. dQ conversion (or the fixed-order reduction of the partials).
 // Every block contraction is a grid of fmha.mma atoms (lib/FragmentLayout):
 // fragments are read from workgroup memory at the coordinates the atom's
 // layout gives each lane, so one body serves MFMA, mma.sync and the host atom
-// that runs the same algorithm on the CPU with one lane per workgroup.
+// that runs the same algorithm on the CPU with one lane per workgroup. The
+// score tiles are held as S^T [kv x q] or S [q x kv], whichever orientation
+// lets the atoms' accumulators be the A operand of the next product
+// (operandFromAccumulators): S^T for mma.sync and the host, S for MFMA.
 //
 //===----------------------------------------------------------------------===//
 #include "lib/BwdKernels.h"
 
 #include "dialect/FmhaDialect.h"
+#include "lib/ChipInfo.h"
 #include "lib/FragmentLayout.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include "llvm/ADT/DenseMap.h"
+
 #include <limits>
+#include <map>
 
 using namespace mlir;
 using namespace rocke;
@@ -39,52 +48,146 @@ namespace {
 
 /// Tile shape of one main-kernel workgroup.
 struct TiledConfig {
+  /// Atom of the score products (S, dP) and of dQ.
   const MatrixAtom *atom = nullptr;
+  /// Atom of dV += P^T dO and dK += dS^T Q, whose A operand is read out of
+  /// the score accumulators: `repack[r]` is where its register r comes from.
+  const MatrixAtom *gradAtom = nullptr;
+  SmallVector<RegisterSource> repack;
+  /// Score tiles are S^T [kv x q] (true) or S [q x kv].
+  bool scoresTransposed = true;
   int64_t blockQ = 0, blockKv = 0, numWarps = 0;
-  int64_t lanes = 0;       ///< lanes of a subgroup (= the atom's lanes)
+  int64_t lanes = 0; ///< lanes of a subgroup (= the atom's lanes)
   int64_t kvRowsPerWarp = 0;
   int64_t dqk = 0, dv = 0, group = 0;
-  Type elt;                ///< input element type (= fragment element type)
+  /// Elements appended to each workgroup-memory row: rows 16 bytes apart
+  /// modulo the bank width, so fragment reads down a column do not conflict.
+  int64_t pad = 0;
+  bool dynamicWorkgroupMemory = false;
+  Type elt; ///< input element type (= fragment element type)
 
   int64_t threads() const { return numWarps * lanes; }
-  /// Workgroup memory: K [blockKv x Dqk], Q [blockQ x Dqk], dO [blockQ x Dv],
-  /// P^T / dS^T [blockKv x blockQ] in the input type; 3 f32 row vectors.
-  int64_t workgroupBytes() const {
-    int64_t eltBytes = elt.getIntOrFloatBitWidth() / 8;
-    return eltBytes * (blockKv * dqk + blockQ * dqk + blockQ * dv +
-                       blockKv * blockQ) +
-           4 * 3 * blockQ;
+  /// Workgroup memory: K [blockKv x Dqk], Q [blockQ x Dqk], dO [blockQ x
+  /// Dv], dS [blockQ x blockKv] in the input type (rows padded), and three
+  /// f32 row vectors of statistics.
+  SmallVector<MemRefType> workgroupBuffers(MLIRContext *ctx) const {
+    auto tile = [&](int64_t r, int64_t c) {
+      return MemRefType::get({r, c + pad}, elt);
+    };
+    auto row = MemRefType::get({blockQ}, Float32Type::get(ctx));
+    return {tile(blockKv, dqk), tile(blockQ, dqk), tile(blockQ, dv),
+            tile(blockQ, blockKv), row, row, row};
+  }
+  int64_t workgroupBytes(MLIRContext *ctx) const {
+    return workgroupBufferBytes(workgroupBuffers(ctx));
+  }
+  /// Registers (32-bit) a lane holds across the query-block loop and in the
+  /// score phase: dK / dV accumulators, V fragments, S and dP accumulators.
+  int64_t liveRegisters() const {
+    int64_t perWarpRows = kvRowsPerWarp;
+    int64_t acc = perWarpRows * (dqk + dv) / lanes;
+    int64_t vFrags = perWarpRows * dv / lanes / 2;
+    int64_t scores = 2 * perWarpRows * blockQ / lanes;
+    return acc + vFrags + scores;
   }
 };
 
-/// Workgroup memory budget of a target: NVIDIA's static shared memory limit
-/// (48 KiB) for 32-lane subgroups, the CDNA LDS (64 KiB) for 64-lane ones.
-int64_t workgroupMemoryLimit(const KernelTarget &target) {
-  if (target.host)
-    return std::numeric_limits<int64_t>::max();
-  return target.subgroupSize == 32 ? 48 * 1024 : 64 * 1024;
+/// Workgroup buffers of the main kernel, in KernelLaunch order.
+enum WorkgroupBuffer {
+  kKey,
+  kQuery,
+  kGradOut,
+  kScores,
+  kRowOffset,
+  kRowInvSum,
+  kRowDelta
+};
+
+/// The atom called `name` (with or without the _f16/_bf16 suffix) for `elt`.
+const MatrixAtom *lookupAtomFor(StringRef name, Type elt) {
+  if (const MatrixAtom *atom = lookupAtom(name))
+    return atom;
+  return lookupAtom((name + (elt.isBF16() ? "_bf16" : "_f16")).str());
 }
 
-/// Picks the matrix atom: an explicit name (with or without the _f16/_bf16
-/// suffix) or, for "auto", the target's default.
+/// The score atom: an explicit name or, for "auto", the chip's first atom
+/// (the host atom on the CPU; without a chip, the subgroup width's default).
 const MatrixAtom *selectAtom(const BwdKernelOptions &options, Type elt) {
-  std::string suffix = elt.isBF16() ? "_bf16" : "_f16";
-  std::string name = options.matrixAtom;
+  StringRef name = options.matrixAtom;
   if (name == "auto") {
     if (options.target.host)
       return lookupAtom("host_16x16x16");
-    name = options.target.subgroupSize == 32 ? "mma_sync_m16n8k16"
-                                             : "mfma_f32_16x16x16";
+    if (options.chip)
+      name = options.chip->matrixAtoms.front();
+    else
+      name = options.target.subgroupSize == 32 ? "mma_sync_m16n8k16"
+                                               : "mfma_f32_16x16x16";
   }
-  if (const MatrixAtom *atom = lookupAtom(name))
-    return atom;
-  return lookupAtom(name + suffix);
+  return lookupAtomFor(name, elt);
+}
+
+/// Picks the atom of the gradient products and the score orientation: the
+/// score atom itself when its accumulators can be its A operand (as S^T, else
+/// as S), then the chip's other atoms in order of preference.
+bool selectGradAtom(const BwdKernelOptions &options, TiledConfig &cfg) {
+  SmallVector<const MatrixAtom *> candidates{cfg.atom};
+  if (options.chip)
+    for (StringRef name : options.chip->matrixAtoms)
+      if (const MatrixAtom *a = lookupAtomFor(name, cfg.elt))
+        candidates.push_back(a);
+  for (const MatrixAtom *candidate : candidates)
+    for (bool transposedScores : {true, false}) {
+      // S^T holds P^T itself (the A operand of dV); S holds its transpose.
+      auto repack = operandFromAccumulators(*cfg.atom, *candidate,
+                                            MatrixOperand::A,
+                                            /*transposed=*/!transposedScores);
+      if (!repack)
+        continue;
+      cfg.gradAtom = candidate;
+      cfg.repack = std::move(*repack);
+      cfg.scoresTransposed = transposedScores;
+      return true;
+    }
+  return false;
+}
+
+/// Workgroup memory a workgroup may use: the chip's; without a chip, 48 KiB
+/// of static shared memory for 32-lane subgroups, 64 KiB of LDS for 64-lane.
+int64_t workgroupMemoryLimit(const BwdKernelOptions &options) {
+  if (options.target.host)
+    return std::numeric_limits<int64_t>::max();
+  if (options.chip)
+    return options.chip->workgroupMemoryBytes;
+  return options.target.subgroupSize == 32 ? kNvidiaStaticSharedBytes
+                                           : 64 * 1024;
+}
+
+/// 32-bit registers per lane the tiles may keep live: NVIDIA's 255 per thread
+/// and the 256 arch VGPRs of AMD, less room for addresses and temporaries.
+int64_t registerBudget(const KernelTarget &target) {
+  return target.subgroupSize == 32 ? 200 : 224;
+}
+
+struct TileChoice {
+  int64_t blockKv, numWarps, blockQ;
+};
+
+/// Tile shapes tried in order when the options leave them at 0 (auto). On
+/// the H200 (docs/BENCHMARKS.md) 128 KV rows over 8 warps won at D <= 128.
+SmallVector<TileChoice> tileCandidates(const KernelTarget &target) {
+  if (target.host)
+    return {{16, 1, 16}};
+  if (target.subgroupSize == 32)
+    return {{128, 8, 64}, {128, 8, 32}, {64, 4, 64},
+            {64, 4, 32},  {64, 4, 16},  {32, 2, 16}};
+  return {{64, 4, 64}, {64, 4, 32}, {64, 4, 16}, {32, 2, 16}};
 }
 
 LogicalResult makeConfig(fmha::AttentionBwdOp op,
                          const BwdKernelOptions &options,
                          const AttentionSizes &sizes, TiledConfig &cfg) {
   const KernelTarget &target = options.target;
+  MLIRContext *ctx = op.getContext();
   cfg.elt = cast<MemRefType>(op.getQuery().getType()).getElementType();
   if (!target.host && cfg.elt.isF32())
     return op.emitOpError("strategy=tiled on a GPU needs f16 or bf16 inputs "
@@ -106,16 +209,19 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
       cfg.atom->name.ends_with("bf16") != cfg.elt.isBF16())
     return op.emitOpError("matrix atom '")
            << cfg.atom->name << "' does not take " << cfg.elt << " inputs";
+  if (!selectGradAtom(options, cfg))
+    return op.emitOpError("matrix atom '")
+           << cfg.atom->name
+           << "': no atom of the target can take the scores from its "
+              "accumulator registers";
 
   cfg.lanes = cfg.atom->lanes;
-  // One lane per workgroup on the host: a single subgroup does all the work.
-  cfg.numWarps = target.host ? 1 : options.numWarps;
-  cfg.blockKv = options.blockKv;
   cfg.dqk = sizes.headDimQk;
   cfg.dv = sizes.headDimV;
   cfg.group = sizes.groupSize();
-  if (cfg.numWarps <= 0 || options.blockKv <= 0 || options.blockQ < 0)
-    return op.emitOpError("block sizes and num-warps must be positive");
+  if (options.numWarps < 0 || options.blockKv < 0 || options.blockQ < 0)
+    return op.emitOpError("block sizes and num-warps must be positive or 0 "
+                          "(auto)");
   // Bounds first: the divisibility and tile-size products below overflowed
   // for huge values (a division by zero, a 2^58-element vector:
   // test/Fuzz/bwd-to-kernels-huge-options.mlir). The pass bounds num-warps by
@@ -125,48 +231,88 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
   if (options.blockKv > kMaxBlockRows || options.blockQ > kMaxBlockRows)
     return op.emitOpError("block-q and block-kv must be at most ")
            << kMaxBlockRows << " rows";
-  cfg.kvRowsPerWarp = cfg.blockKv / cfg.numWarps;
-
-  const MatrixAtom &a = *cfg.atom;
-  auto divides = [&](int64_t what, int64_t by, StringRef whatName,
-                     StringRef byName) -> LogicalResult {
-    if (what % by == 0)
-      return success();
-    return op.emitOpError("strategy=tiled with atom ")
-           << a.name << ": " << whatName << " (" << what
-           << ") must be a multiple of " << byName << " (" << by << ")";
-  };
-  if (failed(divides(cfg.blockKv, cfg.numWarps * a.m, "block-kv",
-                     "num-warps * atom M")) ||
-      failed(divides(cfg.dqk, a.k, "Dqk", "atom K")) ||
-      failed(divides(cfg.dv, a.k, "Dv", "atom K")) ||
-      failed(divides(cfg.dv, a.n, "Dv", "atom N")) ||
-      failed(divides(cfg.dqk, cfg.numWarps * a.n, "Dqk",
-                     "num-warps * atom N")) ||
-      failed(divides(cfg.blockKv, a.k, "block-kv", "atom K")))
-    return failure();
-
-  // block-q = 0: the largest of 64, 32, 16 whose tiles fit workgroup memory.
-  int64_t limit = workgroupMemoryLimit(target);
-  SmallVector<int64_t> candidates;
-  if (options.blockQ > 0)
-    candidates.push_back(options.blockQ);
-  else
-    candidates = {64, 32, 16};
-  for (int64_t bq : candidates) {
-    cfg.blockQ = bq;
-    if (bq % a.m == 0 && bq % a.n == 0 && bq % a.k == 0 &&
-        cfg.workgroupBytes() <= limit)
-      return success();
+  if (!target.host) {
+    cfg.pad = 16 / (cfg.elt.getIntOrFloatBitWidth() / 8);
+    cfg.dynamicWorkgroupMemory = target.subgroupSize == 32;
   }
-  if (options.blockQ > 0 &&
-      (failed(divides(cfg.blockQ, a.m, "block-q", "atom M")) ||
-       failed(divides(cfg.blockQ, a.n, "block-q", "atom N")) ||
-       failed(divides(cfg.blockQ, a.k, "block-q", "atom K"))))
+
+  const MatrixAtom &a = *cfg.atom, &g = *cfg.gradAtom;
+  // Divisibility each product needs, as (value, divisor, names).
+  auto check = [&](bool report) -> LogicalResult {
+    cfg.kvRowsPerWarp = cfg.blockKv / cfg.numWarps;
+    int64_t scoreKv = cfg.scoresTransposed ? a.m : a.n;
+    int64_t scoreQ = cfg.scoresTransposed ? a.n : a.m;
+    int64_t gm = g.m, gk = g.k, gn = g.n, am = a.m, an = a.n;
+    struct Need {
+      int64_t what, by;
+      const char *whatName, *byName;
+    } needs[] = {
+        {cfg.blockKv, cfg.numWarps * std::max(scoreKv, gm), "block-kv",
+         "num-warps * atom rows"},
+        {cfg.blockQ, std::max({scoreQ, gk, am}), "block-q",
+         "the atoms' query extent"},
+        {cfg.blockKv, a.k, "block-kv", "atom K"},
+        {cfg.dqk, a.k, "Dqk", "atom K"},
+        {cfg.dv, a.k, "Dv", "atom K"},
+        {cfg.dv, gn, "Dv", "atom N"},
+        {cfg.dqk, std::max(cfg.numWarps * an, gn), "Dqk",
+         "num-warps * atom N"},
+    };
+    for (const Need &n : needs)
+      if (n.what % n.by != 0) {
+        if (report)
+          op.emitOpError("strategy=tiled with atom ")
+              << a.name << ": " << n.whatName << " (" << n.what
+              << ") must be a multiple of " << n.byName << " (" << n.by
+              << ")";
+        return failure();
+      }
+    return success();
+  };
+
+  int64_t limit = workgroupMemoryLimit(options);
+  SmallVector<TileChoice> candidates;
+  for (const TileChoice &c : tileCandidates(target))
+    candidates.push_back(
+        {options.blockKv ? options.blockKv : c.blockKv,
+         target.host ? 1 : (options.numWarps ? options.numWarps : c.numWarps),
+         options.blockQ ? options.blockQ : c.blockQ});
+  // The first candidate that divides, fits workgroup memory and the register
+  // budget; else the one that fits memory with the fewest live registers
+  // (head dims past 128 keep more accumulators than fit without spilling).
+  std::optional<TileChoice> best;
+  int64_t bestRegs = std::numeric_limits<int64_t>::max();
+  for (const TileChoice &c : candidates) {
+    cfg.blockKv = c.blockKv;
+    cfg.numWarps = c.numWarps;
+    cfg.blockQ = c.blockQ;
+    if (failed(check(/*report=*/false)) || cfg.workgroupBytes(ctx) > limit)
+      continue;
+    if (cfg.liveRegisters() <= registerBudget(target))
+      return success();
+    if (cfg.liveRegisters() < bestRegs) {
+      best = c;
+      bestRegs = cfg.liveRegisters();
+    }
+  }
+  if (best) {
+    cfg.blockKv = best->blockKv;
+    cfg.numWarps = best->numWarps;
+    cfg.blockQ = best->blockQ;
+    (void)check(/*report=*/false);
+    return success();
+  }
+  // Nothing fits: report against the first candidate (the explicit options
+  // when given).
+  cfg.blockKv = candidates.front().blockKv;
+  cfg.numWarps = candidates.front().numWarps;
+  cfg.blockQ = candidates.front().blockQ;
+  if (failed(check(/*report=*/true)))
     return failure();
   return op.emitOpError("strategy=tiled: the tiles need ")
-         << cfg.workgroupBytes() << " bytes of workgroup memory, more than the "
-         << limit << " the target has; lower block-q or block-kv";
+         << cfg.workgroupBytes(ctx)
+         << " bytes of workgroup memory, more than the " << limit
+         << " the target has; lower block-q or block-kv";
 }
 
 //===----------------------------------------------------------------------===//
@@ -177,6 +323,11 @@ Value addIdx(OpBuilder &b, Location loc, Value x, int64_t c) {
   if (c == 0)
     return x;
   return arith::AddIOp::create(b, loc, x, constIndex(b, loc, c));
+}
+
+Value cmp(OpBuilder &b, Location loc, arith::CmpIPredicate p, Value x,
+          Value y) {
+  return arith::CmpIOp::create(b, loc, p, x, y);
 }
 
 /// The lane-dependent part of one operand's coordinates, computed once.
@@ -208,6 +359,7 @@ struct AccTile {
   SmallVector<Value> atoms;
 
   Value &at(int64_t mi, int64_t ni) { return atoms[mi * nAtoms + ni]; }
+  Value at(int64_t mi, int64_t ni) const { return atoms[mi * nAtoms + ni]; }
   static AccTile zeros(OpBuilder &b, Location loc, const MatrixAtom &atom,
                        int64_t mAtoms, int64_t nAtoms) {
     auto type = VectorType::get({atom.regs(MatrixOperand::C)}, b.getF32Type());
@@ -220,10 +372,114 @@ struct AccTile {
   }
 };
 
+/// Per-register constants of an atom's C layout: the row and column offsets
+/// that laneOffset's lane part is added to.
+struct AccLayout {
+  SmallVector<int64_t> rows, cols;
+
+  static AccLayout get(const MatrixAtom &atom) {
+    AccLayout l;
+    for (int reg = 0; reg < atom.regs(MatrixOperand::C); ++reg) {
+      FragmentCoord at = regOffset(atom, MatrixOperand::C, reg);
+      l.rows.push_back(at.row);
+      l.cols.push_back(at.col);
+    }
+    return l;
+  }
+};
+
+/// The f32 vector `v` in element type `elt` (truncf unless already f32).
+Value truncVector(OpBuilder &b, Location loc, Value v, Type elt) {
+  auto type = cast<VectorType>(v.getType());
+  if (type.getElementType() == elt)
+    return v;
+  return arith::TruncFOp::create(b, loc, type.clone(elt), v);
+}
+
+/// vector<n x index> `base + offsets[i]`.
+Value indexVector(OpBuilder &b, Location loc, Value base,
+                  ArrayRef<int64_t> offsets) {
+  auto type = VectorType::get({int64_t(offsets.size())}, b.getIndexType());
+  Value table = arith::ConstantOp::create(
+      b, loc, type, DenseElementsAttr::get(type, offsets));
+  return arith::AddIOp::create(
+      b, loc, vector::BroadcastOp::create(b, loc, type, base), table);
+}
+
+/// The values at `offsets` (static, one per result element) of `source`, a
+/// list of equal-length 1-D vectors seen as one concatenated vector.
+Value gatherElements(OpBuilder &b, Location loc, ArrayRef<Value> sources,
+                     ArrayRef<int64_t> offsets) {
+  int64_t width = cast<VectorType>(sources[0].getType()).getNumElements();
+  auto isIdentity = [&] {
+    if (sources.size() != 1 || int64_t(offsets.size()) != width)
+      return false;
+    for (auto [i, o] : llvm::enumerate(offsets))
+      if (int64_t(i) != o)
+        return false;
+    return true;
+  };
+  if (isIdentity())
+    return sources[0];
+  if (sources.size() <= 2)
+    return vector::ShuffleOp::create(b, loc, sources[0], sources.back(),
+                                     offsets);
+  Type elt = cast<VectorType>(sources[0].getType()).getElementType();
+  SmallVector<Value> elems;
+  for (int64_t o : offsets)
+    elems.push_back(vector::ExtractOp::create(
+        b, loc, sources[o / width], ArrayRef<int64_t>{o % width}));
+  return vector::FromElementsOp::create(
+      b, loc, VectorType::get({int64_t(offsets.size())}, elt), elems);
+}
+
+/// buf[base + offsets[i]] of a 1-D buffer as one vector: contiguous runs of
+/// the distinct offsets are read with one vector.load each.
+Value gatherFromBuffer(OpBuilder &b, Location loc, Value buf, Value base,
+                       ArrayRef<int64_t> offsets) {
+  std::map<int64_t, int64_t> position; // distinct offset -> element index
+  for (int64_t o : offsets)
+    position[o];
+  SmallVector<Value> runs;
+  SmallVector<int64_t> runOf; // per distinct offset: (run, index) packed
+  Type elt = cast<MemRefType>(buf.getType()).getElementType();
+  auto it = position.begin();
+  int64_t width = 0;
+  // One run per maximal stretch of consecutive offsets; all runs are padded
+  // to the longest so gatherElements sees equal widths.
+  SmallVector<std::pair<int64_t, int64_t>> stretches; // (first, length)
+  while (it != position.end()) {
+    int64_t first = it->first, len = 0;
+    while (it != position.end() && it->first == first + len) {
+      ++len;
+      ++it;
+    }
+    stretches.push_back({first, len});
+    width = std::max(width, len);
+  }
+  for (auto [first, len] : stretches) {
+    Value v = vector::LoadOp::create(b, loc, VectorType::get({len}, elt), buf,
+                                     ValueRange{addIdx(b, loc, base, first)});
+    if (len < width) {
+      SmallVector<int64_t> widen;
+      for (int64_t i = 0; i < width; ++i)
+        widen.push_back(std::min(i, len - 1));
+      v = vector::ShuffleOp::create(b, loc, v, v, widen);
+    }
+    for (int64_t i = 0; i < len; ++i)
+      position[first + i] = int64_t(runs.size()) * width + i;
+    runs.push_back(v);
+  }
+  SmallVector<int64_t> picks;
+  for (int64_t o : offsets)
+    picks.push_back(position[o]);
+  return gatherElements(b, loc, runs, picks);
+}
+
 /// Reads operand fragments out of a row-major 2-D workgroup buffer. Element
 /// (i, j) of the operand is buf[row0 + i][col0 + j], or buf[row0 + j][col0 +
 /// i] when `transposed`. Registers that are contiguous in the buffer are read
-/// with one vector.load.
+/// with one vector.load; mma.sync fragments with one ldmatrix.
 class FragmentReader {
 public:
   FragmentReader(const MatrixAtom &atom, MatrixOperand operand,
@@ -294,51 +550,63 @@ public:
                                                   ArrayRef<int64_t>{i}));
       reg += run;
     }
-    Value frag = vector::FromElementsOp::create(b, loc, type, elems);
-    return frag;
+    return vector::FromElementsOp::create(b, loc, type, elems);
   }
 
 private:
-  /// mma.sync operands whose registers run down the buffer's columns (B
-  /// stored [k][n], A stored transposed [k][m]) would be gathered 16 bits at
-  /// a time; ldmatrix.trans loads them whole: lane l gives the address of row
-  /// l % 8 of 8x8 matrix l / 8, and the matrices are ordered as the
-  /// fragment's register pairs (B: k 0-7, 8-15; A: (m, k) = (0, 0), (8, 0),
-  /// (0, 8), (8, 8)). Null when the read does not have that shape.
+  /// mma.sync m16n8k16 fragments of 16-bit elements come from ldmatrix: lane
+  /// l gives the address of row l % 8 of 8x8 matrix l / 8, and the matrices
+  /// are ordered as the fragment's register pairs (A: (m, k) = (0, 0), (8,
+  /// 0), (0, 8), (8, 8); B: k 0-7, 8-15). Fragments whose registers run along
+  /// the buffer's rows (A stored [m][k], B stored [n][k]) load the matrices
+  /// as they are; those running down its columns (A stored [k][m], B stored
+  /// [k][n]) with .trans. Null when the read has another shape.
   Value readWithLdmatrix(OpBuilder &b, Location loc, Value buf, int64_t row0,
                          int64_t col0, bool transposed, Value rowBase,
                          Value colBase) const {
     auto bufType = cast<MemRefType>(buf.getType());
-    bool runsDownColumns = (operand == MatrixOperand::B && !transposed) ||
-                           (operand == MatrixOperand::A && transposed);
-    if (atom.family != MatrixAtom::Family::MmaSync || !runsDownColumns ||
+    if (atom.family != MatrixAtom::Family::MmaSync ||
         bufType.getElementTypeBitWidth() != 16 || atom.k != 16 ||
-        atom.m != 16 || atom.n != 8)
+        atom.m != 16 || atom.n != 8 || operand == MatrixOperand::C)
       return Value();
-    int64_t tiles = operand == MatrixOperand::B ? 2 : 4;
+    bool isA = operand == MatrixOperand::A;
+    // .trans when the registers' k runs down the buffer's columns.
+    bool trans = isA ? transposed : !transposed;
+    int64_t tiles = isA ? 4 : 2;
     Value matrix = arith::RemUIOp::create(
         b, loc, arith::DivUIOp::create(b, loc, laneId, constIndex(b, loc, 8)),
         constIndex(b, loc, tiles));
     Value rowInMatrix =
         arith::RemUIOp::create(b, loc, laneId, constIndex(b, loc, 8));
-    // B: matrix i covers buffer rows (k) 8i..8i+7. A^T: matrix i covers
-    // buffer rows (k) 8 * (i / 2) and columns (m) 8 * (i % 2).
-    Value kBlock = operand == MatrixOperand::B
-                       ? matrix
-                       : arith::DivUIOp::create(b, loc, matrix,
-                                                constIndex(b, loc, 2));
-    Value r = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(b, loc, kBlock, constIndex(b, loc, 8)),
-        addIdx(b, loc, rowInMatrix, row0));
-    Value c = constIndex(b, loc, col0);
-    if (operand == MatrixOperand::A)
-      c = arith::AddIOp::create(
-          b, loc, c,
-          arith::MulIOp::create(
-              b, loc,
-              arith::RemUIOp::create(b, loc, matrix, constIndex(b, loc, 2)),
-              constIndex(b, loc, 8)));
+    // Operand coordinates (i, j) of the matrix's first row: A matrix t is at
+    // (8 * (t % 2), 8 * (t / 2)); B matrix t at k = 8 t.
+    auto mul8 = [&](Value v) {
+      return arith::MulIOp::create(b, loc, v, constIndex(b, loc, 8));
+    };
+    Value c2 = constIndex(b, loc, 2);
+    Value i0 = isA ? mul8(arith::RemUIOp::create(b, loc, matrix, c2))
+                   : mul8(matrix); // A: m; B: k
+    Value j0 = isA ? mul8(arith::DivUIOp::create(b, loc, matrix, c2))
+                   : constIndex(b, loc, 0); // A: k; B: n
+    // The address row runs along the operand's non-k dimension when the
+    // matrices load as they are (rows m of A, rows n of B), along k with
+    // .trans.
+    Value r, c;
+    if (isA) {
+      // Operand (i = m, j = k); buffer [m][k] or, transposed, [k][m].
+      Value m = trans ? i0 : arith::AddIOp::create(b, loc, i0, rowInMatrix);
+      Value k = trans ? arith::AddIOp::create(b, loc, j0, rowInMatrix) : j0;
+      r = transposed ? k : m;
+      c = transposed ? m : k;
+    } else {
+      // Operand (i = k, j = n); buffer [k][n] or, transposed, [n][k].
+      Value k = trans ? arith::AddIOp::create(b, loc, i0, rowInMatrix) : i0;
+      Value n = trans ? j0 : arith::AddIOp::create(b, loc, j0, rowInMatrix);
+      r = transposed ? n : k;
+      c = transposed ? k : n;
+    }
+    r = addIdx(b, loc, r, row0);
+    c = addIdx(b, loc, c, col0);
     if (rowBase)
       r = arith::AddIOp::create(b, loc, r, rowBase);
     if (colBase)
@@ -346,7 +614,7 @@ private:
     Type elt = bufType.getElementType();
     Value pairs = nvgpu::LdMatrixOp::create(
         b, loc, VectorType::get({tiles, 2}, elt), buf, ValueRange{r, c},
-        b.getBoolAttr(true), b.getI32IntegerAttr(tiles));
+        b.getBoolAttr(trans), b.getI32IntegerAttr(tiles));
     return vector::ShapeCastOp::create(
         b, loc, VectorType::get({atom.regs(operand)}, elt), pairs);
   }
@@ -376,85 +644,72 @@ void contract(OpBuilder &b, Location loc, const MatrixAtom &atom, AccTile &acc,
   }
 }
 
-/// Visits every accumulator element of `tile` with a loop over the
-/// registers of each atom: fn(atomIndex, reg, row, col, carried) gets the
-/// element's register (index) and tile coordinates and may update `carried`,
-/// one value per atom threaded through the loop (e.g. a fragment being
-/// built). GPU targets collect the loops in `toUnroll` and unroll them once
-/// the kernel is built, so register indices become constants; the host keeps
-/// them rolled (a host atom holds hundreds of elements).
-void forEachElement(
-    OpBuilder &b, Location loc, const MatrixAtom &atom, const AccTile &tile,
-    LaneCoords lane, SmallVectorImpl<scf::ForOp> *toUnroll,
-    llvm::function_ref<void(int64_t, Value, Value, Value, SmallVector<Value> &)>
-        fn,
-    SmallVector<Value> *carried = nullptr) {
+/// Writes a C-layout tile holding X (rows x cols from the atom grid) into a
+/// row-major 2-D buffer: X[i][j] goes to buf[rowBase + i][colBase + j], or to
+/// buf[rowBase + j][colBase + i] when `transposed`; converted to the buffer's
+/// element type.
+void storeAccTile(OpBuilder &b, Location loc, const MatrixAtom &atom,
+                  const AccTile &tile, LaneCoords laneC, Value buf,
+                  bool transposed, Value rowBase, Value colBase) {
+  Type elt = cast<MemRefType>(buf.getType()).getElementType();
   int64_t regs = atom.regs(MatrixOperand::C);
-  SmallVector<int64_t> rowTable, colTable;
-  for (int64_t reg = 0; reg < regs; ++reg) {
-    FragmentCoord at = regOffset(atom, MatrixOperand::C, reg);
-    rowTable.push_back(at.row);
-    colTable.push_back(at.col);
-  }
-  auto tableType = VectorType::get({regs}, b.getIndexType());
-  Value rows = arith::ConstantOp::create(
-      b, loc, tableType, DenseElementsAttr::get(tableType, ArrayRef(rowTable)));
-  Value cols = arith::ConstantOp::create(
-      b, loc, tableType, DenseElementsAttr::get(tableType, ArrayRef(colTable)));
   for (int64_t mi = 0; mi < tile.mAtoms; ++mi)
     for (int64_t ni = 0; ni < tile.nAtoms; ++ni) {
-      int64_t a = mi * tile.nAtoms + ni;
-      SmallVector<Value> init;
-      if (carried)
-        init.push_back((*carried)[a]);
-      auto loop = scf::ForOp::create(b, loc, constIndex(b, loc, 0),
-                                     constIndex(b, loc, regs),
-                                     constIndex(b, loc, 1), init);
-      {
-        OpBuilder::InsertionGuard g(b);
-        if (init.empty())
-          b.setInsertionPoint(loop.getBody()->getTerminator());
-        else
-          b.setInsertionPointToStart(loop.getBody());
-        Value reg = loop.getInductionVar();
-        Value row = arith::AddIOp::create(
-            b, loc, addIdx(b, loc, lane.row, mi * atom.m),
-            vector::ExtractOp::create(b, loc, rows, ArrayRef<OpFoldResult>{reg}));
-        Value col = arith::AddIOp::create(
-            b, loc, addIdx(b, loc, lane.col, ni * atom.n),
-            vector::ExtractOp::create(b, loc, cols, ArrayRef<OpFoldResult>{reg}));
-        SmallVector<Value> state(loop.getRegionIterArgs());
-        fn(a, reg, row, col, state);
-        // Without iter_args the builder already added the terminator.
-        if (!init.empty())
-          scf::YieldOp::create(b, loc, state);
+      Value frag = truncVector(b, loc, tile.at(mi, ni), elt);
+      Value i0 = addIdx(b, loc, laneC.row, mi * atom.m);
+      Value j0 = addIdx(b, loc, laneC.col, ni * atom.n);
+      Value r = arith::AddIOp::create(b, loc, rowBase, transposed ? j0 : i0);
+      Value c = arith::AddIOp::create(b, loc, colBase, transposed ? i0 : j0);
+      if (atom.lanes == 1) {
+        Value block = vector::ShapeCastOp::create(
+            b, loc, VectorType::get({atom.m, atom.n}, elt), frag);
+        if (transposed)
+          block = vector::TransposeOp::create(b, loc, block,
+                                              ArrayRef<int64_t>{1, 0});
+        vector::TransferWriteOp::create(b, loc, block, buf, ValueRange{r, c},
+                                        ArrayRef<bool>{true, true});
+        continue;
       }
-      if (carried)
-        (*carried)[a] = loop.getResult(0);
-      if (toUnroll)
-        toUnroll->push_back(loop);
+      // Runs of registers that are consecutive along the buffer's row.
+      for (int64_t reg = 0; reg < regs;) {
+        FragmentCoord at = regOffset(atom, MatrixOperand::C, reg);
+        int64_t br = transposed ? at.col : at.row;
+        int64_t bc = transposed ? at.row : at.col;
+        int64_t run = 1;
+        while (reg + run < regs) {
+          FragmentCoord next = regOffset(atom, MatrixOperand::C, reg + run);
+          int64_t nr = transposed ? next.col : next.row;
+          int64_t nc = transposed ? next.row : next.col;
+          if (nr != br || nc != bc + run)
+            break;
+          ++run;
+        }
+        SmallVector<int64_t> picks;
+        for (int64_t i = 0; i < run; ++i)
+          picks.push_back(reg + i);
+        Value part = run == regs ? frag
+                                 : vector::ShuffleOp::create(b, loc, frag,
+                                                             frag, picks);
+        vector::StoreOp::create(
+            b, loc, part, buf,
+            ValueRange{addIdx(b, loc, r, br), addIdx(b, loc, c, bc)});
+        reg += run;
+      }
     }
 }
 
-Value extractReg(OpBuilder &b, Location loc, Value frag, Value reg) {
-  return vector::ExtractOp::create(b, loc, frag, ArrayRef<OpFoldResult>{reg});
-}
-
-Value cmp(OpBuilder &b, Location loc, arith::CmpIPredicate p, Value x,
-          Value y) {
-  return arith::CmpIOp::create(b, loc, p, x, y);
-}
-
 /// Cooperative copy of rows [row0, row0 + rows) of head `head` of a [B, S,
-/// H, D] memref into a [rows x D] workgroup buffer; rows at or past `seqLen`
-/// are zero. Threads take consecutive vectors of one row, so global reads
-/// coalesce.
+/// H, D] memref into the first D columns of a [rows x (D + pad)] workgroup
+/// buffer; rows at or past `seqLen` are zero. Threads take consecutive
+/// vectors of one row, so global reads coalesce. `alignedRows`: the kernel
+/// ABI guarantees 16-byte aligned rows (GPU targets).
 void copyTile(OpBuilder &b, Location loc, Value src, Value batch, Value row0,
-              Value head, Value seqLen, Value dst, Value tid, int64_t threads) {
+              Value head, Value seqLen, Value dst, Value tid, int64_t threads,
+              bool alignedRows) {
   auto dstType = cast<MemRefType>(dst.getType());
-  int64_t rows = dstType.getDimSize(0), cols = dstType.getDimSize(1);
-  Type elt = dstType.getElementType();
   auto srcType = cast<MemRefType>(src.getType());
+  int64_t rows = dstType.getDimSize(0), cols = srcType.getDimSize(3);
+  Type elt = dstType.getElementType();
   SmallVector<int64_t> strides;
   int64_t offset;
   bool unitInner = succeeded(srcType.getStridesAndOffset(strides, offset)) &&
@@ -489,7 +744,15 @@ void copyTile(OpBuilder &b, Location loc, Value src, Value batch, Value row0,
   SmallVector<Value> idx{batch, safeRow, head, c};
   Value v;
   if (unitInner) {
-    v = vector::LoadOp::create(b, loc, vecType, src, idx);
+    // GPU kernels ask for 16-byte aligned Q/K/V/dO base pointers and outer
+    // strides in multiples of 16 bytes (runners check), so a row's vector
+    // is aligned to its size up to 16 bytes; the host promises nothing.
+    llvm::MaybeAlign align;
+    if (alignedRows)
+      align = llvm::Align(
+          std::min<int64_t>(16, width * elt.getIntOrFloatBitWidth() / 8));
+    v = vector::LoadOp::create(b, loc, vecType, src, idx, /*nontemporal=*/false,
+                               align);
   } else {
     Value s = memref::LoadOp::create(b, loc, src, idx);
     v = vector::BroadcastOp::create(b, loc, vecType, s);
@@ -497,10 +760,6 @@ void copyTile(OpBuilder &b, Location loc, Value src, Value batch, Value row0,
   v = arith::SelectOp::create(b, loc, valid, v, zeros);
   vector::StoreOp::create(b, loc, v, dst, ValueRange{r, c});
 }
-
-/// Workgroup-memory buffers of the main kernel, in KernelLaunch order.
-enum WorkgroupBuffer { kKey, kQuery, kGradOut, kScores, kRowOffset, kRowInvSum,
-                       kRowDelta };
 
 struct MainKernel {
   fmha::AttentionBwdOp op;
@@ -518,12 +777,100 @@ struct MainKernel {
              ValueRange args, ValueRange wg) const;
 };
 
+/// Fragments of `operand` of the subgroup's rows [rowBase, rowBase + rows) of
+/// head `head` of the [B, S, H, D] memref `src`, read from global memory
+/// once: A fragments hold src rows along m, B fragments along n (the
+/// transpose). Rows past `seqLen` are zero. Returned as [rowAtoms][dSteps].
+SmallVector<Value> loadRowFragments(OpBuilder &b, Location loc,
+                                    const MatrixAtom &atom,
+                                    MatrixOperand operand, LaneCoords lane,
+                                    Value src, Value batch, Value rowBase,
+                                    Value head, Value seqLen, int64_t rows,
+                                    int64_t depth, Type elt) {
+  bool isA = operand == MatrixOperand::A;
+  int64_t rowExtent = isA ? atom.m : atom.n;
+  int64_t regs = atom.regs(operand);
+  auto type = VectorType::get({regs}, elt);
+  Value zero = arith::ConstantOp::create(b, loc, elt, b.getZeroAttr(elt));
+  SmallVector<Value> frags;
+  for (int64_t ri = 0; ri < rows / rowExtent; ++ri)
+    for (int64_t ki = 0; ki < depth / atom.k; ++ki) {
+      Value row0 = addIdx(b, loc, rowBase, ri * rowExtent);
+      Value d0 = constIndex(b, loc, ki * atom.k);
+      if (atom.lanes == 1) {
+        // The one lane reads the whole [rows x k] block; rows past S are out
+        // of bounds and read as zero.
+        MLIRContext *ctx = b.getContext();
+        AffineMap map = AffineMap::get(
+            4, 0, {getAffineDimExpr(1, ctx), getAffineDimExpr(3, ctx)}, ctx);
+        Value block = vector::TransferReadOp::create(
+            b, loc, VectorType::get({rowExtent, atom.k}, elt), src,
+            ValueRange{batch, row0, head, d0}, std::optional<Value>(zero), map,
+            ArrayRef<bool>{false, true});
+        if (!isA)
+          block = vector::TransposeOp::create(b, loc, block,
+                                              ArrayRef<int64_t>{1, 0});
+        frags.push_back(vector::ShapeCastOp::create(b, loc, type, block));
+        continue;
+      }
+      SmallVector<Value> elems;
+      for (int64_t reg = 0; reg < regs; ++reg) {
+        FragmentCoord at = regOffset(atom, operand, reg);
+        // (row of src, head-dim column) of this register.
+        Value laneRow = isA ? lane.row : lane.col;
+        Value laneD = isA ? lane.col : lane.row;
+        Value row = arith::AddIOp::create(
+            b, loc, row0, addIdx(b, loc, laneRow, isA ? at.row : at.col));
+        Value col = arith::AddIOp::create(
+            b, loc, d0, addIdx(b, loc, laneD, isA ? at.col : at.row));
+        Value valid = cmp(b, loc, arith::CmpIPredicate::ult, row, seqLen);
+        Value safeRow = arith::SelectOp::create(b, loc, valid, row,
+                                                constIndex(b, loc, 0));
+        Value x = memref::LoadOp::create(b, loc, src,
+                                         ValueRange{batch, safeRow, head, col});
+        elems.push_back(arith::SelectOp::create(b, loc, valid, x, zero));
+      }
+      frags.push_back(vector::FromElementsOp::create(b, loc, type, elems));
+    }
+  return frags;
+}
+
+/// Visits every element of one accumulator fragment `frag` (registers of a C
+/// layout `layout`, whose lane part puts register 0 at (row0, col0)) with
+/// fn(row, col, value), each under its own insertion point. A loop over the
+/// registers that GPUs unroll (constant register indices); the host's atom
+/// holds hundreds of elements and keeps it rolled.
+void forEachAccElement(
+    OpBuilder &b, Location loc, const KernelTarget &target, Value frag,
+    const AccLayout &layout, Value row0, Value col0,
+    llvm::function_ref<void(Value row, Value col, Value x)> fn) {
+  int64_t regs = layout.rows.size();
+  auto regLoop = scf::ForOp::create(b, loc, constIndex(b, loc, 0),
+                                    constIndex(b, loc, regs),
+                                    constIndex(b, loc, 1));
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(regLoop.getBody()->getTerminator());
+    Value reg = regLoop.getInductionVar();
+    auto at = [&](ArrayRef<int64_t> offsets) {
+      auto type = VectorType::get({regs}, b.getIndexType());
+      Value t = arith::ConstantOp::create(
+          b, loc, type, DenseElementsAttr::get(type, offsets));
+      return vector::ExtractOp::create(b, loc, t, ArrayRef<OpFoldResult>{reg});
+    };
+    Value row = arith::AddIOp::create(b, loc, row0, at(layout.rows));
+    Value col = arith::AddIOp::create(b, loc, col0, at(layout.cols));
+    fn(row, col,
+       vector::ExtractOp::create(b, loc, frag, ArrayRef<OpFoldResult>{reg}));
+  }
+  if (!target.host)
+    (void)loopUnrollFull(regLoop);
+}
+
 void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                        ValueRange args, ValueRange wg) const {
-  const MatrixAtom &atom = *cfg.atom;
-  // Register loops a GPU unrolls once the body is complete.
-  SmallVector<scf::ForOp> gpuLoops;
-  SmallVectorImpl<scf::ForOp> *unrollList = target.host ? nullptr : &gpuLoops;
+  const MatrixAtom &atom = *cfg.atom, &gAtom = *cfg.gradAtom;
+  const bool sT = cfg.scoresTransposed;
   Value q = args[kQ], k = args[kK], v = args[kV], dO = args[kDO];
   Value delta = args[kDelta], dqAcc = args[kDq], dk = args[kDk],
         dv = args[kDv];
@@ -537,63 +884,33 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   LaneCoords laneA = LaneCoords::get(b, loc, atom, MatrixOperand::A, lane);
   LaneCoords laneB = LaneCoords::get(b, loc, atom, MatrixOperand::B, lane);
   LaneCoords laneC = LaneCoords::get(b, loc, atom, MatrixOperand::C, lane);
+  LaneCoords gLaneB = LaneCoords::get(b, loc, gAtom, MatrixOperand::B, lane);
+  LaneCoords gLaneC = LaneCoords::get(b, loc, gAtom, MatrixOperand::C, lane);
   FragmentReader readA(atom, MatrixOperand::A, laneA, lane);
   FragmentReader readB(atom, MatrixOperand::B, laneB, lane);
+  FragmentReader gReadB(gAtom, MatrixOperand::B, gLaneB, lane);
+  AccLayout scoreLayout = AccLayout::get(atom);
 
   Value kv0 = arith::MulIOp::create(b, loc, kvBlock,
                                     constIndex(b, loc, cfg.blockKv));
   // First KV row of this subgroup's slice, relative to the block.
-  Value warpRow = arith::MulIOp::create(b, loc, warp,
-                                        constIndex(b, loc, cfg.kvRowsPerWarp));
+  Value warpKv = arith::MulIOp::create(b, loc, warp,
+                                       constIndex(b, loc, cfg.kvRowsPerWarp));
   Value warpCol = arith::MulIOp::create(
       b, loc, warp, constIndex(b, loc, cfg.dqk / cfg.numWarps));
 
   copyTile(b, loc, k, batch, kv0, headKv, sizes.seqK, wg[kKey], tid,
-           cfg.threads());
+           cfg.threads(), !target.host);
 
-  // V fragments of the subgroup's rows: the A operand of dP^T = V dO^T,
-  // loaded once from global memory (rows past Sk are zero).
-  int64_t mAtoms = cfg.kvRowsPerWarp / atom.m;
+  // V fragments of the subgroup's rows, loaded once from global memory: the
+  // A operand of dP^T = V dO^T, or the B operand of dP = dO V^T.
+  MatrixOperand vOperand = sT ? MatrixOperand::A : MatrixOperand::B;
+  LaneCoords vLane = sT ? laneA : laneB;
+  SmallVector<Value> vFrags = loadRowFragments(
+      b, loc, atom, vOperand, vLane, v, batch,
+      arith::AddIOp::create(b, loc, kv0, warpKv), headKv, sizes.seqK,
+      cfg.kvRowsPerWarp, cfg.dv, cfg.elt);
   int64_t vSteps = cfg.dv / atom.k;
-  SmallVector<Value> vFrags;
-  {
-    int64_t regs = atom.regs(MatrixOperand::A);
-    auto type = VectorType::get({regs}, cfg.elt);
-    Value zero = arith::ConstantOp::create(b, loc, cfg.elt,
-                                           b.getZeroAttr(cfg.elt));
-    Value rowBase = arith::AddIOp::create(b, loc, kv0, warpRow);
-    for (int64_t mi = 0; mi < mAtoms; ++mi)
-      for (int64_t ki = 0; ki < vSteps; ++ki) {
-        if (atom.lanes == 1) {
-          // The one lane reads the whole [m x k] block; rows past Sk are
-          // out of bounds and read as zero.
-          MLIRContext *ctx = b.getContext();
-          AffineMap map = AffineMap::get(
-              4, 0, {getAffineDimExpr(1, ctx), getAffineDimExpr(3, ctx)}, ctx);
-          Value block = vector::TransferReadOp::create(
-              b, loc, VectorType::get({atom.m, atom.k}, cfg.elt), v,
-              ValueRange{batch, addIdx(b, loc, rowBase, mi * atom.m), headKv,
-                         constIndex(b, loc, ki * atom.k)},
-              std::optional<Value>(zero), map, ArrayRef<bool>{false, true});
-          vFrags.push_back(vector::ShapeCastOp::create(b, loc, type, block));
-          continue;
-        }
-        SmallVector<Value> elems;
-        for (int64_t reg = 0; reg < regs; ++reg) {
-          FragmentCoord at = regOffset(atom, MatrixOperand::A, reg);
-          Value row = arith::AddIOp::create(
-              b, loc, rowBase, addIdx(b, loc, laneA.row, mi * atom.m + at.row));
-          Value col = addIdx(b, loc, laneA.col, ki * atom.k + at.col);
-          Value valid = cmp(b, loc, arith::CmpIPredicate::ult, row, sizes.seqK);
-          Value safeRow = arith::SelectOp::create(b, loc, valid, row,
-                                                  constIndex(b, loc, 0));
-          Value x = memref::LoadOp::create(
-              b, loc, v, ValueRange{batch, safeRow, headKv, col});
-          elems.push_back(arith::SelectOp::create(b, loc, valid, x, zero));
-        }
-        vFrags.push_back(vector::FromElementsOp::create(b, loc, type, elems));
-      }
-  }
 
   // Query blocks that see any key of this KV block (block skipping).
   MaskBuilder mask(b, loc, band, sizes.seqQ, sizes.seqK);
@@ -604,259 +921,315 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   Value qbBegin = arith::DivUIOp::create(b, loc, qLo, cBlockQ);
   Value qbEnd = ceilDiv(b, loc, qHi, cBlockQ);
 
-  int64_t dkAtomsN = cfg.dqk / atom.n, dvAtomsN = cfg.dv / atom.n;
-  AccTile dK = AccTile::zeros(b, loc, atom, mAtoms, dkAtomsN);
-  AccTile dV = AccTile::zeros(b, loc, atom, mAtoms, dvAtomsN);
+  // dK / dV accumulators of the subgroup's rows, in the gradient atom's
+  // layout.
+  int64_t gradRows = cfg.kvRowsPerWarp / gAtom.m;
+  int64_t dkAtomsN = cfg.dqk / gAtom.n, dvAtomsN = cfg.dv / gAtom.n;
+  AccTile dK = AccTile::zeros(b, loc, gAtom, gradRows, dkAtomsN);
+  AccTile dV = AccTile::zeros(b, loc, gAtom, gradRows, dvAtomsN);
   SmallVector<Value> init(dK.atoms);
   init.append(dV.atoms);
 
   Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
-  float scaleLog2 = scale * kLog2e;
-  Value cScaleLog2 = constF32(b, loc, scaleLog2);
   Value cScale = constF32(b, loc, scale);
-  Value zeroF = constF32(b, loc, 0.0f);
 
   auto headLoop = scf::ForOp::create(b, loc, c0,
                                      constIndex(b, loc, cfg.group), c1, init);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(headLoop.getBody());
+  Value headQ = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, headKv, constIndex(b, loc, cfg.group)),
+      headLoop.getInductionVar());
+  auto qLoop = scf::ForOp::create(b, loc, qbBegin, qbEnd, c1,
+                                  headLoop.getRegionIterArgs());
   {
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPointToStart(headLoop.getBody());
-    Value headQ = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(b, loc, headKv, constIndex(b, loc, cfg.group)),
-        headLoop.getInductionVar());
-    auto qLoop = scf::ForOp::create(b, loc, qbBegin, qbEnd, c1,
-                                    headLoop.getRegionIterArgs());
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(qLoop.getBody());
+    ValueRange carried = qLoop.getRegionIterArgs();
+    AccTile dKi = AccTile::fromValues(gradRows, dkAtomsN,
+                                      carried.take_front(dK.atoms.size()));
+    AccTile dVi = AccTile::fromValues(gradRows, dvAtomsN,
+                                      carried.drop_front(dK.atoms.size()));
+    Value q0 = arith::MulIOp::create(b, loc, qLoop.getInductionVar(), cBlockQ);
+
+    // Q, dO and the statistics of the block. Every subgroup passed the
+    // previous iteration's second barrier, so nobody reads them any more.
+    copyTile(b, loc, q, batch, q0, headQ, sizes.seqQ, wg[kQuery], tid,
+             cfg.threads(), !target.host);
+    copyTile(b, loc, dO, batch, q0, headQ, sizes.seqQ, wg[kGradOut], tid,
+             cfg.threads(), !target.host);
     {
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(qLoop.getBody());
-      ValueRange carried = qLoop.getRegionIterArgs();
-      AccTile dKi = AccTile::fromValues(mAtoms, dkAtomsN,
-                                        carried.take_front(dK.atoms.size()));
-      AccTile dVi = AccTile::fromValues(mAtoms, dvAtomsN,
-                                        carried.drop_front(dK.atoms.size()));
-      Value q0 = arith::MulIOp::create(b, loc, qLoop.getInductionVar(),
-                                       cBlockQ);
-
-      // The previous iteration (or K's copy) is done with the buffers.
-      workgroupBarrier(b, loc, target);
-      copyTile(b, loc, q, batch, q0, headQ, sizes.seqQ, wg[kQuery], tid,
-               cfg.threads());
-      copyTile(b, loc, dO, batch, q0, headQ, sizes.seqQ, wg[kGradOut], tid,
-               cfg.threads());
+      // Row statistics; rows past Sq get P = 0.
+      auto rows = scf::ForOp::create(b, loc, tid, cBlockQ,
+                                     constIndex(b, loc, cfg.threads()));
+      OpBuilder::InsertionGuard g3(b);
+      b.setInsertionPointToStart(rows.getBody());
+      Value r = rows.getInductionVar();
+      Value row = arith::AddIOp::create(b, loc, q0, r);
+      Value valid = cmp(b, loc, arith::CmpIPredicate::ult, row, sizes.seqQ);
+      Type f32 = b.getF32Type();
+      auto ifOp = scf::IfOp::create(b, loc, TypeRange{f32, f32, f32}, valid,
+                                    /*withElse=*/true);
       {
-        // Row statistics of the block; rows past Sq get P = 0.
-        auto rows = scf::ForOp::create(b, loc, tid, cBlockQ,
-                                       constIndex(b, loc, cfg.threads()));
-        OpBuilder::InsertionGuard g3(b);
-        b.setInsertionPointToStart(rows.getBody());
-        Value r = rows.getInductionVar();
-        Value row = arith::AddIOp::create(b, loc, q0, r);
-        Value valid = cmp(b, loc, arith::CmpIPredicate::ult, row, sizes.seqQ);
-        auto ifOp = scf::IfOp::create(b, loc, TypeRange{b.getF32Type(),
-                                                        b.getF32Type(),
-                                                        b.getF32Type()},
-                                      valid, /*withElse=*/true);
-        {
-          OpBuilder::InsertionGuard g4(b);
-          b.setInsertionPointToStart(ifOp.thenBlock());
-          RowStats rs = RowStats::load(b, loc, stats, batch, headQ, row);
-          Value d = memref::LoadOp::create(b, loc, delta,
-                                           ValueRange{batch, headQ, row});
-          scf::YieldOp::create(
-              b, loc,
-              ValueRange{rs.offset, rs.invSum ? rs.invSum : constF32(b, loc, 1),
-                         d});
-          b.setInsertionPointToStart(ifOp.elseBlock());
-          scf::YieldOp::create(
-              b, loc,
-              ValueRange{constF32(b, loc,
-                                  std::numeric_limits<float>::infinity()),
-                         constF32(b, loc, 0), constF32(b, loc, 0)});
-        }
-        memref::StoreOp::create(b, loc, ifOp.getResult(0), wg[kRowOffset], r);
-        memref::StoreOp::create(b, loc, ifOp.getResult(1), wg[kRowInvSum], r);
-        memref::StoreOp::create(b, loc, ifOp.getResult(2), wg[kRowDelta], r);
+        OpBuilder::InsertionGuard g4(b);
+        b.setInsertionPointToStart(ifOp.thenBlock());
+        RowStats rs = RowStats::load(b, loc, stats, batch, headQ, row);
+        Value d = memref::LoadOp::create(b, loc, delta,
+                                         ValueRange{batch, headQ, row});
+        scf::YieldOp::create(
+            b, loc,
+            ValueRange{rs.offset, rs.invSum ? rs.invSum : constF32(b, loc, 1),
+                       d});
+        b.setInsertionPointToStart(ifOp.elseBlock());
+        scf::YieldOp::create(
+            b, loc,
+            ValueRange{
+                constF32(b, loc, std::numeric_limits<float>::infinity()),
+                constF32(b, loc, 0), constF32(b, loc, 0)});
       }
-      workgroupBarrier(b, loc, target);
-
-      int64_t qAtomsN = cfg.blockQ / atom.n;
-      // S^T = K Q^T: A = K rows of the subgroup, B[d][q] = Q[q][d].
-      AccTile sT = AccTile::zeros(b, loc, atom, mAtoms, qAtomsN);
-      contract(
-          b, loc, atom, sT, cfg.dqk / atom.k,
-          [&](int64_t mi, int64_t ki) {
-            return readA.read(b, loc, wg[kKey], mi * atom.m,
-                              ki * atom.k, false, warpRow);
-          },
-          [&](int64_t ki, int64_t ni) {
-            return readB.read(b, loc, wg[kQuery], ni * atom.n, ki * atom.k,
-                              true);
-          });
-      // dP^T = V dO^T.
-      AccTile dpT = AccTile::zeros(b, loc, atom, mAtoms, qAtomsN);
-      contract(
-          b, loc, atom, dpT, vSteps,
-          [&](int64_t mi, int64_t ki) { return vFrags[mi * vSteps + ki]; },
-          [&](int64_t ki, int64_t ni) {
-            return readB.read(b, loc, wg[kGradOut], ni * atom.n, ki * atom.k,
-                              true);
-          });
-
-      // P^T and dS^T = P^T (dP^T - delta), element by element; each atom's
-      // loop carries the P^T and dS^T fragments it fills in.
-      size_t numAtoms = sT.atoms.size();
-      Value pdsZero = vector::BroadcastOp::create(
-          b, loc,
-          VectorType::get({2, atom.regs(MatrixOperand::C)}, b.getF32Type()),
-          zeroF);
-      SmallVector<Value> pdsCarried(numAtoms, pdsZero);
-      forEachElement(
-          b, loc, atom, sT, laneC, unrollList,
-          [&](int64_t a, Value reg, Value row, Value col,
-              SmallVector<Value> &state) {
-            Value kvIdx = arith::AddIOp::create(
-                b, loc, kv0, arith::AddIOp::create(b, loc, warpRow, row));
-            Value qIdx = arith::AddIOp::create(b, loc, q0, col);
-            Value s = extractReg(b, loc, sT.atoms[a], reg);
-            RowStats rs;
-            rs.offset = memref::LoadOp::create(b, loc, wg[kRowOffset], col);
-            if (numStats == 2)
-              rs.invSum = memref::LoadOp::create(b, loc, wg[kRowInvSum], col);
-            Value p = rs.probability(
-                b, loc, arith::MulFOp::create(b, loc, s, cScaleLog2));
-            Value visible = arith::AndIOp::create(
-                b, loc, cmp(b, loc, arith::CmpIPredicate::ult, kvIdx,
-                            sizes.seqK),
-                mask.isVisible(b, loc, qIdx, kvIdx));
-            p = arith::SelectOp::create(b, loc, visible, p, zeroF);
-            Value dp = extractReg(b, loc, dpT.atoms[a], reg);
-            Value d = memref::LoadOp::create(b, loc, wg[kRowDelta], col);
-            Value ds = arith::MulFOp::create(
-                b, loc, p, arith::SubFOp::create(b, loc, dp, d));
-            // Row 0 of the carried [2 x regs] value is P^T, row 1 dS^T.
-            Value c0i = constIndex(b, loc, 0), c1i = constIndex(b, loc, 1);
-            state[0] = vector::InsertOp::create(
-                b, loc, p, state[0], ArrayRef<OpFoldResult>{c0i, reg});
-            state[0] = vector::InsertOp::create(
-                b, loc, ds, state[0], ArrayRef<OpFoldResult>{c1i, reg});
-          },
-          &pdsCarried);
-      AccTile pT = sT, dsT = sT;
-      for (size_t a = 0; a < numAtoms; ++a) {
-        pT.atoms[a] = vector::ExtractOp::create(b, loc, pdsCarried[a],
-                                                ArrayRef<int64_t>{0});
-        dsT.atoms[a] = vector::ExtractOp::create(b, loc, pdsCarried[a],
-                                                 ArrayRef<int64_t>{1});
-      }
-
-      // Stages a C-layout tile of the subgroup's rows into the shared
-      // [blockKv x blockQ] buffer, as the input type (the A operand type).
-      auto stageScores = [&](const AccTile &tile) {
-        forEachElement(
-            b, loc, atom, tile, laneC, unrollList,
-            [&](int64_t a, Value reg, Value row, Value col,
-                SmallVector<Value> &) {
-              Value x = extractReg(b, loc, tile.atoms[a], reg);
-              storeF32(b, loc, x, wg[kScores],
-                       ValueRange{arith::AddIOp::create(b, loc, warpRow, row),
-                                  col});
-            });
-      };
-      auto readScoresA = [&](int64_t mi, int64_t ki) {
-        return readA.read(b, loc, wg[kScores], mi * atom.m, ki * atom.k, false,
-                          warpRow);
-      };
-      int64_t qSteps = cfg.blockQ / atom.k;
-
-      // acc += X dO-or-Q, with X (P^T or dS^T) staged as the A operand and
-      // the [blockQ x D] tile `rhs` read as B[q][d].
-      auto accumulateStaged = [&](const AccTile &x, AccTile &acc, Value rhs) {
-        stageScores(x);
-        workgroupBarrier(b, loc, target);
-        contract(b, loc, atom, acc, qSteps, readScoresA,
-                 [&](int64_t ki, int64_t ni) {
-                   return readB.read(b, loc, rhs, ki * atom.k, ni * atom.n,
-                                     false);
-                 });
-      };
-      // dV += P^T dO; every subgroup is done with P^T before dS^T replaces
-      // it; dK += dS^T Q (scaled once at the end).
-      accumulateStaged(pT, dVi, wg[kGradOut]);
-      workgroupBarrier(b, loc, target);
-      accumulateStaged(dsT, dKi, wg[kQuery]);
-
-      // dQ[q, cols of this subgroup] += scale * dS K over all KV rows of the
-      // block: A[q][kv] = dS^T[kv][q], B[kv][d] = K[kv][d].
-      int64_t colsPerWarp = cfg.dqk / cfg.numWarps;
-      AccTile dQ = AccTile::zeros(b, loc, atom, cfg.blockQ / atom.m,
-                                  colsPerWarp / atom.n);
-      contract(
-          b, loc, atom, dQ, cfg.blockKv / atom.k,
-          [&](int64_t mi, int64_t ki) {
-            return readA.read(b, loc, wg[kScores], ki * atom.k, mi * atom.m,
-                              true);
-          },
-          [&](int64_t ki, int64_t ni) {
-            return readB.read(b, loc, wg[kKey], ki * atom.k, ni * atom.n,
-                              false, Value(), warpCol);
-          });
-      forEachElement(
-          b, loc, atom, dQ, laneC, unrollList,
-          [&](int64_t a, Value reg, Value row, Value col,
-              SmallVector<Value> &) {
-            Value qIdx = arith::AddIOp::create(b, loc, q0, row);
-            Value d = arith::AddIOp::create(b, loc, warpCol, col);
-            Value x = arith::MulFOp::create(
-                b, loc, extractReg(b, loc, dQ.atoms[a], reg), cScale);
-            Value valid = cmp(b, loc, arith::CmpIPredicate::ult, qIdx,
-                              sizes.seqQ);
-            auto ifOp = scf::IfOp::create(b, loc, valid);
-            OpBuilder::InsertionGuard g5(b);
-            b.setInsertionPointToStart(ifOp.thenBlock());
-            if (deterministic)
-              memref::StoreOp::create(
-                  b, loc, x, dqAcc,
-                  ValueRange{kvBlock, batch, qIdx, headQ, d});
-            else
-              atomicAddF32(b, loc, x, dqAcc,
-                           ValueRange{batch, qIdx, headQ, d});
-          });
-
-      SmallVector<Value> yielded(dKi.atoms);
-      yielded.append(dVi.atoms);
-      scf::YieldOp::create(b, loc, yielded);
+      memref::StoreOp::create(b, loc, ifOp.getResult(0), wg[kRowOffset], r);
+      memref::StoreOp::create(b, loc, ifOp.getResult(1), wg[kRowInvSum], r);
+      memref::StoreOp::create(b, loc, ifOp.getResult(2), wg[kRowDelta], r);
     }
-    scf::YieldOp::create(b, loc, qLoop.getResults());
+    // Barrier 1: Q, dO and the statistics are in; every subgroup is done
+    // with the previous iteration's dS.
+    workgroupBarrier(b, loc, target);
+
+    // Scores of the subgroup's KV rows against the block's queries: S^T =
+    // K Q^T and dP^T = V dO^T, or S = Q K^T and dP = dO V^T.
+    int64_t kvAtoms = cfg.kvRowsPerWarp / (sT ? atom.m : atom.n);
+    int64_t qAtoms = cfg.blockQ / (sT ? atom.n : atom.m);
+    int64_t sRows = sT ? kvAtoms : qAtoms, sCols = sT ? qAtoms : kvAtoms;
+    auto qkOperand = [&](Value buf, bool asA, int64_t x, int64_t ki) {
+      // The query-side operand (Q or dO rows): B[d][q] of S^T, A[q][d] of S.
+      return asA ? readA.read(b, loc, buf, x * atom.m, ki * atom.k, false)
+                 : readB.read(b, loc, buf, x * atom.n, ki * atom.k, true);
+    };
+    AccTile s = AccTile::zeros(b, loc, atom, sRows, sCols);
+    contract(
+        b, loc, atom, s, cfg.dqk / atom.k,
+        [&](int64_t mi, int64_t ki) {
+          return sT ? readA.read(b, loc, wg[kKey], mi * atom.m, ki * atom.k,
+                                 false, warpKv)
+                    : qkOperand(wg[kQuery], true, mi, ki);
+        },
+        [&](int64_t ki, int64_t ni) {
+          return sT ? qkOperand(wg[kQuery], false, ni, ki)
+                    : readB.read(b, loc, wg[kKey], ni * atom.n, ki * atom.k,
+                                 true, warpKv);
+        });
+    AccTile dp = AccTile::zeros(b, loc, atom, sRows, sCols);
+    contract(
+        b, loc, atom, dp, vSteps,
+        [&](int64_t mi, int64_t ki) {
+          return sT ? vFrags[mi * vSteps + ki]
+                    : qkOperand(wg[kGradOut], true, mi, ki);
+        },
+        [&](int64_t ki, int64_t ni) {
+          return sT ? qkOperand(wg[kGradOut], false, ni, ki)
+                    : vFrags[ni * vSteps + ki];
+        });
+
+    // P and dS = P (dP - delta), one vector per atom: each lane reads the
+    // statistics of its query rows once per atom row/column.
+    ArrayRef<int64_t> qOffsets = sT ? scoreLayout.cols : scoreLayout.rows;
+    ArrayRef<int64_t> kvOffsets = sT ? scoreLayout.rows : scoreLayout.cols;
+    Value laneQ = sT ? laneC.col : laneC.row;
+    Value laneKv = sT ? laneC.row : laneC.col;
+    int64_t qExtent = sT ? atom.n : atom.m, kvExtent = sT ? atom.m : atom.n;
+    int64_t regs = atom.regs(MatrixOperand::C);
+    auto f32Vec = VectorType::get({regs}, b.getF32Type());
+    auto splatF = [&](float x) {
+      return arith::ConstantOp::create(
+          b, loc, f32Vec, DenseElementsAttr::get(f32Vec, b.getF32FloatAttr(x)));
+    };
+    Value scaleLog2 = splatF(scale * kLog2e), zeros = splatF(0.0f);
+    struct QStats {
+      Value offset, invSum, delta;
+    };
+    llvm::DenseMap<int64_t, QStats> statsOf;
+    auto statsFor = [&](int64_t qi) -> QStats {
+      auto it = statsOf.find(qi);
+      if (it != statsOf.end())
+        return it->second;
+      Value base = addIdx(b, loc, laneQ, qi * qExtent);
+      QStats st;
+      st.offset = gatherFromBuffer(b, loc, wg[kRowOffset], base, qOffsets);
+      if (numStats == 2)
+        st.invSum = gatherFromBuffer(b, loc, wg[kRowInvSum], base, qOffsets);
+      st.delta = gatherFromBuffer(b, loc, wg[kRowDelta], base, qOffsets);
+      return statsOf[qi] = st;
+    };
+    // Keys past Sk and, with a mask, invisible pairs get P = 0.
+    Value kvWarp = arith::AddIOp::create(b, loc, kv0, warpKv);
+    AccTile p = s, ds = s;
+    for (int64_t i = 0; i < sRows; ++i)
+      for (int64_t j = 0; j < sCols; ++j) {
+        int64_t qi = sT ? j : i, ki = sT ? i : j;
+        QStats st = statsFor(qi);
+        Value x = arith::MulFOp::create(b, loc, s.at(i, j), scaleLog2);
+        Value pij = math::Exp2Op::create(
+            b, loc, arith::SubFOp::create(b, loc, x, st.offset));
+        if (st.invSum)
+          pij = arith::MulFOp::create(b, loc, pij, st.invSum);
+        Value kvIdx = indexVector(
+            b, loc,
+            arith::AddIOp::create(b, loc, kvWarp,
+                                  addIdx(b, loc, laneKv, ki * kvExtent)),
+            kvOffsets);
+        Value visible = cmp(
+            b, loc, arith::CmpIPredicate::ult, kvIdx,
+            vector::BroadcastOp::create(b, loc, kvIdx.getType(), sizes.seqK));
+        if (!mask.isNone()) {
+          Value qIdx = indexVector(
+              b, loc,
+              arith::AddIOp::create(b, loc, q0,
+                                    addIdx(b, loc, laneQ, qi * qExtent)),
+              qOffsets);
+          visible = arith::AndIOp::create(b, loc, visible,
+                                          mask.isVisible(b, loc, qIdx, kvIdx));
+        }
+        pij = arith::SelectOp::create(b, loc, visible, pij, zeros);
+        p.at(i, j) = pij;
+        ds.at(i, j) = arith::MulFOp::create(
+            b, loc, pij, arith::SubFOp::create(b, loc, dp.at(i, j), st.delta));
+      }
+
+    // The A operand (P^T or dS^T, [kv x q]) of the gradient atom at (mi,
+    // ki), assembled from the score accumulators in the input type.
+    auto scoreOperand = [&](const AccTile &x, int64_t mi, int64_t ki) {
+      // Origin of the fragment in the score tile's coordinates.
+      int64_t kvOrigin = mi * gAtom.m, qOrigin = ki * gAtom.k;
+      int64_t rowOrigin = sT ? kvOrigin : qOrigin;
+      int64_t colOrigin = sT ? qOrigin : kvOrigin;
+      int64_t atomRow0 = rowOrigin / atom.m, atomCol0 = colOrigin / atom.n;
+      SmallVector<std::pair<int64_t, int64_t>> used;
+      SmallVector<Value> sources;
+      SmallVector<int64_t> picks;
+      int64_t cRegs = atom.regs(MatrixOperand::C);
+      for (const RegisterSource &src : cfg.repack) {
+        std::pair<int64_t, int64_t> at{atomRow0 + src.atomRow,
+                                       atomCol0 + src.atomCol};
+        auto pos = llvm::find(used, at);
+        if (pos == used.end()) {
+          used.push_back(at);
+          sources.push_back(
+              truncVector(b, loc, x.at(at.first, at.second), cfg.elt));
+          pos = used.end() - 1;
+        }
+        picks.push_back((pos - used.begin()) * cRegs + src.reg);
+      }
+      return gatherElements(b, loc, sources, picks);
+    };
+    int64_t qSteps = cfg.blockQ / gAtom.k;
+    // dV += P^T dO and dK += dS^T Q (scaled once at the end), B[q][d] read
+    // from the block's tiles.
+    contract(
+        b, loc, gAtom, dVi, qSteps,
+        [&](int64_t mi, int64_t ki) { return scoreOperand(p, mi, ki); },
+        [&](int64_t ki, int64_t ni) {
+          return gReadB.read(b, loc, wg[kGradOut], ki * gAtom.k, ni * gAtom.n,
+                             false);
+        });
+    contract(
+        b, loc, gAtom, dKi, qSteps,
+        [&](int64_t mi, int64_t ki) { return scoreOperand(ds, mi, ki); },
+        [&](int64_t ki, int64_t ni) {
+          return gReadB.read(b, loc, wg[kQuery], ki * gAtom.k, ni * gAtom.n,
+                             false);
+        });
+
+    // dS into workgroup memory as [q][kv] (the A operand of dQ). Every
+    // subgroup passed barrier 1, so the previous iteration's dQ reads are
+    // done.
+    storeAccTile(b, loc, atom, ds, laneC, wg[kScores], /*transposed=*/sT,
+                 c0, warpKv);
+    // Barrier 2: dS is in; Q and dO are no longer read this iteration.
+    workgroupBarrier(b, loc, target);
+
+    // dQ[q, cols of this subgroup] += scale * dS K over all KV rows of the
+    // block: A[q][kv] = dS, B[kv][d] = K[kv][d].
+    int64_t colsPerWarp = cfg.dqk / cfg.numWarps;
+    AccTile dQ = AccTile::zeros(b, loc, atom, cfg.blockQ / atom.m,
+                                colsPerWarp / atom.n);
+    contract(
+        b, loc, atom, dQ, cfg.blockKv / atom.k,
+        [&](int64_t mi, int64_t ki) {
+          return readA.read(b, loc, wg[kScores], mi * atom.m, ki * atom.k,
+                            false);
+        },
+        [&](int64_t ki, int64_t ni) {
+          return readB.read(b, loc, wg[kKey], ki * atom.k, ni * atom.n, false,
+                            Value(), warpCol);
+        });
+    for (int64_t mi = 0; mi < dQ.mAtoms; ++mi)
+      for (int64_t ni = 0; ni < dQ.nAtoms; ++ni) {
+        Value frag = arith::MulFOp::create(
+            b, loc, dQ.at(mi, ni),
+            vector::BroadcastOp::create(b, loc, f32Vec, cScale));
+        Value row0 = arith::AddIOp::create(
+            b, loc, q0, addIdx(b, loc, laneC.row, mi * atom.m));
+        Value col0 = arith::AddIOp::create(
+            b, loc, warpCol, addIdx(b, loc, laneC.col, ni * atom.n));
+        forEachAccElement(
+            b, loc, target, frag, scoreLayout, row0, col0,
+            [&](Value qIdx, Value d, Value x) {
+              auto ifOp = scf::IfOp::create(
+                  b, loc,
+                  cmp(b, loc, arith::CmpIPredicate::ult, qIdx, sizes.seqQ));
+              OpBuilder::InsertionGuard g5(b);
+              b.setInsertionPointToStart(ifOp.thenBlock());
+              if (deterministic)
+                memref::StoreOp::create(
+                    b, loc, x, dqAcc,
+                    ValueRange{kvBlock, batch, qIdx, headQ, d});
+              else
+                atomicAddF32(b, loc, x, dqAcc,
+                             ValueRange{batch, qIdx, headQ, d});
+            });
+      }
+
+    SmallVector<Value> yielded(dKi.atoms);
+    yielded.append(dVi.atoms);
+    scf::YieldOp::create(b, loc, yielded);
   }
+  scf::YieldOp::create(b, loc, qLoop.getResults());
+  b.setInsertionPointAfter(headLoop);
 
   // dK = scale * dS^T Q and dV, written once: this workgroup owns the rows.
   ValueRange results = headLoop.getResults();
-  AccTile dKf = AccTile::fromValues(mAtoms, dkAtomsN,
+  AccTile dKf = AccTile::fromValues(gradRows, dkAtomsN,
                                     results.take_front(dK.atoms.size()));
-  AccTile dVf = AccTile::fromValues(mAtoms, dvAtomsN,
+  AccTile dVf = AccTile::fromValues(gradRows, dvAtomsN,
                                     results.drop_front(dK.atoms.size()));
+  AccLayout gradLayout = AccLayout::get(gAtom);
   auto writeRows = [&](const AccTile &tile, Value grad, Value factor) {
-    forEachElement(
-        b, loc, atom, tile, laneC, unrollList,
-        [&](int64_t a, Value reg, Value row, Value col, SmallVector<Value> &) {
-          Value kvIdx = arith::AddIOp::create(
-              b, loc, kv0, arith::AddIOp::create(b, loc, warpRow, row));
-          Value x = extractReg(b, loc, tile.atoms[a], reg);
-          if (factor)
-            x = arith::MulFOp::create(b, loc, x, factor);
-          Value valid = cmp(b, loc, arith::CmpIPredicate::ult, kvIdx,
-                            sizes.seqK);
-          auto ifOp = scf::IfOp::create(b, loc, valid);
-          OpBuilder::InsertionGuard g(b);
-          b.setInsertionPointToStart(ifOp.thenBlock());
-          storeF32(b, loc, x, grad, ValueRange{batch, kvIdx, headKv, col});
-        });
+    for (int64_t mi = 0; mi < tile.mAtoms; ++mi)
+      for (int64_t ni = 0; ni < tile.nAtoms; ++ni) {
+        Value frag = tile.at(mi, ni);
+        if (factor)
+          frag = arith::MulFOp::create(
+              b, loc, frag,
+              vector::BroadcastOp::create(b, loc, frag.getType(), factor));
+        Value row0 = arith::AddIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, kv0, warpKv),
+            addIdx(b, loc, gLaneC.row, mi * gAtom.m));
+        Value col0 = addIdx(b, loc, gLaneC.col, ni * gAtom.n);
+        forEachAccElement(
+            b, loc, target, frag, gradLayout, row0, col0,
+            [&](Value kvIdx, Value col, Value x) {
+              auto ifOp = scf::IfOp::create(
+                  b, loc,
+                  cmp(b, loc, arith::CmpIPredicate::ult, kvIdx, sizes.seqK));
+              OpBuilder::InsertionGuard g6(b);
+              b.setInsertionPointToStart(ifOp.thenBlock());
+              storeF32(b, loc, x, grad, ValueRange{batch, kvIdx, headKv, col});
+            });
+      }
   };
   writeRows(dKf, dk, cScale);
   writeRows(dVf, dv, Value());
-  for (scf::ForOp loop : gpuLoops)
-    (void)loopUnrollFull(loop);
 }
 
 } // namespace
@@ -921,15 +1294,8 @@ LogicalResult rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
   launch.grid = {nKvBlocks, kSizes[2], kSizes[0]};
   launch.gridExpr = {nKvBlocksExpr, "Hkv", "B"};
   launch.blockSize = cfg.threads();
-  auto wgType = [&](int64_t r, int64_t c, Type t) {
-    return MemRefType::get({r, c}, t);
-  };
-  Type f32 = cb.getF32Type();
-  launch.workgroupBuffers = {
-      wgType(cfg.blockKv, cfg.dqk, cfg.elt), wgType(cfg.blockQ, cfg.dqk, cfg.elt),
-      wgType(cfg.blockQ, cfg.dv, cfg.elt), wgType(cfg.blockKv, cfg.blockQ, cfg.elt),
-      MemRefType::get({cfg.blockQ}, f32), MemRefType::get({cfg.blockQ}, f32),
-      MemRefType::get({cfg.blockQ}, f32)};
+  launch.workgroupBuffers = cfg.workgroupBuffers(op.getContext());
+  launch.dynamicWorkgroupMemory = cfg.dynamicWorkgroupMemory;
   MainKernel kernel{op,
                     cfg,
                     options.target,

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "dialect/FmhaDialect.h"
 #include "lib/BwdKernels.h"
+#include "lib/ChipInfo.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -38,14 +39,31 @@ struct BwdToKernelsPass
   FailureOr<rocke::BwdKernelOptions> parseOptions() {
     ModuleOp module = getOperation();
     rocke::BwdKernelOptions opts;
+    unsigned lanes = subgroupSize;
+    if (!chip.empty()) {
+      opts.chip = rocke::lookupChip(chip);
+      if (!opts.chip)
+        return module.emitError("fmha-bwd-to-kernels: unknown chip '")
+               << chip << "'; supported: "
+               << rocke::supportedChipList(rocke::GpuVendor::Amd) << ", "
+               << rocke::supportedChipList(rocke::GpuVendor::Nvidia);
+      if (lanes != 0 && lanes != opts.chip->waveSize)
+        return module.emitError("fmha-bwd-to-kernels: subgroup-size ")
+               << lanes << " does not match " << chip << "'s "
+               << opts.chip->waveSize << "-lane subgroups";
+      lanes = opts.chip->waveSize;
+    } else if (lanes == 0) {
+      lanes = 64;
+    }
     if (target == "host") {
       opts.target = rocke::KernelTarget::cpu();
+      opts.chip.reset();
     } else if (target == "gpu") {
-      if (subgroupSize == 0 || !llvm::isPowerOf2_32(subgroupSize))
+      if (!llvm::isPowerOf2_32(lanes))
         return module.emitError("fmha-bwd-to-kernels: subgroup-size must be a "
                                 "power of two, got ")
-               << static_cast<unsigned>(subgroupSize);
-      opts.target = rocke::KernelTarget::gpu(subgroupSize);
+               << lanes;
+      opts.target = rocke::KernelTarget::gpu(lanes);
     } else {
       return module.emitError("fmha-bwd-to-kernels: unknown target '")
              << target << "' (expected gpu or host)";
@@ -53,17 +71,14 @@ struct BwdToKernelsPass
     if (strategy != "warp" && strategy != "tiled")
       return module.emitError("fmha-bwd-to-kernels: unknown strategy '")
              << strategy << "' (expected tiled or warp)";
+    // 0: the tiled strategy picks the tiles from the chip and head dims.
     for (auto [name, value] :
-         {std::pair<StringRef, int64_t>{"block-kv", blockKv},
+         {std::pair<StringRef, int64_t>{"block-q", blockQ},
+          {"block-kv", blockKv},
           {"num-warps", numWarps}})
-      if (value <= 0)
+      if (value < 0)
         return module.emitError("fmha-bwd-to-kernels: ")
-               << name << " must be positive, got " << value;
-    // block-q = 0: the tiled strategy picks the largest tile that fits.
-    if (blockQ < 0)
-      return module.emitError("fmha-bwd-to-kernels: block-q must be positive "
-                              "or 0 (auto), got ")
-             << static_cast<int64_t>(blockQ);
+               << name << " must be positive or 0 (auto), got " << value;
     if (indexBitwidth != 32 && indexBitwidth != 64)
       return module.emitError("fmha-bwd-to-kernels: index-bitwidth must be 32 "
                               "or 64, got ")
@@ -72,17 +87,17 @@ struct BwdToKernelsPass
     // strategy's preprocess too); no target runs more than 1024 work-items.
     constexpr int64_t kMaxWorkgroupSize = 1024;
     if (!opts.target.host &&
-        numWarps > kMaxWorkgroupSize / static_cast<int64_t>(subgroupSize))
+        numWarps > kMaxWorkgroupSize / static_cast<int64_t>(lanes))
       return module.emitError("fmha-bwd-to-kernels: num-warps (")
-             << static_cast<int64_t>(numWarps) << ") times the "
-             << static_cast<unsigned>(subgroupSize)
+             << static_cast<int64_t>(numWarps) << ") times the " << lanes
              << "-lane subgroup exceeds the " << kMaxWorkgroupSize
              << "-work-item workgroup limit";
     opts.target.indexBitwidth = indexBitwidth;
     opts.matrixAtom = matrixAtom;
     opts.blockQ = blockQ;
     opts.blockKv = blockKv;
-    opts.numWarps = numWarps;
+    // The warp strategy's preprocess runs num-warps rows per workgroup.
+    opts.numWarps = numWarps == 0 && strategy == "warp" ? 4 : numWarps;
     return opts;
   }
 

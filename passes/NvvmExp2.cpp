@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
+#include "passes/UnrollVectorExp2.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -47,5 +48,5 @@ struct NvvmExp2Pass : public rocke::impl::NvvmExp2Base<NvvmExp2Pass> {
 } // namespace
 
 void rocke::populateExp2ToNvvmPatterns(RewritePatternSet &patterns) {
-  patterns.add<Exp2ToNvvm>(patterns.getContext());
+  patterns.add<Exp2ToNvvm, UnrollVectorExp2>(patterns.getContext());
 }

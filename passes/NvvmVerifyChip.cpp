@@ -1,5 +1,5 @@
 //===- NvvmVerifyChip.cpp - reject unsupported NVIDIA chips ----------------===//
-#include "lib/NvvmChipInfo.h"
+#include "lib/ChipInfo.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -14,11 +14,11 @@ struct NvvmVerifyChipPass
     : public rocke::impl::NvvmVerifyChipBase<NvvmVerifyChipPass> {
   using Base::Base;
   void runOnOperation() override {
-    if (rocke::isSupportedNvvmChip(chip))
+    if (rocke::lookupChip(chip, rocke::GpuVendor::Nvidia))
       return;
     getOperation()->emitError()
         << "unsupported NVIDIA chip '" << chip
-        << "'; supported: " << rocke::supportedNvvmChipList();
+        << "'; supported: " << rocke::supportedChipList(rocke::GpuVendor::Nvidia);
     signalPassFailure();
   }
 };

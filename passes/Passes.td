@@ -27,7 +27,9 @@ def RocdlExp2 : Pass<"fmha-exp2-to-rocdl", "::mlir::gpu::GPUModuleOp"> {
     Run before convert-gpu-to-rocdl. Also rewrites `arith.divf 1.0, %x` on f32
     carrying the `arcp` or `afn` fast-math flag to rocdl.rcp (v_rcp_f32).
   }];
-  let dependentDialects = ["::mlir::ROCDL::ROCDLDialect"];
+  let dependentDialects = ["::mlir::ROCDL::ROCDLDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def RocdlNativeAtomics : Pass<"fmha-rocdl-native-atomics",
@@ -155,18 +157,23 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
            "tiled (FlashAttention-2) or warp (subgroup per query row)">,
     Option<"target", "target", "std::string", /*default=*/"\"gpu\"",
            "gpu (gpu.module kernels) or host (CPU loops)">,
-    Option<"subgroupSize", "subgroup-size", "unsigned", /*default=*/"64",
-           "Lanes per subgroup on the GPU (a power of two: 64 wave64, 32)">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "GPU of lib/ChipInfo (gfx90a, gfx942, gfx950, sm_80 ... sm_90a): "
+           "its subgroup size, matrix atoms, workgroup memory and default "
+           "tiles; empty: a generic GPU of `subgroup-size` lanes">,
+    Option<"subgroupSize", "subgroup-size", "unsigned", /*default=*/"0",
+           "Lanes per subgroup on the GPU (a power of two: 64 wave64, 32); "
+           "0: the chip's, else 64">,
     Option<"matrixAtom", "matrix-atom", "std::string", /*default=*/"\"auto\"",
            "Matrix atom of lib/FragmentLayout for the tiled contractions">,
     Option<"blockQ", "block-q", "int64_t", /*default=*/"0",
-           "Query rows per tile (tiled); 0 picks the largest of 64, 32, 16 "
-           "whose tiles fit the target's workgroup memory">,
-    Option<"blockKv", "block-kv", "int64_t", /*default=*/"64",
-           "Key rows per tile (tiled)">,
-    Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
+           "Query rows per tile (tiled); 0: chosen from the chip's workgroup "
+           "memory and registers">,
+    Option<"blockKv", "block-kv", "int64_t", /*default=*/"0",
+           "Key rows per tile (tiled); 0: chosen like block-q">,
+    Option<"numWarps", "num-warps", "int64_t", /*default=*/"0",
            "Subgroups per workgroup of the tiled main kernel and of the "
-           "preprocess">,
+           "preprocess; 0: chosen like block-q (4 for the warp strategy)">,
     Option<"indexBitwidth", "index-bitwidth", "unsigned", /*default=*/"64",
            "Index width the target lowering uses (32 or 64); static shapes "
            "it cannot address are rejected">,
@@ -218,9 +225,12 @@ def NvvmExp2 : Pass<"fmha-exp2-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
   let summary = "math.exp2 f32 -> llvm.nvvm.ex2.approx.f32 (no libdevice)";
   let description = [{
     Run before convert-gpu-to-nvvm, which would otherwise call libdevice's
-    __nv_exp2f. Gives one ex2.approx.f32 instruction per exp2.
+    __nv_exp2f. Gives one ex2.approx.f32 instruction per exp2; f32 vectors
+    are split into elements first.
   }];
-  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def NvgpuMmaBf16 : Pass<"fmha-nvgpu-mma-bf16-to-nvvm",

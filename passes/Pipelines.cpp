@@ -2,7 +2,6 @@
 #include "passes/Passes.h"
 
 #include "lib/ChipInfo.h"
-#include "lib/NvvmChipInfo.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
@@ -108,10 +107,10 @@ mlir::LogicalResult buildRocdlToHsacoPipeline(mlir::OpPassManager &pm,
                                               const RocdlToHsacoOptions &opts,
                                               ErrorHandler emitError) {
   const char *name = "fmha-rocdl-to-hsaco";
-  if (!rocke::lookupChip(opts.chip))
+  if (!rocke::lookupChip(opts.chip, rocke::GpuVendor::Amd))
     return emitError(llvm::Twine(name) + ": unsupported AMD chip '" +
                      opts.chip + "'; supported: " +
-                     rocke::supportedChipList());
+                     rocke::supportedChipList(rocke::GpuVendor::Amd));
   if (failed(checkOptLevel(name, opts.optLevel, emitError)) ||
       failed(checkFormat(name, opts.format, {"bin", "isa", "llvm", "offloading"},
                          emitError)))
@@ -170,10 +169,10 @@ void addKernelPrelowering(mlir::OpPassManager &kernels) {
 mlir::LogicalResult checkNvvmChip(llvm::StringRef pipeline,
                                   llvm::StringRef chip,
                                   ErrorHandler emitError) {
-  if (rocke::isSupportedNvvmChip(chip))
+  if (rocke::lookupChip(chip, rocke::GpuVendor::Nvidia))
     return mlir::success();
   return emitError(pipeline + ": unsupported NVIDIA chip '" + chip +
-                   "'; supported: " + rocke::supportedNvvmChipList());
+                   "'; supported: " + rocke::supportedChipList(rocke::GpuVendor::Nvidia));
 }
 
 /// gpu.module kernels (gpu.shuffle, math.exp2, memref.atomic_rmw,
@@ -241,15 +240,17 @@ struct BwdPipelineOptions
       llvm::cl::init("auto")};
   Option<int64_t> blockQ{
       *this, "block-q",
-      llvm::cl::desc("query rows per tile (tiled); 0 = largest that fits"),
+      llvm::cl::desc("query rows per tile (tiled); 0 = from the chip"),
       llvm::cl::init(0)};
-  Option<int64_t> blockKv{*this, "block-kv",
-                          llvm::cl::desc("key rows per tile (tiled)"),
-                          llvm::cl::init(64)};
+  Option<int64_t> blockKv{
+      *this, "block-kv",
+      llvm::cl::desc("key rows per tile (tiled); 0 = from the chip"),
+      llvm::cl::init(0)};
   Option<int64_t> numWarps{
       *this, "num-warps",
-      llvm::cl::desc("subgroups per workgroup (tiled main, preprocess)"),
-      llvm::cl::init(4)};
+      llvm::cl::desc("subgroups per workgroup (tiled main, preprocess); 0 = "
+                     "from the chip"),
+      llvm::cl::init(0)};
   Option<unsigned> optLevel{*this, "O", llvm::cl::desc("LLVM opt level"),
                             llvm::cl::init(3)};
 };
@@ -257,10 +258,12 @@ struct BwdPipelineOptions
 /// The target-neutral part: fmha.attention_bwd -> gpu.module kernels with
 /// shuffles, matrix-core ops and plain control flow.
 void addBwdKernelPasses(mlir::OpPassManager &pm, const BwdPipelineOptions &opts,
-                        unsigned subgroupSize) {
+                        const rocke::ChipInfo &chip) {
+  unsigned subgroupSize = chip.waveSize;
   rocke::BwdToKernelsOptions kernels;
   kernels.strategy = opts.strategy;
   kernels.target = "gpu";
+  kernels.chip = chip.name.str();
   kernels.subgroupSize = subgroupSize;
   kernels.matrixAtom = opts.matrixAtom;
   kernels.blockQ = opts.blockQ;
@@ -283,7 +286,8 @@ mlir::LogicalResult buildBwdNvvmPipeline(mlir::OpPassManager &pm,
   finish.optLevel = opts.optLevel;
   if (failed(checkNvvmChip("fmha-bwd-nvvm", finish.chip, emitError)))
     return mlir::failure();
-  addBwdKernelPasses(pm, opts, /*subgroupSize=*/32);
+  addBwdKernelPasses(
+      pm, opts, *rocke::lookupChip(finish.chip, rocke::GpuVendor::Nvidia));
   return buildNvvmToPtxPipeline(pm, finish, emitError);
 }
 
@@ -296,11 +300,12 @@ mlir::LogicalResult buildBwdRocdlPipeline(mlir::OpPassManager &pm,
   finish.chip =
       opts.chip.empty() ? std::string("gfx942") : opts.chip.getValue();
   finish.optLevel = opts.optLevel;
-  std::optional<rocke::ChipInfo> info = rocke::lookupChip(finish.chip);
+  std::optional<rocke::ChipInfo> info =
+      rocke::lookupChip(finish.chip, rocke::GpuVendor::Amd);
   if (!info)
     return emitError("fmha-bwd-rocdl: unsupported AMD chip '" + finish.chip +
-                     "'; supported: " + rocke::supportedChipList());
-  addBwdKernelPasses(pm, opts, info->waveSize);
+                     "'; supported: " + rocke::supportedChipList(rocke::GpuVendor::Amd));
+  addBwdKernelPasses(pm, opts, *info);
   // fmha-rocdl-to-hsaco converts gpu ops only; loops and vector transfers
   // go first.
   addKernelPrelowering(pm.nest<mlir::gpu::GPUModuleOp>());

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
+#include "passes/UnrollVectorExp2.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -66,5 +67,5 @@ struct RocdlExp2Pass : public rocke::impl::RocdlExp2Base<RocdlExp2Pass> {
 } // namespace
 
 void rocke::populateExp2ToRocdlPatterns(RewritePatternSet &patterns) {
-  patterns.add<Exp2ToRocdl, RecipToRocdl>(patterns.getContext());
+  patterns.add<Exp2ToRocdl, RecipToRocdl, UnrollVectorExp2>(patterns.getContext());
 }

@@ -14,11 +14,11 @@ struct RocdlVerifyChipPass
     : public rocke::impl::RocdlVerifyChipBase<RocdlVerifyChipPass> {
   using Base::Base;
   void runOnOperation() override {
-    if (rocke::lookupChip(chip))
+    if (rocke::lookupChip(chip, rocke::GpuVendor::Amd))
       return;
     getOperation()->emitError()
         << "unsupported AMD chip '" << chip
-        << "'; supported: " << rocke::supportedChipList();
+        << "'; supported: " << rocke::supportedChipList(rocke::GpuVendor::Amd);
     signalPassFailure();
   }
 };

@@ -15,9 +15,12 @@ gpu.module @m {
     %e = math.exp2 %x : f16
     return %e : f16
   }
-  // CHECK-LABEL: func.func @exp2_vector_untouched
-  // CHECK: math.exp2
-  func.func @exp2_vector_untouched(%x: vector<4xf32>) -> vector<4xf32> {
+  // Whole-fragment softmax: one instruction per element.
+  // CHECK-LABEL: func.func @exp2_vector_f32
+  // CHECK-COUNT-4: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"
+  // CHECK: vector.from_elements
+  // CHECK-NOT: math.exp2
+  func.func @exp2_vector_f32(%x: vector<4xf32>) -> vector<4xf32> {
     %e = math.exp2 %x : vector<4xf32>
     return %e : vector<4xf32>
   }

@@ -14,6 +14,15 @@ gpu.module @m {
     %e = math.exp2 %x : f16
     return %e : f16
   }
+  // Whole-fragment softmax: one v_exp_f32 per element.
+  // CHECK-LABEL: func.func @exp2_vector_f32
+  // CHECK-COUNT-4: rocdl.exp2
+  // CHECK: vector.from_elements
+  // CHECK-NOT: math.exp2
+  func.func @exp2_vector_f32(%x: vector<4xf32>) -> vector<4xf32> {
+    %e = math.exp2 %x : vector<4xf32>
+    return %e : vector<4xf32>
+  }
   // CHECK-LABEL: func.func @rcp_fast
   // CHECK: rocdl.rcp
   func.func @rcp_fast(%x: f32) -> f32 {

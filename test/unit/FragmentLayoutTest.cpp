@@ -136,4 +136,86 @@ TEST(FragmentLayout, SimulatedInstructionComputesTheProduct) {
   }
 }
 
+// operandFromAccumulators, checked by enumeration: every lane's operand
+// register must equal the element the named C register of that lane holds.
+void expectRepackHolds(const MatrixAtom &producer, const MatrixAtom &consumer,
+                       MatrixOperand operand, bool transposed,
+                       llvm::ArrayRef<RegisterSource> sources) {
+  ASSERT_EQ(int(sources.size()), consumer.regs(operand));
+  for (int lane = 0; lane < consumer.lanes; ++lane)
+    for (int reg = 0; reg < consumer.regs(operand); ++reg) {
+      FragmentCoord at = fragmentCoord(consumer, operand, lane, reg);
+      FragmentCoord x = transposed ? FragmentCoord{at.col, at.row} : at;
+      const RegisterSource &s = sources[reg];
+      FragmentCoord held = fragmentCoord(producer, MatrixOperand::C, lane, s.reg);
+      EXPECT_EQ(s.atomRow * producer.m + held.row, x.row)
+          << consumer.name.str() << " lane " << lane << " reg " << reg;
+      EXPECT_EQ(s.atomCol * producer.n + held.col, x.col)
+          << consumer.name.str() << " lane " << lane << " reg " << reg;
+    }
+}
+
+TEST(FragmentLayout, MmaSyncAccumulatorsAreTheAOperand) {
+  const MatrixAtom *mma = lookupAtom("mma_sync_m16n8k16_bf16");
+  ASSERT_NE(mma, nullptr);
+  auto a = operandFromAccumulators(*mma, *mma, MatrixOperand::A, false);
+  ASSERT_TRUE(a.has_value());
+  expectRepackHolds(*mma, *mma, MatrixOperand::A, false, *a);
+  // Two m16n8 accumulators side by side, registers in order.
+  EXPECT_EQ((*a)[0], (RegisterSource{0, 0, 0}));
+  EXPECT_EQ((*a)[3], (RegisterSource{0, 0, 3}));
+  EXPECT_EQ((*a)[4], (RegisterSource{0, 1, 0}));
+  EXPECT_EQ((*a)[7], (RegisterSource{0, 1, 3}));
+  // The transpose lives in other lanes.
+  EXPECT_FALSE(
+      operandFromAccumulators(*mma, *mma, MatrixOperand::A, true).has_value());
+}
+
+TEST(FragmentLayout, MfmaAccumulatorIsTheTransposedAOperand) {
+  for (const char *name : {"mfma_f32_16x16x16_f16", "mfma_f32_16x16x16_bf16"}) {
+    const MatrixAtom *mfma = lookupAtom(name);
+    ASSERT_NE(mfma, nullptr);
+    auto a = operandFromAccumulators(*mfma, *mfma, MatrixOperand::A, true);
+    ASSERT_TRUE(a.has_value()) << name;
+    expectRepackHolds(*mfma, *mfma, MatrixOperand::A, true, *a);
+    for (int reg = 0; reg < 4; ++reg)
+      EXPECT_EQ((*a)[reg], (RegisterSource{0, 0, reg}));
+    // C(X) is also B(X), and never A(X).
+    auto bOp = operandFromAccumulators(*mfma, *mfma, MatrixOperand::B, false);
+    ASSERT_TRUE(bOp.has_value());
+    expectRepackHolds(*mfma, *mfma, MatrixOperand::B, false, *bOp);
+    EXPECT_FALSE(operandFromAccumulators(*mfma, *mfma, MatrixOperand::A, false)
+                     .has_value());
+  }
+  // gfx950's 16x16x32: its A spans two accumulators' rows in other lanes, so
+  // a 16x16x16 atom consumes the scores there.
+  const MatrixAtom *wide = lookupAtom("mfma_f32_16x16x32_bf16");
+  const MatrixAtom *square = lookupAtom("mfma_f32_16x16x16_bf16");
+  ASSERT_NE(wide, nullptr);
+  EXPECT_FALSE(operandFromAccumulators(*wide, *wide, MatrixOperand::A, true)
+                   .has_value());
+  auto mixed = operandFromAccumulators(*wide, *square, MatrixOperand::A, true);
+  ASSERT_TRUE(mixed.has_value());
+  expectRepackHolds(*wide, *square, MatrixOperand::A, true, *mixed);
+}
+
+TEST(FragmentLayout, HostAtomRepacksEitherWay) {
+  const MatrixAtom *host = lookupAtom("host_16x16x16");
+  ASSERT_NE(host, nullptr);
+  for (bool transposed : {false, true}) {
+    auto a = operandFromAccumulators(*host, *host, MatrixOperand::A, transposed);
+    ASSERT_TRUE(a.has_value());
+    expectRepackHolds(*host, *host, MatrixOperand::A, transposed, *a);
+  }
+}
+
+TEST(FragmentLayout, RepackRejectsMismatchedAtoms) {
+  const MatrixAtom *mma = lookupAtom("mma_sync_m16n8k16_f16");
+  const MatrixAtom *mfma = lookupAtom("mfma_f32_16x16x16_f16");
+  EXPECT_FALSE(operandFromAccumulators(*mma, *mfma, MatrixOperand::A, false)
+                   .has_value());
+  EXPECT_FALSE(operandFromAccumulators(*mma, *mma, MatrixOperand::C, false)
+                   .has_value());
+}
+
 } // namespace
