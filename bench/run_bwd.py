@@ -348,6 +348,11 @@ def time_ms(fn, iters, warmup):
 
 
 _FLEX = []
+# The benchmark calls backward repeatedly on one graph (retain_graph), which
+# compiled backward functions with donated buffers refuse.
+import torch._functorch.config  # noqa: E402
+
+torch._functorch.config.donated_buffer = False
 
 
 def _flex():

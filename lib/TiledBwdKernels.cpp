@@ -38,6 +38,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 
+#include <array>
 #include <limits>
 #include <map>
 
@@ -59,6 +60,9 @@ struct TiledConfig {
   int64_t blockQ = 0, blockKv = 0, numWarps = 0;
   int64_t lanes = 0; ///< lanes of a subgroup (= the atom's lanes)
   int64_t kvRowsPerWarp = 0;
+  /// dQ [blockQ x Dqk] is split over a grid of dqWarpRows x (numWarps /
+  /// dqWarpRows) subgroups, the split that reads the least of dS and K.
+  int64_t dqWarpRows = 1;
   int64_t dqk = 0, dv = 0, group = 0;
   /// Elements appended to each workgroup-memory row: rows 16 bytes apart
   /// modulo the bank width, so fragment reads down a column do not conflict.
@@ -82,13 +86,15 @@ struct TiledConfig {
     return workgroupBufferBytes(workgroupBuffers(ctx));
   }
   /// Registers (32-bit) a lane holds across the query-block loop and in the
-  /// score phase: dK / dV accumulators, V fragments, S and dP accumulators.
+  /// score phase: dK / dV accumulators, V fragments, S and dP accumulators,
+  /// and the next block's Q / dO rows being fetched (GPU).
   int64_t liveRegisters() const {
     int64_t perWarpRows = kvRowsPerWarp;
     int64_t acc = perWarpRows * (dqk + dv) / lanes;
     int64_t vFrags = perWarpRows * dv / lanes / 2;
     int64_t scores = 2 * perWarpRows * blockQ / lanes;
-    return acc + vFrags + scores;
+    int64_t prefetch = lanes > 1 ? blockQ * (dqk + dv) / threads() / 2 : 0;
+    return acc + vFrags + scores + prefetch;
   }
 };
 
@@ -165,7 +171,7 @@ int64_t workgroupMemoryLimit(const BwdKernelOptions &options) {
 /// 32-bit registers per lane the tiles may keep live: NVIDIA's 255 per thread
 /// and the 256 arch VGPRs of AMD, less room for addresses and temporaries.
 int64_t registerBudget(const KernelTarget &target) {
-  return target.subgroupSize == 32 ? 200 : 224;
+  return target.subgroupSize == 32 ? 232 : 224;
 }
 
 struct TileChoice {
@@ -173,13 +179,14 @@ struct TileChoice {
 };
 
 /// Tile shapes tried in order when the options leave them at 0 (auto). On
-/// the H200 (docs/BENCHMARKS.md) 128 KV rows over 8 warps won at D <= 128.
+/// the H200 (docs/BENCHMARKS.md) 128 KV rows over 8 warps won at D <= 128,
+/// with as many query rows as the registers allow without spilling.
 SmallVector<TileChoice> tileCandidates(const KernelTarget &target) {
   if (target.host)
     return {{16, 1, 16}};
   if (target.subgroupSize == 32)
-    return {{128, 8, 64}, {128, 8, 32}, {64, 4, 64},
-            {64, 4, 32},  {64, 4, 16},  {32, 2, 16}};
+    return {{128, 8, 128}, {128, 8, 64}, {128, 8, 32}, {64, 4, 64},
+            {64, 4, 32},   {64, 4, 16},  {32, 2, 16}};
   return {{64, 4, 64}, {64, 4, 32}, {64, 4, 16}, {32, 2, 16}};
 }
 
@@ -255,8 +262,7 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
         {cfg.dqk, a.k, "Dqk", "atom K"},
         {cfg.dv, a.k, "Dv", "atom K"},
         {cfg.dv, gn, "Dv", "atom N"},
-        {cfg.dqk, std::max(cfg.numWarps * an, gn), "Dqk",
-         "num-warps * atom N"},
+        {cfg.dqk, gn, "Dqk", "atom N"},
     };
     for (const Need &n : needs)
       if (n.what % n.by != 0) {
@@ -267,6 +273,29 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
               << ")";
         return failure();
       }
+    // Each subgroup of the dQ grid reads blockKv x (its dS rows + its K
+    // columns): pick the split with the fewest.
+    std::optional<int64_t> best;
+    for (int64_t rows = 1; rows <= cfg.numWarps; ++rows) {
+      int64_t cols = cfg.numWarps / rows;
+      if (cfg.numWarps % rows || cfg.blockQ % (rows * am) ||
+          cfg.dqk % (cols * an))
+        continue;
+      auto reads = [&](int64_t r) {
+        return cfg.blockQ / r + cfg.dqk / (cfg.numWarps / r);
+      };
+      if (!best || reads(rows) < reads(*best))
+        best = rows;
+    }
+    if (!best) {
+      if (report)
+        op.emitOpError("strategy=tiled with atom ")
+            << a.name << ": no split of num-warps (" << cfg.numWarps
+            << ") over dQ's block-q (" << cfg.blockQ << ") rows and Dqk ("
+            << cfg.dqk << ") columns fits the atom";
+      return failure();
+    }
+    cfg.dqWarpRows = *best;
     return success();
   };
 
@@ -702,64 +731,110 @@ void storeAccTile(OpBuilder &b, Location loc, const MatrixAtom &atom,
 /// H, D] memref into the first D columns of a [rows x (D + pad)] workgroup
 /// buffer; rows at or past `seqLen` are zero. Threads take consecutive
 /// vectors of one row, so global reads coalesce. `alignedRows`: the kernel
-/// ABI guarantees 16-byte aligned rows (GPU targets).
-void copyTile(OpBuilder &b, Location loc, Value src, Value batch, Value row0,
-              Value head, Value seqLen, Value dst, Value tid, int64_t threads,
-              bool alignedRows) {
-  auto dstType = cast<MemRefType>(dst.getType());
-  auto srcType = cast<MemRefType>(src.getType());
-  int64_t rows = dstType.getDimSize(0), cols = srcType.getDimSize(3);
-  Type elt = dstType.getElementType();
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  bool unitInner = succeeded(srcType.getStridesAndOffset(strides, offset)) &&
-                   strides.back() == 1;
-  int64_t width = 1;
-  for (int64_t w : {8, 4, 2})
-    if (unitInner && cols % w == 0) {
-      width = w;
-      break;
-    }
-  int64_t chunksPerRow = cols / width;
-  auto vecType = VectorType::get({width}, elt);
-  Value zeros = arith::ConstantOp::create(b, loc, vecType,
-                                          b.getZeroAttr(vecType));
-  auto loop = scf::ForOp::create(b, loc, tid,
-                                 constIndex(b, loc, rows * chunksPerRow),
-                                 constIndex(b, loc, threads));
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(loop.getBody());
-  Value chunk = loop.getInductionVar();
-  Value r = arith::DivUIOp::create(b, loc, chunk,
-                                   constIndex(b, loc, chunksPerRow));
-  Value c = arith::MulIOp::create(
-      b, loc,
-      arith::RemUIOp::create(b, loc, chunk, constIndex(b, loc, chunksPerRow)),
-      constIndex(b, loc, width));
-  Value row = arith::AddIOp::create(b, loc, row0, r);
-  Value valid = cmp(b, loc, arith::CmpIPredicate::ult, row, seqLen);
-  // Out-of-range rows read row 0 (always present) and are replaced by zeros.
-  Value safeRow = arith::SelectOp::create(b, loc, valid, row,
-                                          constIndex(b, loc, 0));
-  SmallVector<Value> idx{batch, safeRow, head, c};
-  Value v;
-  if (unitInner) {
-    // GPU kernels ask for 16-byte aligned Q/K/V/dO base pointers and outer
-    // strides in multiples of 16 bytes (runners check), so a row's vector
-    // is aligned to its size up to 16 bytes; the host promises nothing.
-    llvm::MaybeAlign align;
-    if (alignedRows)
-      align = llvm::Align(
-          std::min<int64_t>(16, width * elt.getIntOrFloatBitWidth() / 8));
-    v = vector::LoadOp::create(b, loc, vecType, src, idx, /*nontemporal=*/false,
-                               align);
-  } else {
-    Value s = memref::LoadOp::create(b, loc, src, idx);
-    v = vector::BroadcastOp::create(b, loc, vecType, s);
+/// ABI guarantees 16-byte aligned rows (GPU targets). The copy runs at once,
+/// or split into load() (global -> registers) and store() (registers ->
+/// workgroup memory) so the loads of the next tile overlap other work.
+class TileCopy {
+public:
+  TileCopy(Value src, Value batch, Value head, Value seqLen, Value dst,
+           Value tid, int64_t threads, bool alignedRows)
+      : src(src), batch(batch), head(head), seqLen(seqLen), dst(dst), tid(tid),
+        threads(threads), alignedRows(alignedRows) {
+    auto srcType = cast<MemRefType>(src.getType());
+    rows = cast<MemRefType>(dst.getType()).getDimSize(0);
+    int64_t cols = srcType.getDimSize(3);
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    unitInner = succeeded(srcType.getStridesAndOffset(strides, offset)) &&
+                strides.back() == 1;
+    for (int64_t w : {8, 4, 2})
+      if (unitInner && cols % w == 0) {
+        width = w;
+        break;
+      }
+    chunksPerRow = cols / width;
   }
-  v = arith::SelectOp::create(b, loc, valid, v, zeros);
-  vector::StoreOp::create(b, loc, v, dst, ValueRange{r, c});
-}
+
+  /// Copies rows [row0, row0 + rows) now.
+  void copy(OpBuilder &b, Location loc, Value row0) const {
+    auto loop = scf::ForOp::create(b, loc, tid, constIndex(b, loc, chunks()),
+                                   constIndex(b, loc, threads));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    Value chunk = loop.getInductionVar();
+    storeChunk(b, loc, chunk, loadChunk(b, loc, chunk, row0));
+  }
+  /// load() / store() need every thread to take the same number of chunks.
+  bool canSplit() const { return chunks() % threads == 0; }
+  /// This thread's chunks of rows [row0, row0 + rows), in registers.
+  SmallVector<Value> load(OpBuilder &b, Location loc, Value row0) const {
+    SmallVector<Value> vals;
+    for (int64_t i = 0; i < chunks() / threads; ++i)
+      vals.push_back(loadChunk(b, loc, chunkOf(b, loc, i), row0));
+    return vals;
+  }
+  /// Writes what load() read into the workgroup buffer.
+  void store(OpBuilder &b, Location loc, ValueRange vals) const {
+    for (auto [i, v] : llvm::enumerate(vals))
+      storeChunk(b, loc, chunkOf(b, loc, i), v);
+  }
+
+private:
+  int64_t chunks() const { return rows * chunksPerRow; }
+  Value chunkOf(OpBuilder &b, Location loc, int64_t i) const {
+    return addIdx(b, loc, tid, i * threads);
+  }
+  Type elt() const { return cast<MemRefType>(dst.getType()).getElementType(); }
+  /// (row, column) of a chunk in the tile.
+  std::pair<Value, Value> coords(OpBuilder &b, Location loc,
+                                 Value chunk) const {
+    Value perRow = constIndex(b, loc, chunksPerRow);
+    Value r = arith::DivUIOp::create(b, loc, chunk, perRow);
+    Value c = arith::MulIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, chunk, perRow),
+        constIndex(b, loc, width));
+    return {r, c};
+  }
+  Value loadChunk(OpBuilder &b, Location loc, Value chunk, Value row0) const {
+    auto [r, c] = coords(b, loc, chunk);
+    auto vecType = VectorType::get({width}, elt());
+    Value row = arith::AddIOp::create(b, loc, row0, r);
+    Value valid = cmp(b, loc, arith::CmpIPredicate::ult, row, seqLen);
+    // Out-of-range rows read row 0 (always present) and become zeros.
+    Value safeRow = arith::SelectOp::create(b, loc, valid, row,
+                                            constIndex(b, loc, 0));
+    SmallVector<Value> idx{batch, safeRow, head, c};
+    Value v;
+    if (unitInner) {
+      // GPU kernels ask for 16-byte aligned Q/K/V/dO base pointers and
+      // outer strides in multiples of 16 bytes (runners check), so a row's
+      // vector is aligned to its size up to 16 bytes; the host promises
+      // nothing.
+      llvm::MaybeAlign align;
+      if (alignedRows)
+        align = llvm::Align(
+            std::min<int64_t>(16, width * elt().getIntOrFloatBitWidth() / 8));
+      v = vector::LoadOp::create(b, loc, vecType, src, idx,
+                                 /*nontemporal=*/false, align);
+    } else {
+      v = vector::BroadcastOp::create(b, loc, vecType,
+                                      memref::LoadOp::create(b, loc, src, idx));
+    }
+    Value zeros =
+        arith::ConstantOp::create(b, loc, vecType, b.getZeroAttr(vecType));
+    return arith::SelectOp::create(b, loc, valid, v, zeros);
+  }
+  void storeChunk(OpBuilder &b, Location loc, Value chunk, Value v) const {
+    auto [r, c] = coords(b, loc, chunk);
+    vector::StoreOp::create(b, loc, v, dst, ValueRange{r, c});
+  }
+
+  Value src, batch, head, seqLen, dst, tid;
+  int64_t threads;
+  bool alignedRows;
+  int64_t rows = 0, width = 1, chunksPerRow = 0;
+  bool unitInner = false;
+};
 
 struct MainKernel {
   fmha::AttentionBwdOp op;
@@ -896,11 +971,21 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   // First KV row of this subgroup's slice, relative to the block.
   Value warpKv = arith::MulIOp::create(b, loc, warp,
                                        constIndex(b, loc, cfg.kvRowsPerWarp));
+  // This subgroup's block of dQ: rows [warpQ, +dqRows), cols [warpCol,
+  // +dqCols).
+  int64_t dqCols = cfg.dqk / (cfg.numWarps / cfg.dqWarpRows);
+  int64_t dqRows = cfg.blockQ / cfg.dqWarpRows;
+  Value dqGridCols = constIndex(b, loc, cfg.numWarps / cfg.dqWarpRows);
+  Value warpQ = arith::MulIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, warp, dqGridCols),
+      constIndex(b, loc, dqRows));
   Value warpCol = arith::MulIOp::create(
-      b, loc, warp, constIndex(b, loc, cfg.dqk / cfg.numWarps));
+      b, loc, arith::RemUIOp::create(b, loc, warp, dqGridCols),
+      constIndex(b, loc, dqCols));
 
-  copyTile(b, loc, k, batch, kv0, headKv, sizes.seqK, wg[kKey], tid,
-           cfg.threads(), !target.host);
+  TileCopy(k, batch, headKv, sizes.seqK, wg[kKey], tid, cfg.threads(),
+           !target.host)
+      .copy(b, loc, kv0);
 
   // V fragments of the subgroup's rows, loaded once from global memory: the
   // A operand of dP^T = V dO^T, or the B operand of dP = dO V^T.
@@ -941,57 +1026,94 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       b, loc,
       arith::MulIOp::create(b, loc, headKv, constIndex(b, loc, cfg.group)),
       headLoop.getInductionVar());
-  auto qLoop = scf::ForOp::create(b, loc, qbBegin, qbEnd, c1,
-                                  headLoop.getRegionIterArgs());
+  // The block's Q and dO rows and statistics. With `prefetch`, the global
+  // loads of the next block are issued before this block's dQ and land in
+  // workgroup memory after it, so their latency hides behind the dQ product.
+  TileCopy qCopy(q, batch, headQ, sizes.seqQ, wg[kQuery], tid, cfg.threads(),
+                 !target.host);
+  TileCopy doCopy(dO, batch, headQ, sizes.seqQ, wg[kGradOut], tid,
+                  cfg.threads(), !target.host);
+  bool prefetch = !target.host && qCopy.canSplit() && doCopy.canSplit() &&
+                  cfg.blockQ <= cfg.threads();
+  // (log2 offset, 1/sum, delta) of row q0 + r; rows past Sq (or past the
+  // block) get P = 0.
+  auto loadStats = [&](Value q0, Value r) -> SmallVector<Value> {
+    Value row = arith::AddIOp::create(b, loc, q0, r);
+    Value valid = arith::AndIOp::create(
+        b, loc, cmp(b, loc, arith::CmpIPredicate::ult, row, sizes.seqQ),
+        cmp(b, loc, arith::CmpIPredicate::ult, r, cBlockQ));
+    Type f32 = b.getF32Type();
+    auto ifOp = scf::IfOp::create(b, loc, TypeRange{f32, f32, f32}, valid,
+                                  /*withElse=*/true);
+    OpBuilder::InsertionGuard g4(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    RowStats rs = RowStats::load(b, loc, stats, batch, headQ, row);
+    Value d =
+        memref::LoadOp::create(b, loc, delta, ValueRange{batch, headQ, row});
+    scf::YieldOp::create(
+        b, loc,
+        ValueRange{rs.offset, rs.invSum ? rs.invSum : constF32(b, loc, 1), d});
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    scf::YieldOp::create(
+        b, loc,
+        ValueRange{constF32(b, loc, std::numeric_limits<float>::infinity()),
+                   constF32(b, loc, 0), constF32(b, loc, 0)});
+    return SmallVector<Value>(ifOp.getResults());
+  };
+  auto storeStats = [&](Value r, ValueRange st) {
+    std::array<Value, 3> bufs{wg[kRowOffset], wg[kRowInvSum], wg[kRowDelta]};
+    for (auto [buf, x] : llvm::zip(bufs, st))
+      memref::StoreOp::create(b, loc, x, buf, r);
+  };
+  auto loadBlock = [&](Value q0) {
+    SmallVector<Value> vals = qCopy.load(b, loc, q0);
+    vals.append(doCopy.load(b, loc, q0));
+    vals.append(loadStats(q0, tid));
+    return vals;
+  };
+  auto storeBlock = [&](ValueRange vals) {
+    size_t nq = vals.size() - 3;
+    qCopy.store(b, loc, vals.take_front(nq / 2));
+    doCopy.store(b, loc, vals.slice(nq / 2, nq / 2));
+    auto ifOp = scf::IfOp::create(
+        b, loc, cmp(b, loc, arith::CmpIPredicate::ult, tid, cBlockQ));
+    OpBuilder::InsertionGuard g4(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    storeStats(tid, vals.take_back(3));
+  };
+  auto copyBlock = [&](Value q0) {
+    qCopy.copy(b, loc, q0);
+    doCopy.copy(b, loc, q0);
+    auto rows = scf::ForOp::create(b, loc, tid, cBlockQ,
+                                   constIndex(b, loc, cfg.threads()));
+    OpBuilder::InsertionGuard g4(b);
+    b.setInsertionPointToStart(rows.getBody());
+    Value r = rows.getInductionVar();
+    storeStats(r, loadStats(q0, r));
+  };
+
+  size_t numAcc = dK.atoms.size() + dV.atoms.size();
+  SmallVector<Value> loopInit(headLoop.getRegionIterArgs());
+  if (prefetch)
+    loopInit.append(
+        loadBlock(arith::MulIOp::create(b, loc, qbBegin, cBlockQ)));
+  auto qLoop = scf::ForOp::create(b, loc, qbBegin, qbEnd, c1, loopInit);
   {
     OpBuilder::InsertionGuard g2(b);
     b.setInsertionPointToStart(qLoop.getBody());
     ValueRange carried = qLoop.getRegionIterArgs();
     AccTile dKi = AccTile::fromValues(gradRows, dkAtomsN,
                                       carried.take_front(dK.atoms.size()));
-    AccTile dVi = AccTile::fromValues(gradRows, dvAtomsN,
-                                      carried.drop_front(dK.atoms.size()));
+    AccTile dVi = AccTile::fromValues(
+        gradRows, dvAtomsN, carried.slice(dK.atoms.size(), dV.atoms.size()));
     Value q0 = arith::MulIOp::create(b, loc, qLoop.getInductionVar(), cBlockQ);
 
-    // Q, dO and the statistics of the block. Every subgroup passed the
-    // previous iteration's second barrier, so nobody reads them any more.
-    copyTile(b, loc, q, batch, q0, headQ, sizes.seqQ, wg[kQuery], tid,
-             cfg.threads(), !target.host);
-    copyTile(b, loc, dO, batch, q0, headQ, sizes.seqQ, wg[kGradOut], tid,
-             cfg.threads(), !target.host);
-    {
-      // Row statistics; rows past Sq get P = 0.
-      auto rows = scf::ForOp::create(b, loc, tid, cBlockQ,
-                                     constIndex(b, loc, cfg.threads()));
-      OpBuilder::InsertionGuard g3(b);
-      b.setInsertionPointToStart(rows.getBody());
-      Value r = rows.getInductionVar();
-      Value row = arith::AddIOp::create(b, loc, q0, r);
-      Value valid = cmp(b, loc, arith::CmpIPredicate::ult, row, sizes.seqQ);
-      Type f32 = b.getF32Type();
-      auto ifOp = scf::IfOp::create(b, loc, TypeRange{f32, f32, f32}, valid,
-                                    /*withElse=*/true);
-      {
-        OpBuilder::InsertionGuard g4(b);
-        b.setInsertionPointToStart(ifOp.thenBlock());
-        RowStats rs = RowStats::load(b, loc, stats, batch, headQ, row);
-        Value d = memref::LoadOp::create(b, loc, delta,
-                                         ValueRange{batch, headQ, row});
-        scf::YieldOp::create(
-            b, loc,
-            ValueRange{rs.offset, rs.invSum ? rs.invSum : constF32(b, loc, 1),
-                       d});
-        b.setInsertionPointToStart(ifOp.elseBlock());
-        scf::YieldOp::create(
-            b, loc,
-            ValueRange{
-                constF32(b, loc, std::numeric_limits<float>::infinity()),
-                constF32(b, loc, 0), constF32(b, loc, 0)});
-      }
-      memref::StoreOp::create(b, loc, ifOp.getResult(0), wg[kRowOffset], r);
-      memref::StoreOp::create(b, loc, ifOp.getResult(1), wg[kRowInvSum], r);
-      memref::StoreOp::create(b, loc, ifOp.getResult(2), wg[kRowDelta], r);
-    }
+    // Every subgroup passed the previous iteration's second barrier, so
+    // nobody reads Q, dO or the statistics any more.
+    if (prefetch)
+      storeBlock(carried.drop_front(numAcc));
+    else
+      copyBlock(q0);
     // Barrier 1: Q, dO and the statistics are in; every subgroup is done
     // with the previous iteration's dS.
     workgroupBarrier(b, loc, target);
@@ -1148,16 +1270,19 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     // Barrier 2: dS is in; Q and dO are no longer read this iteration.
     workgroupBarrier(b, loc, target);
 
-    // dQ[q, cols of this subgroup] += scale * dS K over all KV rows of the
-    // block: A[q][kv] = dS, B[kv][d] = K[kv][d].
-    int64_t colsPerWarp = cfg.dqk / cfg.numWarps;
-    AccTile dQ = AccTile::zeros(b, loc, atom, cfg.blockQ / atom.m,
-                                colsPerWarp / atom.n);
+    SmallVector<Value> next;
+    if (prefetch)
+      next = loadBlock(addIdx(b, loc, q0, cfg.blockQ));
+
+    // dQ[rows, cols of this subgroup] += scale * dS K over all KV rows of
+    // the block: A[q][kv] = dS, B[kv][d] = K[kv][d].
+    AccTile dQ = AccTile::zeros(b, loc, atom, dqRows / atom.m,
+                                dqCols / atom.n);
     contract(
         b, loc, atom, dQ, cfg.blockKv / atom.k,
         [&](int64_t mi, int64_t ki) {
           return readA.read(b, loc, wg[kScores], mi * atom.m, ki * atom.k,
-                            false);
+                            false, warpQ);
         },
         [&](int64_t ki, int64_t ni) {
           return readB.read(b, loc, wg[kKey], ki * atom.k, ni * atom.n, false,
@@ -1169,32 +1294,40 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
             b, loc, dQ.at(mi, ni),
             vector::BroadcastOp::create(b, loc, f32Vec, cScale));
         Value row0 = arith::AddIOp::create(
-            b, loc, q0, addIdx(b, loc, laneC.row, mi * atom.m));
+            b, loc, arith::AddIOp::create(b, loc, q0, warpQ),
+            addIdx(b, loc, laneC.row, mi * atom.m));
         Value col0 = arith::AddIOp::create(
             b, loc, warpCol, addIdx(b, loc, laneC.col, ni * atom.n));
         forEachAccElement(
             b, loc, target, frag, scoreLayout, row0, col0,
             [&](Value qIdx, Value d, Value x) {
-              auto ifOp = scf::IfOp::create(
-                  b, loc,
-                  cmp(b, loc, arith::CmpIPredicate::ult, qIdx, sizes.seqQ));
+              Value valid =
+                  cmp(b, loc, arith::CmpIPredicate::ult, qIdx, sizes.seqQ);
+              if (!deterministic) {
+                // Rows past Sq add nothing to row 0 instead of branching
+                // around the atomic (the grid is empty when Sq = 0).
+                Value row = arith::SelectOp::create(b, loc, valid, qIdx, c0);
+                x = arith::SelectOp::create(b, loc, valid, x,
+                                            constF32(b, loc, 0.0f));
+                atomicAddF32(b, loc, x, dqAcc,
+                             ValueRange{batch, row, headQ, d});
+                return;
+              }
+              // Partials are plain stores: nothing may land on a valid row.
+              auto ifOp = scf::IfOp::create(b, loc, valid);
               OpBuilder::InsertionGuard g5(b);
               b.setInsertionPointToStart(ifOp.thenBlock());
-              if (deterministic)
-                memref::StoreOp::create(
-                    b, loc, x, dqAcc,
-                    ValueRange{kvBlock, batch, qIdx, headQ, d});
-              else
-                atomicAddF32(b, loc, x, dqAcc,
-                             ValueRange{batch, qIdx, headQ, d});
+              memref::StoreOp::create(b, loc, x, dqAcc,
+                                      ValueRange{kvBlock, batch, qIdx, headQ, d});
             });
       }
 
     SmallVector<Value> yielded(dKi.atoms);
     yielded.append(dVi.atoms);
+    yielded.append(next);
     scf::YieldOp::create(b, loc, yielded);
   }
-  scf::YieldOp::create(b, loc, qLoop.getResults());
+  scf::YieldOp::create(b, loc, qLoop.getResults().take_front(numAcc));
   b.setInsertionPointAfter(headLoop);
 
   // dK = scale * dS^T Q and dV, written once: this workgroup owns the rows.
