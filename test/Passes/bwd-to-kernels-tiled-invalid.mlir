@@ -4,11 +4,15 @@
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled matrix-atom=mfma_f32_9x9x9' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled block-kv=48' 2>&1 | FileCheck %s --check-prefix=BLOCKKV
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled subgroup-size=32 block-q=64' 2>&1 | FileCheck %s --check-prefix=LDS
+// RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=gfx1100' 2>&1 | FileCheck %s --check-prefix=CHIP
+// RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=sm_90 subgroup-size=64' 2>&1 | FileCheck %s --check-prefix=CHIPLANES
 
 // LANES: matrix atom 'mfma_f32_16x16x16_f16' needs 64-lane subgroups, subgroup-size is 32
 // HOSTATOM: matrix atom 'host_16x16x16' is for the host, not target=gpu
 // UNKNOWN: unknown matrix atom 'mfma_f32_9x9x9'
-// BLOCKKV: block-kv (48) must be a multiple of num-warps * atom M (64)
+// BLOCKKV: block-kv (48) must be a multiple of num-warps * atom rows (64)
+// CHIP: fmha-bwd-to-kernels: unknown chip 'gfx1100'; supported: gfx90a, gfx942, gfx950, sm_80, sm_86, sm_87, sm_89, sm_90, sm_90a
+// CHIPLANES: fmha-bwd-to-kernels: subgroup-size 64 does not match sm_90's 32-lane subgroups
 // LDS: the tiles need {{[0-9]+}} bytes of workgroup memory, more than the 49152 the target has; lower block-q or block-kv
 
 // Matrix cores take f16 / bf16; f32 inputs need the warp strategy on a GPU.
@@ -18,18 +22,6 @@ func.func @f32_inputs(%q: memref<1x16x2x64xf32>, %lse: memref<1x2x16xf32>) {
       : memref<1x16x2x64xf32>, memref<1x16x2x64xf32>, memref<1x16x2x64xf32>,
         memref<1x16x2x64xf32>, memref<1x16x2x64xf32>, stats(memref<1x2x16xf32>)
         -> memref<1x16x2x64xf32>, memref<1x16x2x64xf32>, memref<1x16x2x64xf32>
-  return
-}
-
-// -----
-
-// Head dim 32 does not split over 4 subgroups of 16-column atoms.
-func.func @head_dim(%q: memref<1x16x2x32xf16>, %lse: memref<1x2x16xf32>) {
-  // expected-error @below {{strategy=tiled with atom mfma_f32_16x16x16_f16: Dqk (32) must be a multiple of num-warps * atom N (64)}}
-  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %q, %q, %q
-      : memref<1x16x2x32xf16>, memref<1x16x2x32xf16>, memref<1x16x2x32xf16>,
-        memref<1x16x2x32xf16>, memref<1x16x2x32xf16>, stats(memref<1x2x16xf32>)
-        -> memref<1x16x2x32xf16>, memref<1x16x2x32xf16>, memref<1x16x2x32xf16>
   return
 }
 

@@ -1,19 +1,21 @@
-// RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled subgroup-size=64' | FileCheck %s --check-prefix=AMD
-// RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled subgroup-size=32 block-q=32' | FileCheck %s --check-prefix=NV
+// RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled chip=gfx942' | FileCheck %s --check-prefix=AMD
+// RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled chip=sm_90' | FileCheck %s --check-prefix=NV
 // RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled target=host block-q=16 block-kv=32' | FileCheck %s --check-prefix=HOST
 
 // Launch order: zero dQ accumulator, delta preprocess, KV-block main kernel,
 // dQ conversion. The main kernel runs one workgroup per (KV block, kv head,
 // batch), keeps K in workgroup memory, loops over the query heads of its
 // group and the query blocks the mask lets through, and accumulates dQ with
-// f32 atomics.
+// f32 atomics. The chip picks the atoms and tiles: gfx942 64 KV rows over 4
+// waves and 64 KiB of LDS; sm_90 128 KV rows over 8 warps in dynamic shared
+// memory (recorded for the runner, which opts in past 48 KiB).
 // AMD-LABEL: func.func @causal_gqa
 // AMD: gpu.launch_func @fmha_kernels::@fmha_bwd_zero_dq
 // AMD: gpu.launch_func @fmha_kernels::@fmha_bwd_preprocess
 // AMD: gpu.launch_func @fmha_kernels::@fmha_bwd_tiled_main
 // AMD: gpu.launch_func @fmha_kernels::@fmha_bwd_convert_dq
 // AMD: gpu.func @fmha_bwd_tiled_main
-// AMD-SAME: workgroup(%{{.*}} : memref<64x64xf16, #gpu.address_space<workgroup>>
+// AMD-SAME: workgroup(%{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>>
 // AMD-SAME: known_block_size = array<i32: 256, 1, 1>
 // AMD-SAME: rocke.launch = {args = ["q", "k", "v", "do", "delta:f32:none", "dq_accum:f32:zero", "dk", "dv", "lse"], block = [256, 1, 1], grid = ["ceildiv(Sk,64)", "Hkv", "B"], order = 2 : i64}
 // AMD: scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>
@@ -23,8 +25,14 @@
 // AMD-NOT: fmha.attention_bwd
 
 // NV-LABEL: func.func @causal_gqa
+// NV: gpu.launch_func @fmha_kernels::@fmha_bwd_tiled_main {{.*}} threads in (%{{.*}}, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %c55040_i32
 // NV: gpu.func @fmha_bwd_tiled_main
-// NV-SAME: known_block_size = array<i32: 128, 1, 1>
+// NV-NOT: workgroup(
+// NV-SAME: known_block_size = array<i32: 256, 1, 1>
+// NV-SAME: dynamic_shared_bytes = 55040 : i64, grid = ["ceildiv(Sk,128)", "Hkv", "B"]
+// NV: gpu.dynamic_shared_memory
+// NV: memref.view {{.*}} to memref<128x72xf16, #gpu.address_space<workgroup>>
+// NV: nvgpu.ldmatrix
 // NV: fmha.mma {{.*}} {atom = "mma_sync_m16n8k16_f16"} : vector<8xf16>, vector<4xf16> -> vector<4xf32>
 // NV: memref.atomic_rmw addf
 

@@ -1,0 +1,57 @@
+// Structural budget of the tiled main kernel's query-block iteration, per
+// target: a speed regression (another barrier, P staged through workgroup
+// memory, more products) fails here.
+// RUN: rocke-opt %s -fmha-bwd-to-kernels='strategy=tiled chip=sm_90' -o %t.nv
+// RUN: FileCheck %s --check-prefix=BAR < %t.nv
+// RUN: FileCheck %s --check-prefixes=MMA,NV-MMA < %t.nv
+// RUN: FileCheck %s --check-prefixes=WG,NV-WG < %t.nv
+// RUN: rocke-opt %s -fmha-bwd-to-kernels='strategy=tiled chip=gfx942' -o %t.amd
+// RUN: FileCheck %s --check-prefix=BAR < %t.amd
+// RUN: FileCheck %s --check-prefixes=MMA,AMD-MMA < %t.amd
+// RUN: FileCheck %s --check-prefixes=WG,AMD-WG < %t.amd
+// RUN: rocke-opt %s -fmha-bwd-to-kernels='strategy=tiled target=host' | FileCheck %s --check-prefix=HOST
+
+// bf16, D=128, causal. sm_90 (128 KV rows, 8 warps, 32 query rows): per warp
+// and query block 32 + 32 atoms for S^T and dP^T, 32 each for dV, dK and dQ.
+// gfx942 (64 KV rows, 4 waves, 64 query rows), scores held as S: 32 atoms for
+// each of the five products.
+// Two barriers per query block and none elsewhere.
+// BAR-LABEL: gpu.func @fmha_bwd_tiled_main
+// BAR-COUNT-2: gpu.barrier
+// BAR-NOT: gpu.barrier
+// BAR: gpu.return
+
+// The five products, nothing more.
+// MMA-LABEL: gpu.func @fmha_bwd_tiled_main
+// NV-MMA-COUNT-160: fmha.mma {{.*}} {atom = "mma_sync_m16n8k16_bf16"}
+// AMD-MMA-COUNT-160: fmha.mma {{.*}} {atom = "mfma_f32_16x16x16_bf16"}
+// MMA-NOT: fmha.mma
+// MMA: gpu.return
+
+// Workgroup memory written in the loop: the Q and dO rows (16-byte vectors),
+// and dS, one element per accumulator register (16 per lane on sm_90: a 16 x
+// 32 tile over 32 lanes; 16 on gfx942: 64 x 16 over 64 lanes). P never goes
+// through workgroup memory.
+// WG-LABEL: gpu.func @fmha_bwd_tiled_main
+// NV-WG-COUNT-16: vector.store {{.*}} : memref<32x136xbf16, #gpu.address_space<workgroup>>, vector<1xbf16>
+// AMD-WG-COUNT-16: vector.store {{.*}} : memref<64x72xbf16, #gpu.address_space<workgroup>>, vector<1xbf16>
+// WG-NOT: vector.store {{.*}}#gpu.address_space<workgroup>>, vector<{{[124]}}xbf16>
+// WG: gpu.return
+
+// The host atom runs the same schedule (16 x 16 tiles, one lane): 8 atoms
+// along D=128 for each of the five products.
+// HOST-LABEL: func.func private @fmha_bwd_tiled_main
+// HOST-COUNT-40: fmha.mma {{.*}} {atom = "host_16x16x16"}
+// HOST-NOT: fmha.mma
+// HOST: return
+func.func @bf16_d128_causal(%q: memref<?x?x8x128xbf16>, %k: memref<?x?x8x128xbf16>,
+    %v: memref<?x?x8x128xbf16>, %o: memref<?x?x8x128xbf16>, %do: memref<?x?x8x128xbf16>,
+    %lse: memref<?x8x?xf32>, %dq: memref<?x?x8x128xbf16>, %dk: memref<?x?x8x128xbf16>,
+    %dv: memref<?x?x8x128xbf16>) {
+  fmha.attention_bwd %q, %k, %v, %o, %do, stats(%lse) -> %dq, %dk, %dv
+      {mask = #fmha.mask<causal>}
+      : memref<?x?x8x128xbf16>, memref<?x?x8x128xbf16>, memref<?x?x8x128xbf16>,
+        memref<?x?x8x128xbf16>, memref<?x?x8x128xbf16>, stats(memref<?x8x?xf32>)
+        -> memref<?x?x8x128xbf16>, memref<?x?x8x128xbf16>, memref<?x?x8x128xbf16>
+  return
+}
