@@ -54,7 +54,7 @@ std::optional<StringRef> getString(msgpack::MapDocNode &map, StringRef key) {
 }
 
 /// Instruction class from the printed mnemonic.
-enum class InstClass { Mfma, Valu, Salu, Vmem, Smem, Lds, Branch, Sync };
+enum class InstClass { Mfma, Valu, Salu, Vmem, Smem, Lds, Branch, Wait, Sync };
 
 InstClass classify(StringRef m) {
   if (m.starts_with("v_mfma") || m.starts_with("v_smfmac"))
@@ -70,8 +70,9 @@ InstClass classify(StringRef m) {
   if (m.starts_with("s_branch") || m.starts_with("s_cbranch") ||
       m.starts_with("s_setpc") || m.starts_with("s_swappc"))
     return InstClass::Branch;
-  if (m.starts_with("s_waitcnt") || m.starts_with("s_barrier") ||
-      m.starts_with("s_nop") || m.starts_with("s_sleep") ||
+  if (m.starts_with("s_waitcnt") || m.starts_with("s_barrier"))
+    return InstClass::Wait;
+  if (m.starts_with("s_nop") || m.starts_with("s_sleep") ||
       m.starts_with("s_endpgm"))
     return InstClass::Sync;
   if (m.starts_with("v_"))
@@ -101,6 +102,9 @@ void count(InstructionMix &mix, InstClass c) {
     return;
   case InstClass::Branch:
     ++mix.branch;
+    return;
+  case InstClass::Wait:
+    ++mix.wait;
     return;
   case InstClass::Sync:
     ++mix.sync;
@@ -414,11 +418,17 @@ Expected<CodeObjectReport> rocke::analyzeCodeObject(StringRef elf) {
 }
 
 static std::string mixString(const InstructionMix &m) {
-  return formatv("{0} instructions: mfma {1}, valu {2}, salu {3}, vmem {4}, "
-                 "smem {5}, lds {6}, branch {7}, sync {8}",
-                 m.total(), m.mfma, m.valu, m.salu, m.vmem, m.smem, m.lds,
-                 m.branch, m.sync)
-      .str();
+  std::string s = formatv("{0} instructions: mfma {1}, valu {2}, salu {3}, "
+                          "vmem {4}, smem {5}, lds {6}, branch {7}, wait {8}, "
+                          "sync {9}",
+                          m.total(), m.mfma, m.valu, m.salu, m.vmem, m.smem,
+                          m.lds, m.branch, m.wait, m.sync)
+                      .str();
+  if (m.mfma)
+    s += formatv("; mfma share {0:f1} %, per mfma: lds {1:f2}, waits {2:f2}",
+                 100.0 * m.mfmaShare(), m.ldsPerMfma(), m.waitsPerMfma())
+             .str();
+  return s;
 }
 
 std::string rocke::formatReport(const CodeObjectReport &report) {
@@ -451,7 +461,10 @@ static json::Object mixJson(const InstructionMix &m) {
                       {"valu", m.valu},     {"salu", m.salu},
                       {"vmem", m.vmem},     {"smem", m.smem},
                       {"lds", m.lds},       {"branch", m.branch},
-                      {"sync", m.sync}};
+                      {"wait", m.wait},     {"sync", m.sync},
+                      {"mfma_share", m.mfmaShare()},
+                      {"lds_per_mfma", m.ldsPerMfma()},
+                      {"waits_per_mfma", m.waitsPerMfma()}};
 }
 
 std::string rocke::formatReportJson(const CodeObjectReport &report) {

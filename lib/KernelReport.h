@@ -29,10 +29,15 @@ struct InstructionMix {
   unsigned smem = 0;   // s_load*, s_buffer_load*, s_store*
   unsigned lds = 0;    // ds_*
   unsigned branch = 0; // s_branch, s_cbranch_*, s_setpc/s_swappc
-  unsigned sync = 0;   // s_waitcnt*, s_barrier*, s_nop, s_sleep
+  unsigned wait = 0;   // s_waitcnt*, s_barrier*: where a wave stops
+  unsigned sync = 0;   // s_nop, s_sleep, s_endpgm
   unsigned total() const {
-    return mfma + valu + salu + vmem + smem + lds + branch + sync;
+    return mfma + valu + salu + vmem + smem + lds + branch + wait + sync;
   }
+  /// The budgets a hot loop is judged by (0 without MFMAs).
+  double mfmaShare() const { return total() ? double(mfma) / total() : 0; }
+  double ldsPerMfma() const { return mfma ? double(lds) / mfma : 0; }
+  double waitsPerMfma() const { return mfma ? double(wait) / mfma : 0; }
 };
 
 struct KernelReport {

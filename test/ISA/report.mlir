@@ -16,7 +16,7 @@
 // BWD-NEXT: registers: vgpr {{[1-9][0-9]*}} (agpr 0), sgpr {{[1-9][0-9]*}}; spills: vgpr 0, sgpr 0
 // BWD-NEXT: memory: lds 0 bytes, scratch 0 bytes; workgroup 64
 // BWD-NEXT: occupancy: 8 waves/SIMD, limited by waves (vgprs 8, sgprs 8, lds 8)
-// BWD-NEXT: hot loop: none, whole kernel: [[N:[0-9]+]] instructions: mfma 0, valu {{[1-9][0-9]*}}, salu {{[0-9]+}}, vmem {{[2-9]}}, smem {{[1-9]}}, lds 2, branch 0, sync {{[1-9][0-9]*}}
+// BWD-NEXT: hot loop: none, whole kernel: [[N:[0-9]+]] instructions: mfma 0, valu {{[1-9][0-9]*}}, salu {{[0-9]+}}, vmem {{[2-9]}}, smem {{[1-9]}}, lds 2, branch 0, wait {{[1-9][0-9]*}}, sync {{[1-9][0-9]*}}
 // BWD-NEXT: kernel: [[N]] instructions:
 
 // JSON: "chip": "gfx942"

@@ -2,12 +2,15 @@
 //
 // rocke-report kernel.hsaco [--json]: per kernel VGPR/AGPR/SGPR counts, LDS
 // and scratch bytes, occupancy (waves per SIMD) and the hot loop's
-// instruction mix (lib/KernelReport).
+// instruction mix (lib/KernelReport). With --kernel and budget options it
+// also checks that kernel's hot loop and exits non-zero past a budget (the
+// ISA lit tests hold the tiled kernels' budgets this way).
 //
 //===----------------------------------------------------------------------===//
 #include "lib/KernelReport.h"
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/WithColor.h"
@@ -18,6 +21,54 @@ using namespace llvm;
 static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
                                       cl::desc("<code object (HSACO)>"));
 static cl::opt<bool> asJson("json", cl::desc("Print the report as JSON"));
+static cl::opt<std::string>
+    budgetKernel("kernel", cl::desc("Kernel whose hot loop the budgets check"));
+static cl::opt<double> minMfmaShare(
+    "min-mfma-share", cl::init(0),
+    cl::desc("Fail when the hot loop's MFMA share (percent) is lower"));
+static cl::opt<double> maxLdsPerMfma(
+    "max-lds-per-mfma", cl::init(-1),
+    cl::desc("Fail when the hot loop has more LDS instructions per MFMA"));
+static cl::opt<double> maxWaitsPerMfma(
+    "max-waits-per-mfma", cl::init(-1),
+    cl::desc("Fail when the hot loop has more s_waitcnt + s_barrier per "
+             "MFMA"));
+static cl::opt<bool> noSpills("no-spills",
+                              cl::desc("Fail when the kernel spills or uses "
+                                       "scratch"));
+
+/// Checks --kernel's budgets; prints each violation. True when all hold.
+static bool checkBudgets(const rocke::CodeObjectReport &report) {
+  const rocke::KernelReport *kernel = nullptr;
+  for (const rocke::KernelReport &k : report.kernels)
+    if (k.name == budgetKernel)
+      kernel = &k;
+  if (!kernel) {
+    WithColor::error() << "no kernel '" << budgetKernel << "'\n";
+    return false;
+  }
+  const rocke::InstructionMix &m = kernel->hotLoop;
+  bool ok = true;
+  auto fail = [&](const Twine &what) {
+    WithColor::error() << budgetKernel << ": " << what << "\n";
+    ok = false;
+  };
+  if (100 * m.mfmaShare() < minMfmaShare)
+    fail(formatv("hot-loop MFMA share {0:f1} % is below {1} %",
+                 100 * m.mfmaShare(), minMfmaShare.getValue()));
+  if (maxLdsPerMfma >= 0 && (!m.mfma || m.ldsPerMfma() > maxLdsPerMfma))
+    fail(formatv("hot loop: {0:f2} LDS instructions per MFMA, budget {1}",
+                 m.ldsPerMfma(), maxLdsPerMfma.getValue()));
+  if (maxWaitsPerMfma >= 0 && (!m.mfma || m.waitsPerMfma() > maxWaitsPerMfma))
+    fail(formatv("hot loop: {0:f2} waits per MFMA, budget {1}",
+                 m.waitsPerMfma(), maxWaitsPerMfma.getValue()));
+  if (noSpills && (kernel->vgprSpills || kernel->sgprSpills ||
+                   kernel->scratchBytes))
+    fail("spills or scratch");
+  if (ok)
+    outs() << "budgets hold for " << budgetKernel << "\n";
+  return ok;
+}
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
@@ -39,5 +90,7 @@ int main(int argc, char **argv) {
   }
   outs() << (asJson ? rocke::formatReportJson(*report)
                     : rocke::formatReport(*report));
+  if (!budgetKernel.empty() && !checkBudgets(*report))
+    return 1;
   return 0;
 }

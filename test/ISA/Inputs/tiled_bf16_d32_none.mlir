@@ -1,0 +1,7 @@
+// Tiled-strategy ISA input: bf16, head dim 32, mask none, dynamic B and S.
+func.func @attention_bwd(%q: memref<?x?x8x32xbf16>, %k: memref<?x?x8x32xbf16>, %v: memref<?x?x8x32xbf16>, %o: memref<?x?x8x32xbf16>, %do: memref<?x?x8x32xbf16>, %lse: memref<?x8x?xf32>,
+    %dq: memref<?x?x8x32xbf16>, %dk: memref<?x?x8x32xbf16>, %dv: memref<?x?x8x32xbf16>) {
+  fmha.attention_bwd %q, %k, %v, %o, %do, stats(%lse) -> %dq, %dk, %dv
+      : memref<?x?x8x32xbf16>, memref<?x?x8x32xbf16>, memref<?x?x8x32xbf16>, memref<?x?x8x32xbf16>, memref<?x?x8x32xbf16>, stats(memref<?x8x?xf32>) -> memref<?x?x8x32xbf16>, memref<?x?x8x32xbf16>, memref<?x?x8x32xbf16>
+  return
+}
