@@ -90,8 +90,8 @@
 // GFX942BF16: v_mfma_f32_16x16x16_bf16
 // GFX950F16: v_mfma_f32_16x16x32_f16
 // GFX950BF16: v_mfma_f32_16x16x32_bf16
-// ISA: v_exp_f32
-// ISA: global_atomic_add_f32
+// ISA-DAG: v_exp_f32
+// ISA-DAG: global_atomic_add_f32
 // ISA-NOT: global_atomic_cmpswap
 // ISA-NOT: s_swappc
 

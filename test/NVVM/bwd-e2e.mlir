@@ -22,8 +22,10 @@
 
 // TILED-LABEL: .entry fmha_bwd_tiled_main(
 // TILED: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
-// TILED: ex2.approx.f32
-// TILED: {{atom|red}}.global.add.f32
+// TILED-DAG: ex2.approx.f32
+// TILED-DAG: {{atom|red}}.global.add.f32
+// TILED-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// TILED-DAG: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
 
 // One workgroup per (KV block, kv head, batch).
 // TILEDJSON: "ceildiv(Sk,64)",
