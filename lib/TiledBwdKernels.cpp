@@ -141,8 +141,12 @@ bool selectGradAtom(const BwdKernelOptions &options, TiledConfig &cfg) {
     for (StringRef name : options.chip->matrixAtoms)
       if (const MatrixAtom *a = lookupAtomFor(name, cfg.elt))
         candidates.push_back(a);
+  using ScoreLayout = BwdKernelOptions::ScoreLayout;
   for (const MatrixAtom *candidate : candidates)
     for (bool transposedScores : {true, false}) {
+      if (options.scoreLayout != ScoreLayout::Auto &&
+          transposedScores != (options.scoreLayout == ScoreLayout::KvByQ))
+        continue;
       // S^T holds P^T itself (the A operand of dV); S holds its transpose.
       auto repack = operandFromAccumulators(*cfg.atom, *candidate,
                                             MatrixOperand::A,
@@ -220,7 +224,7 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
     return op.emitOpError("matrix atom '")
            << cfg.atom->name
            << "': no atom of the target can take the scores from its "
-              "accumulator registers";
+              "accumulator registers in the requested score layout";
 
   cfg.lanes = cfg.atom->lanes;
   cfg.dqk = sizes.headDimQk;

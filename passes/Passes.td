@@ -174,6 +174,9 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
     Option<"numWarps", "num-warps", "int64_t", /*default=*/"0",
            "Subgroups per workgroup of the tiled main kernel and of the "
            "preprocess; 0: chosen like block-q (4 for the warp strategy)">,
+    Option<"scoreLayout", "score-layout", "std::string", /*default=*/"\"auto\"",
+           "Score tiles of the tiled strategy: auto, kv-q (S^T) or q-kv (S); "
+           "auto takes the one whose accumulators feed the next product">,
     Option<"indexBitwidth", "index-bitwidth", "unsigned", /*default=*/"64",
            "Index width the target lowering uses (32 or 64); static shapes "
            "it cannot address are rejected">,
