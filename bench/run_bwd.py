@@ -262,6 +262,15 @@ def validation_sizes(cfg):
     return [(128, 128), (1000, 1000), (4096, 4096)]
 
 
+def sanitize_sizes(cfg):
+    """Small tail shapes for compute-sanitizer (bench/sanitize.py): Sq and Sk
+    multiples of no tile, Sq != Sk (bottom-right: Sq < Sk, so every row sees
+    a key)."""
+    if cfg["mask"] == "causal" and cfg["alignment"] == "bottom_right":
+        return [(77, 130)]
+    return [(77, 77), (100, 61)]
+
+
 def validate(bw, b, sq, sk, log):
     cfg = bw.cfg
     p = make_problem(cfg, b, sq, sk)
@@ -548,6 +557,10 @@ def main():
     ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("--budget-s", type=float, default=480,
                     help="stop starting new work after this many seconds")
+    ap.add_argument("--sanitize", action="store_true",
+                    help="validate only the small tail shapes of "
+                    "sanitize_sizes, B=1 (run under compute-sanitizer by "
+                    "bench/sanitize.py)")
     ap.add_argument("--explore", action="store_true",
                     help="also time the tile variants build_kernels.py "
                     "built (--tile-variants), ours only")
@@ -585,7 +598,9 @@ def main():
             bw = load(n)
             if bw is None or bw.cfg["purpose"] == "bench":
                 continue
-            for sq, sk in validation_sizes(bw.cfg):
+            sizes = (sanitize_sizes if a.sanitize else validation_sizes)(
+                bw.cfg)
+            for sq, sk in sizes:
                 if max(sq, sk) > a.max_s:
                     continue
                 if budget_left() < 0:
@@ -595,7 +610,8 @@ def main():
                     continue
                 try:
                     results["validation"].append(validate(
-                        bw, 2, sq, sk, print_validation_row))
+                        bw, 1 if a.sanitize else 2, sq, sk,
+                        print_validation_row))
                 except Exception as e:
                     results["errors"].append("%s %d/%d: %r" % (n, sq, sk, e))
                     print("ERROR %s %d/%d: %r" % (n, sq, sk, e), flush=True)
