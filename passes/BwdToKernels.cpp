@@ -30,6 +30,9 @@ using namespace mlir;
 
 namespace {
 
+/// Query rows per tile the host target uses for block-q=0 (auto).
+constexpr int64_t kHostAutoBlockQ = 16;
+
 struct BwdToKernelsPass
     : public rocke::impl::BwdToKernelsBase<BwdToKernelsPass> {
   using Base::Base;
@@ -81,6 +84,12 @@ struct BwdToKernelsPass
     opts.target.indexBitwidth = indexBitwidth;
     opts.matrixAtom = matrixAtom;
     opts.blockQ = blockQ;
+    // The host has no workgroup memory to fill, so the tiled strategy's
+    // automatic choice (the largest tile that fits) would take 64-row tiles
+    // whose unrolled-free but large bodies JIT for minutes; 16 rows, the host
+    // atom's height, keep the CPU oracle at seconds.
+    if (opts.target.host && blockQ == 0)
+      opts.blockQ = kHostAutoBlockQ;
     opts.blockKv = blockKv;
     opts.numWarps = numWarps;
     return opts;

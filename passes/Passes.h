@@ -24,7 +24,8 @@ void populateExp2ToRocdlPatterns(mlir::RewritePatternSet &patterns);
 /// (the CPU oracle, fmha-lower-to-loops).
 void populateLowerToLoopsPatterns(mlir::RewritePatternSet &patterns);
 
-/// fmha.mma -> amdgpu.mfma / nvgpu.mma.sync / vector.contract by atom family.
+/// fmha.mma -> amdgpu.mfma / nvgpu.mma.sync / host atom calls by atom family
+/// (host atoms add functions and stack buffers: apply on a module).
 void populateLowerMmaPatterns(mlir::RewritePatternSet &patterns);
 
 /// math.exp2 f32 -> llvm.nvvm.ex2.approx.f32 (fmha-exp2-to-nvvm).

@@ -112,15 +112,18 @@ def LowerToLoops : Pass<"fmha-lower-to-loops"> {
 // Matrix-core tiling (issues 5 and 7)
 //===----------------------------------------------------------------------===//
 
-def LowerMma : Pass<"fmha-lower-mma"> {
+def LowerMma : Pass<"fmha-lower-mma", "::mlir::ModuleOp"> {
   let summary = "fmha.mma atoms -> amdgpu.mfma, nvgpu.mma.sync or vector.contract";
   let description = [{
     Lowers each lane-level fmha.mma by its atom's family (lib/FragmentLayout):
     MFMA atoms become amdgpu.mfma, mma.sync atoms nvgpu.mma.sync (register
-    pairs), host atoms a small scf loop nest over stack buffers (CPU
-    execution; compact to compile).
+    pairs), host atoms a call to one private function per atom shape (a
+    small scf loop nest) on operands staged in stack buffers allocated once
+    per function (CPU execution; compact to compile, constant stack). Runs on
+    the module, where the atom functions go.
   }];
   let dependentDialects = ["::mlir::amdgpu::AMDGPUDialect",
+                           "::mlir::func::FuncDialect",
                            "::mlir::nvgpu::NVGPUDialect",
                            "::mlir::vector::VectorDialect",
                            "::mlir::arith::ArithDialect",
@@ -161,7 +164,7 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
            "Matrix atom of lib/FragmentLayout for the tiled contractions">,
     Option<"blockQ", "block-q", "int64_t", /*default=*/"0",
            "Query rows per tile (tiled); 0 picks the largest of 64, 32, 16 "
-           "whose tiles fit the target's workgroup memory">,
+           "whose tiles fit the target's workgroup memory (16 on the host)">,
     Option<"blockKv", "block-kv", "int64_t", /*default=*/"64",
            "Key rows per tile (tiled)">,
     Option<"numWarps", "num-warps", "int64_t", /*default=*/"4",
