@@ -533,11 +533,25 @@ FailureOr<Buffer> allocate(Interface &in, unsigned n) {
   if (shape.size() == 4)
     order = layoutFlag == Layout::BHSD ? SmallVector<unsigned>{0, 2, 1, 3}
                                        : SmallVector<unsigned>{0, 1, 2, 3};
+  // Sizes come from the command line: every product is checked, since a
+  // wrapped element count allocated a tiny buffer the module overran (or a
+  // huge one, std::length_error).
+  bool overflow = false;
+  auto mul = [&](int64_t a, int64_t b) {
+    int64_t r;
+    overflow |= llvm::MulOverflow(a, b, r);
+    return r;
+  };
+  auto add = [&](int64_t a, int64_t b) {
+    int64_t r;
+    overflow |= llvm::AddOverflow(a, b, r);
+    return r;
+  };
   SmallVector<int64_t> strides(shape.size());
   int64_t running = 1;
   for (unsigned d : llvm::reverse(order)) {
     strides[d] = running;
-    running *= shape[d];
+    running = mul(running, shape[d]);
   }
   SmallVector<int64_t> typeStrides;
   int64_t offset;
@@ -547,7 +561,7 @@ FailureOr<Buffer> allocate(Interface &in, unsigned n) {
     running = 1;
     for (int64_t d = shape.size() - 1; d >= 0; --d) {
       strides[d] = running;
-      running *= shape[d];
+      running = mul(running, shape[d]);
     }
   } else if (llvm::none_of(typeStrides, ShapedType::isDynamic)) {
     strides.assign(typeStrides.begin(), typeStrides.end());
@@ -559,9 +573,14 @@ FailureOr<Buffer> allocate(Interface &in, unsigned n) {
   }
   offset = ShapedType::isDynamic(offset) ? 0 : offset;
   // The oracle is for small problems; refuse what would exhaust the host.
-  int64_t span = offset + 1;
+  int64_t span = add(offset, 1);
   for (auto [extent, stride] : llvm::zip(shape, strides))
-    span += (extent - 1) * stride;
+    span = add(span, mul(extent - 1, stride));
+  if (overflow)
+    return emitError(in.loc)
+           << "argument #" << n << " spans more elements than 64-bit "
+           << "arithmetic counts, more than rocke-run's limit of "
+           << kMaxElements;
   if (span > kMaxElements)
     return emitError(in.loc)
            << "argument #" << n << " spans " << span
