@@ -103,6 +103,9 @@ struct BwdToKernelsPass
     getOperation().walk(
         [&](rocke::fmha::AttentionBwdOp op) { ops.push_back(op); });
     for (rocke::fmha::AttentionBwdOp op : ops) {
+      // Both strategies index with the target's index type.
+      if (failed(rocke::checkIndexRange(op, opts->target)))
+        return signalPassFailure();
       LogicalResult built = strategy == "warp"
                                 ? rocke::buildWarpBwdKernels(op, *opts)
                                 : rocke::buildTiledBwdKernels(op, *opts);
