@@ -384,10 +384,20 @@ LogicalResult KernelEmitter::emit(const KernelLaunch &launch,
     fn.setWorkgroupAttributionAttr(i, "llvm.align", kb.getI64IntegerAttr(16));
   fn.setKnownBlockSizeAttr(kb.getDenseI32ArrayAttr(
       {static_cast<int32_t>(launch.blockSize), 1, 1}));
+  // Both vendors launch at most 2^31 - 1 workgroups in x and 65535 in y
+  // and z; a static grid past that would only fail at launch time.
+  constexpr std::array<int64_t, 3> kMaxGrid = {
+      std::numeric_limits<int32_t>::max(), 65535, 65535};
   SmallVector<int32_t, 3> staticGrid;
-  for (Value g : launch.grid) {
+  for (auto [d, g] : llvm::enumerate(launch.grid)) {
     std::optional<int64_t> c = getConstantIntValue(g);
-    if (c && *c > 0 && *c <= std::numeric_limits<int32_t>::max())
+    if (c && *c > kMaxGrid[d])
+      return fmhaOp->emitOpError("kernel '")
+             << launch.name << "' needs " << *c << " workgroups in "
+             << "xyz"[d] << " (" << launch.gridExpr[d]
+             << "), past the GPU grid limit of " << kMaxGrid[d]
+             << " (x < 2^31, y and z < 65536)";
+    if (c && *c > 0)
       staticGrid.push_back(static_cast<int32_t>(*c));
   }
   if (staticGrid.size() == 3)

@@ -228,7 +228,8 @@ public:
 
   const KernelTarget &getTarget() const { return target; }
   /// Emits `launch` with `body`; fails (diagnostic on the fmha op) on a
-  /// malformed launch.
+  /// malformed launch or, on a GPU, a static grid past the hardware limits
+  /// (x < 2^31, y and z < 65536 workgroups).
   mlir::LogicalResult emit(const KernelLaunch &launch, KernelBodyFn body);
 
   /// Allocates a scratch buffer at the call site (gpu.alloc on a GPU,
