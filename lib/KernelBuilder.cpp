@@ -193,16 +193,16 @@ std::pair<Value, Value> MaskBuilder::visibleKeys(OpBuilder &b, Location loc,
   Value kLo = constIndex(b, loc, 0), kHi = seqK;
   if (band.lower >= 0) {
     // First key of the lowest query's band.
-    Value lo = b.createOrFold<arith::AddIOp>(
-        loc, b.createOrFold<arith::AddIOp>(loc, qLo, offset),
-        constIndex(b, loc, -band.lower));
+    Value diag = b.createOrFold<arith::AddIOp>(loc, qLo, offset);
+    Value lo = b.createOrFold<arith::AddIOp>(loc, diag,
+                                             constIndex(b, loc, -band.lower));
     kLo = b.createOrFold<arith::MaxSIOp>(loc, kLo, lo);
   }
   if (band.upper >= 0) {
     // One past the last key of the highest query (qHi - 1) band.
-    Value hi = b.createOrFold<arith::AddIOp>(
-        loc, b.createOrFold<arith::AddIOp>(loc, qHi, offset),
-        constIndex(b, loc, band.upper));
+    Value diag = b.createOrFold<arith::AddIOp>(loc, qHi, offset);
+    Value hi = b.createOrFold<arith::AddIOp>(loc, diag,
+                                             constIndex(b, loc, band.upper));
     kHi = b.createOrFold<arith::MinSIOp>(loc, kHi, hi);
   }
   kHi = b.createOrFold<arith::MaxSIOp>(loc, kHi, kLo);
@@ -215,15 +215,15 @@ std::pair<Value, Value> MaskBuilder::visibleQueries(OpBuilder &b,
   // Query q sees k iff k - off - upper <= q <= k - off + lower.
   Value qLo = constIndex(b, loc, 0), qHi = seqQ;
   if (band.upper >= 0) {
-    Value lo = b.createOrFold<arith::SubIOp>(
-        loc, b.createOrFold<arith::SubIOp>(loc, kLo, offset),
-        constIndex(b, loc, band.upper));
+    Value diag = b.createOrFold<arith::SubIOp>(loc, kLo, offset);
+    Value lo = b.createOrFold<arith::SubIOp>(loc, diag,
+                                             constIndex(b, loc, band.upper));
     qLo = b.createOrFold<arith::MaxSIOp>(loc, qLo, lo);
   }
   if (band.lower >= 0) {
-    Value hi = b.createOrFold<arith::AddIOp>(
-        loc, b.createOrFold<arith::SubIOp>(loc, kHi, offset),
-        constIndex(b, loc, band.lower));
+    Value diag = b.createOrFold<arith::SubIOp>(loc, kHi, offset);
+    Value hi = b.createOrFold<arith::AddIOp>(loc, diag,
+                                             constIndex(b, loc, band.lower));
     qHi = b.createOrFold<arith::MinSIOp>(loc, qHi, hi);
   }
   qHi = b.createOrFold<arith::MaxSIOp>(loc, qHi, qLo);
@@ -586,9 +586,10 @@ LogicalResult emitPreprocessDelta(KernelEmitter &emitter, Value out,
     Value o = args[0], dO = args[1], d = args[2];
     SmallVector<Value> ks = memrefSizes(b, loc, o);
     Value cLanes = constIndex(b, loc, lanes);
-    Value row = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, ids[0], constIndex(b, loc, rows)),
-        arith::DivUIOp::create(b, loc, tid, cLanes));
+    Value firstRow =
+        arith::MulIOp::create(b, loc, ids[0], constIndex(b, loc, rows));
+    Value rowInGroup = arith::DivUIOp::create(b, loc, tid, cLanes);
+    Value row = arith::AddIOp::create(b, loc, firstRow, rowInGroup);
     Value lane = arith::RemUIOp::create(b, loc, tid, cLanes);
     Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
                                         ks[1]);
@@ -600,8 +601,9 @@ LogicalResult emitPreprocessDelta(KernelEmitter &emitter, Value out,
         b, loc, lane, hi, cLanes, ValueRange{zero},
         [&](OpBuilder &lb, Location l, Value dim, ValueRange acc) {
           SmallVector<Value, 4> idx{ids[2], row, ids[1], dim};
-          Value prod = arith::MulFOp::create(lb, l, loadF32(lb, l, o, idx),
-                                             loadF32(lb, l, dO, idx));
+          Value x = loadF32(lb, l, o, idx);
+          Value dx = loadF32(lb, l, dO, idx);
+          Value prod = arith::MulFOp::create(lb, l, x, dx);
           scf::YieldOp::create(lb, l,
                                ValueRange{arith::AddFOp::create(
                                    lb, l, acc[0], prod)});
