@@ -41,21 +41,15 @@ struct BwdToKernelsPass
   FailureOr<rocke::BwdKernelOptions> parseOptions() {
     ModuleOp module = getOperation();
     rocke::BwdKernelOptions opts;
-    if (target == "host") {
+    if (target == rocke::KernelPlacement::Host) {
       opts.target = rocke::KernelTarget::cpu();
-    } else if (target == "gpu") {
+    } else {
       if (subgroupSize == 0 || !llvm::isPowerOf2_32(subgroupSize))
         return module.emitError("fmha-bwd-to-kernels: subgroup-size must be a "
                                 "power of two, got ")
                << static_cast<unsigned>(subgroupSize);
       opts.target = rocke::KernelTarget::gpu(subgroupSize);
-    } else {
-      return module.emitError("fmha-bwd-to-kernels: unknown target '")
-             << target << "' (expected gpu or host)";
     }
-    if (strategy != "warp" && strategy != "tiled")
-      return module.emitError("fmha-bwd-to-kernels: unknown strategy '")
-             << strategy << "' (expected tiled or warp)";
     for (auto [name, value] :
          {std::pair<StringRef, int64_t>{"block-kv", blockKv},
           {"num-warps", numWarps}})
@@ -95,6 +89,24 @@ struct BwdToKernelsPass
     return opts;
   }
 
+  /// An end-to-end pipeline lowers nothing but this pass's kernels: a
+  /// module without an fmha.attention_bwd, or with an fmha op the GPU
+  /// lowering does not take, would come out without the code asked for.
+  LogicalResult checkEndToEnd(size_t numBwdOps) {
+    WalkResult fwd = getOperation().walk([](rocke::fmha::AttentionFwdOp op) {
+      op.emitOpError("has no GPU lowering (only fmha.attention_bwd does); "
+                     "lower it on the host with fmha-lower-to-loops");
+      return WalkResult::interrupt();
+    });
+    if (fwd.wasInterrupted())
+      return failure();
+    if (numBwdOps == 0)
+      return getOperation().emitError(
+          "fmha-bwd-to-kernels: the module has no fmha.attention_bwd to "
+          "lower");
+    return success();
+  }
+
   void runOnOperation() override {
     FailureOr<rocke::BwdKernelOptions> opts = parseOptions();
     if (failed(opts))
@@ -102,11 +114,13 @@ struct BwdToKernelsPass
     SmallVector<rocke::fmha::AttentionBwdOp> ops;
     getOperation().walk(
         [&](rocke::fmha::AttentionBwdOp op) { ops.push_back(op); });
+    if (endToEnd && failed(checkEndToEnd(ops.size())))
+      return signalPassFailure();
     for (rocke::fmha::AttentionBwdOp op : ops) {
       // Both strategies index with the target's index type.
       if (failed(rocke::checkIndexRange(op, opts->target)))
         return signalPassFailure();
-      LogicalResult built = strategy == "warp"
+      LogicalResult built = strategy == rocke::BwdStrategy::Warp
                                 ? rocke::buildWarpBwdKernels(op, *opts)
                                 : rocke::buildTiledBwdKernels(op, *opts);
       if (failed(built))

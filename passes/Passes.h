@@ -11,6 +11,11 @@ class RewritePatternSet;
 
 namespace rocke {
 
+/// fmha-bwd-to-kernels strategies (lib/BwdKernels.h).
+enum class BwdStrategy { Tiled, Warp };
+/// Where fmha-bwd-to-kernels puts the kernels.
+enum class KernelPlacement { Gpu, Host };
+
 #define GEN_PASS_DECL
 #include "passes/Passes.h.inc"
 

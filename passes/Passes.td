@@ -154,10 +154,26 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
     launch the kernels themselves.
   }];
   let options = [
-    Option<"strategy", "strategy", "std::string", /*default=*/"\"tiled\"",
-           "tiled (FlashAttention-2) or warp (subgroup per query row)">,
-    Option<"target", "target", "std::string", /*default=*/"\"gpu\"",
-           "gpu (gpu.module kernels) or host (CPU loops)">,
+    Option<"strategy", "strategy", "::rocke::BwdStrategy",
+           /*default=*/"::rocke::BwdStrategy::Tiled",
+           "tiled (FlashAttention-2) or warp (subgroup per query row)",
+           [{::llvm::cl::values(
+             clEnumValN(::rocke::BwdStrategy::Tiled, "tiled",
+                        "FlashAttention-2, KV-block stationary"),
+             clEnumValN(::rocke::BwdStrategy::Warp, "warp",
+                        "one subgroup per query row"))}]>,
+    Option<"target", "target", "::rocke::KernelPlacement",
+           /*default=*/"::rocke::KernelPlacement::Gpu",
+           "gpu (gpu.module kernels) or host (CPU loops)",
+           [{::llvm::cl::values(
+             clEnumValN(::rocke::KernelPlacement::Gpu, "gpu",
+                        "gpu.module kernels and gpu.launch_func"),
+             clEnumValN(::rocke::KernelPlacement::Host, "host",
+                        "private functions looping over the grid"))}]>,
+    Option<"endToEnd", "end-to-end", "bool", /*default=*/"false",
+           "Fail unless the module has an fmha.attention_bwd and no other "
+           "fmha op this pass leaves behind (set by the end-to-end pipelines, "
+           "whose later passes lower nothing else)">,
     Option<"subgroupSize", "subgroup-size", "unsigned", /*default=*/"64",
            "Lanes per subgroup on the GPU (a power of two: 64 wave64, 32)">,
     Option<"matrixAtom", "matrix-atom", "std::string", /*default=*/"\"auto\"",
