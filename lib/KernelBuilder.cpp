@@ -279,19 +279,28 @@ KernelEmitter::KernelEmitter(Operation *fmhaOp, KernelTarget target)
     : fmhaOp(fmhaOp), target(target), builder(fmhaOp) {}
 
 /// The `rocke.launch` dictionary of one kernel (see the header).
-static DictionaryAttr launchAttr(Builder &b, int64_t order,
-                                 const KernelLaunch &launch) {
+static DictionaryAttr
+launchAttr(Builder &b, int64_t order, const KernelLaunch &launch,
+           ArrayRef<std::pair<std::string, int64_t>> opSymbols) {
   SmallVector<Attribute> grid, args;
   for (const std::string &e : launch.gridExpr)
     grid.push_back(b.getStringAttr(e));
   for (const KernelArg &a : launch.args)
     args.push_back(b.getStringAttr(a.role));
-  return b.getDictionaryAttr({
+  SmallVector<NamedAttribute> entries = {
       b.getNamedAttr("order", b.getI64IntegerAttr(order)),
       b.getNamedAttr("grid", b.getArrayAttr(grid)),
       b.getNamedAttr("block", b.getI64ArrayAttr({launch.blockSize, 1, 1})),
       b.getNamedAttr("args", b.getArrayAttr(args)),
-  });
+  };
+  SmallVector<NamedAttribute> symbols;
+  for (const auto &[name, value] : llvm::concat<const std::pair<std::string, int64_t>>(
+           opSymbols, launch.symbols))
+    symbols.push_back(b.getNamedAttr(name, b.getI64IntegerAttr(value)));
+  if (!symbols.empty())
+    entries.push_back(
+        b.getNamedAttr("symbols", b.getDictionaryAttr(symbols)));
+  return b.getDictionaryAttr(entries);
 }
 
 /// The module's `gpu.module @fmha_kernels`, created on first use.
@@ -329,7 +338,7 @@ LogicalResult KernelEmitter::emit(const KernelLaunch &launch,
     argValues.push_back(a.value);
     argTypes.push_back(a.value.getType());
   }
-  DictionaryAttr launchInfo = launchAttr(builder, order++, launch);
+  DictionaryAttr launchInfo = launchAttr(builder, order++, launch, symbols);
 
   if (target.host) {
     // func.func private @name(args..., gx, gy, gz) { scf.for z, y, x { body } }

@@ -26,6 +26,9 @@
 //   "dk_accum", "dv_accum" have the shape of dq/dk/dv, contiguous; "delta"
 //   is [B, Hq, Sq]), <elt> the element type, <init> "zero" when a kernel of
 //   the same op zero-fills it before use or "none" when fully written.
+//   "dq_partial" ([ceildiv(Sk,BKV),B,Sq,Hq,Dqk]) uses the symbol BKV, which
+//   `symbols` ({name = i64}) defines; `ops` (set by fmha-bwd-to-kernels)
+//   lists the fmha ops (module walk order) that launch the kernel.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ROCKE_LIB_KERNELBUILDER_H
@@ -205,6 +208,10 @@ struct KernelLaunch {
   /// Workgroup-memory buffers (static shapes, no memory space: the emitter
   /// puts them in #gpu.address_space<workgroup> on a GPU, alloca on the host).
   llvm::SmallVector<mlir::MemRefType> workgroupBuffers;
+  /// Values of the symbols beyond the problem sizes that this launch's grid
+  /// and scratch-shape expressions use (e.g. BKV, the tiled strategy's KV
+  /// block), recorded as `rocke.launch.symbols` so the JSON is self-contained.
+  llvm::SmallVector<std::pair<std::string, int64_t>> symbols;
 };
 
 /// Builds a kernel body at the builder's insertion point. blockIds are the
@@ -244,6 +251,11 @@ public:
 
   /// Builder positioned before the fmha op (for call-site values).
   mlir::OpBuilder &callSite() { return builder; }
+  /// Defines `name` = `value` in the symbols of every launch of this op
+  /// (scratch shapes of lib/KernelBuilder.h's roles may use it).
+  void defineSymbol(llvm::StringRef name, int64_t value) {
+    symbols.emplace_back(name.str(), value);
+  }
 
 private:
   mlir::Operation *fmhaOp;
@@ -251,6 +263,7 @@ private:
   mlir::OpBuilder builder;
   int64_t order = 0;
   llvm::SmallVector<mlir::Value> scratch;
+  llvm::SmallVector<std::pair<std::string, int64_t>> symbols;
 };
 
 //===----------------------------------------------------------------------===//

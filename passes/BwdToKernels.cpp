@@ -18,6 +18,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -89,6 +91,93 @@ struct BwdToKernelsPass
     return opts;
   }
 
+  /// Kernels (functions carrying rocke.launch) in the module, in order:
+  /// the host's private functions and the gpu.module's gpu.funcs.
+  SmallVector<FunctionOpInterface> allKernels() {
+    SmallVector<FunctionOpInterface> found;
+    auto collect = [&](Block &body) {
+      for (auto fn : body.getOps<FunctionOpInterface>())
+        if (fn->hasAttr(rocke::kLaunchAttrName))
+          found.push_back(fn);
+    };
+    ModuleOp module = getOperation();
+    collect(*module.getBody());
+    if (auto gpuModule = module.lookupSymbol<gpu::GPUModuleOp>("fmha_kernels"))
+      collect(*gpuModule.getBody());
+    return found;
+  }
+  size_t countKernels() { return allKernels().size(); }
+  /// Kernels appended since there were `before` (builders append at the
+  /// end of the module or of the gpu.module).
+  SmallVector<FunctionOpInterface> newKernels(size_t before) {
+    SmallVector<FunctionOpInterface> all = allKernels();
+    return SmallVector<FunctionOpInterface>(llvm::drop_begin(all, before));
+  }
+
+  /// Records that fmha op `index` launches `kernel` (rocke.launch.ops), and
+  /// folds it into an identical earlier kernel when there is one: the same
+  /// body, type and attributes but the name and op list. Identical fmha ops
+  /// then share their kernels, which every later pass compiles once (100
+  /// identical ops compiled 100 copies). Returns the kernel kept, or null
+  /// when `kernel` is new.
+  FunctionOpInterface adoptKernel(FunctionOpInterface kernel, int64_t index,
+                                  ArrayRef<FunctionOpInterface> earlier,
+                                  Operation *caller) {
+    MLIRContext *ctx = &getContext();
+    auto launch = kernel->getAttrOfType<DictionaryAttr>(rocke::kLaunchAttrName);
+    auto withOps = [&](DictionaryAttr dict, ArrayRef<int64_t> opList) {
+      NamedAttrList entries(dict);
+      entries.set("ops", Builder(ctx).getI64ArrayAttr(opList));
+      return entries.getDictionary(ctx);
+    };
+    kernel->setAttr(rocke::kLaunchAttrName, withOps(launch, {index}));
+    StringAttr name = kernel.getNameAttr();
+    for (FunctionOpInterface other : earlier) {
+      if (other.getFunctionType() != kernel.getFunctionType() ||
+          other->getParentOp() != kernel->getParentOp())
+        continue;
+      auto otherLaunch =
+          other->getAttrOfType<DictionaryAttr>(rocke::kLaunchAttrName);
+      // Same launch facts (order, grid, roles, ...) but the op list, then
+      // the same function with the name and op list made equal.
+      if (withOps(otherLaunch, {}) != withOps(launch, {}))
+        continue;
+      kernel.setName(other.getNameAttr());
+      kernel->setAttr(rocke::kLaunchAttrName, otherLaunch);
+      bool same = OperationEquivalence::isEquivalentTo(
+          kernel, other, OperationEquivalence::Flags::IgnoreLocations);
+      kernel.setName(name);
+      kernel->setAttr(rocke::kLaunchAttrName, withOps(launch, {index}));
+      if (!same)
+        continue;
+      SmallVector<int64_t> opList;
+      for (APInt v : cast<ArrayAttr>(otherLaunch.get("ops"))
+                         .getAsValueRange<IntegerAttr>())
+        opList.push_back(v.getSExtValue());
+      opList.push_back(index);
+      other->setAttr(rocke::kLaunchAttrName, withOps(otherLaunch, opList));
+      retarget(caller, name, other.getNameAttr());
+      kernel->erase();
+      return other;
+    }
+    return {};
+  }
+
+  /// Points the launches of kernel `from` in `caller` at kernel `to`.
+  void retarget(Operation *caller, StringAttr from, StringAttr to) {
+    caller->walk([&](Operation *launch) {
+      if (auto gpuLaunch = dyn_cast<gpu::LaunchFuncOp>(launch)) {
+        if (gpuLaunch.getKernelName() == from)
+          gpuLaunch.setKernelAttr(SymbolRefAttr::get(
+              gpuLaunch.getKernelModuleName(),
+              {FlatSymbolRefAttr::get(to)}));
+      } else if (auto call = dyn_cast<func::CallOp>(launch)) {
+        if (call.getCalleeAttr().getAttr() == from)
+          call.setCallee(to);
+      }
+    });
+  }
+
   /// An end-to-end pipeline lowers nothing but this pass's kernels: a
   /// module without an fmha.attention_bwd, or with an fmha op the GPU
   /// lowering does not take, would come out without the code asked for.
@@ -116,16 +205,24 @@ struct BwdToKernelsPass
         [&](rocke::fmha::AttentionBwdOp op) { ops.push_back(op); });
     if (endToEnd && failed(checkEndToEnd(ops.size())))
       return signalPassFailure();
-    for (rocke::fmha::AttentionBwdOp op : ops) {
+    SmallVector<FunctionOpInterface> kernels;
+    for (auto [index, op] : llvm::enumerate(ops)) {
       // Both strategies index with the target's index type.
       if (failed(rocke::checkIndexRange(op, opts->target)))
         return signalPassFailure();
+      Operation *caller = op->getParentOfType<FunctionOpInterface>();
+      if (!caller)
+        caller = getOperation();
+      size_t before = countKernels();
       LogicalResult built = strategy == rocke::BwdStrategy::Warp
                                 ? rocke::buildWarpBwdKernels(op, *opts)
                                 : rocke::buildTiledBwdKernels(op, *opts);
       if (failed(built))
         return signalPassFailure();
       op.erase();
+      for (FunctionOpInterface kernel : newKernels(before))
+        if (!adoptKernel(kernel, index, kernels, caller))
+          kernels.push_back(kernel);
     }
   }
 };

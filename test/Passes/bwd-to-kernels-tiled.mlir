@@ -16,7 +16,7 @@
 // AMD: gpu.func @fmha_bwd_tiled_main
 // AMD-SAME: workgroup(%{{.*}} : memref<64x64xf16, #gpu.address_space<workgroup>>
 // AMD-SAME: known_block_size = array<i32: 256, 1, 1>
-// AMD-SAME: rocke.launch = {args = ["q", "k", "v", "do", "delta:f32:none", "dq_accum:f32:zero", "dk", "dv", "lse"], block = [256, 1, 1], grid = ["ceildiv(Sk,64)", "Hkv", "B"], order = 2 : i64}
+// AMD-SAME: rocke.launch = {args = ["q", "k", "v", "do", "delta:f32:none", "dq_accum:f32:zero", "dk", "dv", "lse"], block = [256, 1, 1], grid = ["ceildiv(Sk,64)", "Hkv", "B"], ops = [0], order = 2 : i64, symbols = {BKV = 64 : i64}}
 // AMD: scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>
 // AMD: fmha.mma {{.*}} {atom = "mfma_f32_16x16x16_f16"} : vector<4xf16>, vector<4xf16> -> vector<4xf32>
 // AMD: math.exp2
