@@ -15,12 +15,17 @@
 
 using namespace llvm;
 
+// --help shows these, not the hundreds of options LLVM's libraries register.
+static cl::OptionCategory reportCategory("rocke-report options");
 static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
-                                      cl::desc("<code object (HSACO)>"));
-static cl::opt<bool> asJson("json", cl::desc("Print the report as JSON"));
+                                      cl::desc("<code object (HSACO)>"),
+                                      cl::cat(reportCategory));
+static cl::opt<bool> asJson("json", cl::desc("Print the report as JSON"),
+                            cl::cat(reportCategory));
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(reportCategory);
   cl::ParseCommandLineOptions(argc, argv, "AMDGPU code object report\n");
   ErrorOr<std::unique_ptr<MemoryBuffer>> buffer =
       MemoryBuffer::getFile(inputFile, /*IsText=*/false,

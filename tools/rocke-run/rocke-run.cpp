@@ -66,26 +66,34 @@ namespace {
 enum class Layout { BSHD, BHSD };
 enum class Distribution { Uniform, Normal };
 
+// --help shows these, not the hundreds of options LLVM's libraries register.
+llvm::cl::OptionCategory runCategory("rocke-run options");
 llvm::cl::opt<std::string> inputFilename(llvm::cl::Positional,
+                                         llvm::cl::cat(runCategory),
                                          llvm::cl::desc("<input file>"),
                                          llvm::cl::init("-"));
 llvm::cl::opt<std::string> lowering(
     "lowering",
+    llvm::cl::cat(runCategory),
     llvm::cl::desc("Textual pass pipeline that lowers the fmha ops to host "
                    "func/scf/vector/memref/math/arith IR; ops it leaves can be "
                    "caught by appending fmha-lower-to-loops"),
     llvm::cl::init("fmha-lower-to-loops"));
 llvm::cl::opt<int64_t> batchFlag("batch",
+                                 llvm::cl::cat(runCategory),
                                  llvm::cl::desc("Batch size, if dynamic"),
                                  llvm::cl::init(-1));
 llvm::cl::opt<int64_t>
-    seqQFlag("seq-q", llvm::cl::desc("Query sequence length, if dynamic"),
+    seqQFlag("seq-q", llvm::cl::cat(runCategory),
+             llvm::cl::desc("Query sequence length, if dynamic"),
              llvm::cl::init(-1));
 llvm::cl::opt<int64_t>
-    seqKFlag("seq-k", llvm::cl::desc("Key sequence length, if dynamic"),
+    seqKFlag("seq-k", llvm::cl::cat(runCategory),
+             llvm::cl::desc("Key sequence length, if dynamic"),
              llvm::cl::init(-1));
 llvm::cl::opt<Layout> layoutFlag(
     "layout",
+    llvm::cl::cat(runCategory),
     llvm::cl::desc("Strides of [B,S,H,D] memrefs whose type leaves "
                    "them dynamic"),
     llvm::cl::values(clEnumValN(Layout::BSHD, "bshd", "[B, S, H, D] row-major"),
@@ -93,30 +101,37 @@ llvm::cl::opt<Layout> layoutFlag(
                                 "[B, H, S, D] row-major")),
     llvm::cl::init(Layout::BSHD));
 llvm::cl::opt<uint64_t> seedFlag("seed",
+                                 llvm::cl::cat(runCategory),
                                  llvm::cl::desc("Seed of the generated inputs"),
                                  llvm::cl::init(1));
 llvm::cl::opt<Distribution> distFlag(
+    llvm::cl::cat(runCategory),
     "dist", llvm::cl::desc("Distribution of the generated inputs"),
     llvm::cl::values(clEnumValN(Distribution::Uniform, "uniform", "U(-1, 1)"),
                      clEnumValN(Distribution::Normal, "normal", "N(0, 1)")),
     llvm::cl::init(Distribution::Uniform));
 llvm::cl::opt<unsigned>
     repeatFlag("repeat",
+               llvm::cl::cat(runCategory),
                llvm::cl::desc("Runs of the module on the same inputs"),
                llvm::cl::init(1));
 llvm::cl::opt<bool> expectIdentical(
     "expect-identical",
+    llvm::cl::cat(runCategory),
     llvm::cl::desc("Fail unless every run gives bitwise identical outputs"));
 llvm::cl::opt<bool> fdCheck(
     "fd-check",
+    llvm::cl::cat(runCategory),
     llvm::cl::desc("Also compare the backward outputs with central finite "
                    "differences of the float64 reference forward"));
 llvm::cl::opt<unsigned> fdSamples(
     "fd-samples",
+    llvm::cl::cat(runCategory),
     llvm::cl::desc("Elements per input checked by --fd-check (0 = all)"),
     llvm::cl::init(0));
 llvm::cl::opt<bool> splitInputFile(
     "split-input-file",
+    llvm::cl::cat(runCategory),
     llvm::cl::desc("Run each '// -----' chunk of the input as its own case"));
 
 /// rocke-run's own lowering to the LLVM dialect, applied after --lowering:
@@ -1077,6 +1092,7 @@ int main(int argc, char **argv) {
   registerAllPasses();
   registerRockePasses();
   registerPipelines();
+  llvm::cl::HideUnrelatedOptions(runCategory);
   llvm::cl::ParseCommandLineOptions(
       argc, argv,
       "rocke-run: execute fmha modules on the CPU and check them against a "
