@@ -13,8 +13,8 @@ SIZE_NAMES = ("B", "Sq", "Sk", "Hq", "Hkv", "Dqk", "Dv")
 SCRATCH_SHAPES = {
     "dq_accum": "[B,Sq,Hq,Dqk]", "dk_accum": "[B,Sk,Hkv,Dqk]",
     "dv_accum": "[B,Sk,Hkv,Dv]", "delta": "[B,Hq,Sq]",
-    # deterministic tiled dQ: one partial per KV block (BKV keys) of the main
-    # kernel
+    # deterministic tiled dQ: one partial per KV block (BKV keys, defined in
+    # the kernel's launch symbols) of the main kernel
     "dq_partial": "[ceildiv(Sk,BKV),B,Sq,Hq,Dqk]",
 }
 
@@ -96,11 +96,33 @@ def scratch_spec(role, env):
     return name, elt, dims, init
 
 
+def resolve_symbols(expr, symbols):
+    """`expr` with the launch's own symbols (e.g. BKV) replaced by their
+    values, so only the problem sizes remain to bind."""
+    return re.sub(r"[A-Za-z_]\w*",
+                  lambda m: str(symbols.get(m.group(0), m.group(0))), expr)
+
+
+def with_shape(role, symbols):
+    """A scratch role with its logical shape spelled out (symbols resolved);
+    other roles unchanged."""
+    if not is_scratch(role) or any(f.startswith("[")
+                                   for f in role.split(":")[2:]):
+        return role
+    shape = SCRATCH_SHAPES.get(role.split(":")[0])
+    if shape is None:
+        return role
+    return role + ":" + resolve_symbols(shape, symbols)
+
+
 def launch_list(sidecar):
-    """Kernels of a fmha-dump-binary sidecar (dict) in launch order:
-    [{name, order, grid, block, shared, args: [{role, type}]}] (shared: the
-    dynamic shared memory bytes to launch with). Checks that the
-    recorded calling-convention expansion matches the PTX parameter count."""
+    """Kernels of a fmha-dump-binary sidecar (dict) in launch order (by
+    first fmha op, then order): [{name, ops, order, grid, block, shared,
+    args: [{role, type}]}] (shared: the dynamic shared memory bytes to launch
+    with). The launch's `symbols` are substituted into the grid and into
+    scratch roles (which then carry their shape), so the sidecar alone is the
+    recipe. Checks that the recorded calling-convention expansion matches the
+    PTX parameter count."""
     kernels = []
     for k in sidecar["kernels"]:
         if "launch" not in k:
@@ -116,10 +138,15 @@ def launch_list(sidecar):
         if len(roles) != len(k["args"]):
             raise ValueError("%s: %d roles for %d arguments"
                              % (k["name"], len(roles), len(k["args"])))
-        kernels.append(dict(name=k["name"], order=launch["order"],
-                            grid=launch["grid"], block=launch["block"],
+        symbols = launch.get("symbols", {})
+        roles = [with_shape(r, symbols) for r in roles]
+        kernels.append(dict(name=k["name"], ops=launch.get("ops", [0]),
+                            order=launch["order"],
+                            grid=[resolve_symbols(g, symbols)
+                                  for g in launch["grid"]],
+                            block=launch["block"],
                             shared=launch.get("dynamic_shared_bytes", 0),
                             args=[dict(role=r, type=a["type"])
                                   for r, a in zip(roles, k["args"])]))
-    kernels.sort(key=lambda k: k["order"])
+    kernels.sort(key=lambda k: (k["ops"][0], k["order"]))
     return kernels

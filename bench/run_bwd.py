@@ -239,8 +239,6 @@ def our_tensors(p):
 def env_of(cfg, b, sq, sk):
     env = dict(B=b, Sq=sq, Sk=sk, Hq=cfg["Hq"], Hkv=cfg["Hkv"],
                Dqk=cfg["D"], Dv=cfg["D"])
-    if "block_kv" in cfg:  # tile size the build used (tiled strategy)
-        env["BKV"] = cfg["block_kv"]
     return env
 
 

@@ -31,6 +31,10 @@ LogicalResult MaskAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (left < -1 || right < -1)
     return emitError() << "window extents must be non-negative, got left = "
                        << left << ", right = " << right;
+  if (left > kMaxWindowExtent || right > kMaxWindowExtent)
+    return emitError() << "window extents must be at most " << kMaxWindowExtent
+                       << " (2^40, longer than any sequence), got left = "
+                       << left << ", right = " << right;
   switch (kind) {
   case MaskKind::none:
   case MaskKind::causal:

@@ -66,6 +66,7 @@ def Fmha_MaskAttr : AttrDef<Fmha_Dialect, "Mask"> {
       - causal:           k <= q + off;
       - sliding_window:   q + off - left <= k <= q + off + right;
       - one_sided_window: q + off - k < left   (the origin system's window W).
+    Extents are at most 2^40 (`kMaxWindowExtent`, longer than any sequence).
     Examples: `#fmha.mask<causal, alignment = bottom_right>`,
     `#fmha.mask<sliding_window, left = 128, right = 0>`,
     `#fmha.mask<one_sided_window, left = 256>`.

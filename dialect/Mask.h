@@ -6,6 +6,13 @@
 
 namespace rocke::fmha {
 
+/// Largest window extent (`left`, `right`) the verifier accepts: 2^40 keys,
+/// past any sequence a device can hold (a [B, S, H, D] tensor of 2^40 tokens
+/// is >= 64 TiB), so a larger window means the same as this one. The bound
+/// keeps the band arithmetic (q + off +- extent) far from int64 overflow,
+/// which gave wrong masks for extents near INT64_MAX.
+constexpr int64_t kMaxWindowExtent = int64_t(1) << 40;
+
 /// Every mask kind is a band around a diagonal: key k is visible from query q
 /// iff -lower <= k - (q + diagonalOffset) <= upper, where diagonalOffset is 0
 /// (top-left) or Sk - Sq (bottom-right) and a negative bound means unbounded.

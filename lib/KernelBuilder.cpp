@@ -205,16 +205,16 @@ std::pair<Value, Value> MaskBuilder::visibleKeys(OpBuilder &b, Location loc,
   Value kLo = constIndex(b, loc, 0), kHi = seqK;
   if (band.lower >= 0) {
     // First key of the lowest query's band.
-    Value lo = b.createOrFold<arith::AddIOp>(
-        loc, b.createOrFold<arith::AddIOp>(loc, qLo, offset),
-        constIndex(b, loc, -band.lower));
+    Value diag = b.createOrFold<arith::AddIOp>(loc, qLo, offset);
+    Value lo = b.createOrFold<arith::AddIOp>(loc, diag,
+                                             constIndex(b, loc, -band.lower));
     kLo = b.createOrFold<arith::MaxSIOp>(loc, kLo, lo);
   }
   if (band.upper >= 0) {
     // One past the last key of the highest query (qHi - 1) band.
-    Value hi = b.createOrFold<arith::AddIOp>(
-        loc, b.createOrFold<arith::AddIOp>(loc, qHi, offset),
-        constIndex(b, loc, band.upper));
+    Value diag = b.createOrFold<arith::AddIOp>(loc, qHi, offset);
+    Value hi = b.createOrFold<arith::AddIOp>(loc, diag,
+                                             constIndex(b, loc, band.upper));
     kHi = b.createOrFold<arith::MinSIOp>(loc, kHi, hi);
   }
   kHi = b.createOrFold<arith::MaxSIOp>(loc, kHi, kLo);
@@ -227,15 +227,15 @@ std::pair<Value, Value> MaskBuilder::visibleQueries(OpBuilder &b,
   // Query q sees k iff k - off - upper <= q <= k - off + lower.
   Value qLo = constIndex(b, loc, 0), qHi = seqQ;
   if (band.upper >= 0) {
-    Value lo = b.createOrFold<arith::SubIOp>(
-        loc, b.createOrFold<arith::SubIOp>(loc, kLo, offset),
-        constIndex(b, loc, band.upper));
+    Value diag = b.createOrFold<arith::SubIOp>(loc, kLo, offset);
+    Value lo = b.createOrFold<arith::SubIOp>(loc, diag,
+                                             constIndex(b, loc, band.upper));
     qLo = b.createOrFold<arith::MaxSIOp>(loc, qLo, lo);
   }
   if (band.lower >= 0) {
-    Value hi = b.createOrFold<arith::AddIOp>(
-        loc, b.createOrFold<arith::SubIOp>(loc, kHi, offset),
-        constIndex(b, loc, band.lower));
+    Value diag = b.createOrFold<arith::SubIOp>(loc, kHi, offset);
+    Value hi = b.createOrFold<arith::AddIOp>(loc, diag,
+                                             constIndex(b, loc, band.lower));
     qHi = b.createOrFold<arith::MinSIOp>(loc, qHi, hi);
   }
   qHi = b.createOrFold<arith::MaxSIOp>(loc, qHi, qLo);
@@ -291,8 +291,9 @@ KernelEmitter::KernelEmitter(Operation *fmhaOp, KernelTarget target)
     : fmhaOp(fmhaOp), target(target), builder(fmhaOp) {}
 
 /// The `rocke.launch` dictionary of one kernel (see the header).
-static DictionaryAttr launchAttr(Builder &b, int64_t order,
-                                 const KernelLaunch &launch) {
+static DictionaryAttr
+launchAttr(Builder &b, int64_t order, const KernelLaunch &launch,
+           ArrayRef<std::pair<std::string, int64_t>> opSymbols) {
   SmallVector<Attribute> grid, args;
   for (const std::string &e : launch.gridExpr)
     grid.push_back(b.getStringAttr(e));
@@ -307,6 +308,14 @@ static DictionaryAttr launchAttr(Builder &b, int64_t order,
     entries.push_back(b.getNamedAttr(
         "dynamic_shared_bytes",
         b.getI64IntegerAttr(workgroupBufferBytes(launch.workgroupBuffers))));
+  SmallVector<NamedAttribute> symbols;
+  for (const auto &[name, value] :
+       llvm::concat<const std::pair<std::string, int64_t>>(opSymbols,
+                                                           launch.symbols))
+    symbols.push_back(b.getNamedAttr(name, b.getI64IntegerAttr(value)));
+  if (!symbols.empty())
+    entries.push_back(
+        b.getNamedAttr("symbols", b.getDictionaryAttr(symbols)));
   return b.getDictionaryAttr(entries);
 }
 
@@ -357,7 +366,7 @@ LogicalResult KernelEmitter::emit(const KernelLaunch &launch,
     argValues.push_back(a.value);
     argTypes.push_back(a.value.getType());
   }
-  DictionaryAttr launchInfo = launchAttr(builder, order++, launch);
+  DictionaryAttr launchInfo = launchAttr(builder, order++, launch, symbols);
 
   if (target.host) {
     // func.func private @name(args..., gx, gy, gz) { scf.for z, y, x { body } }
@@ -413,10 +422,20 @@ LogicalResult KernelEmitter::emit(const KernelLaunch &launch,
     fn.setWorkgroupAttributionAttr(i, "llvm.align", kb.getI64IntegerAttr(16));
   fn.setKnownBlockSizeAttr(kb.getDenseI32ArrayAttr(
       {static_cast<int32_t>(launch.blockSize), 1, 1}));
+  // Both vendors launch at most 2^31 - 1 workgroups in x and 65535 in y
+  // and z; a static grid past that would only fail at launch time.
+  constexpr std::array<int64_t, 3> kMaxGrid = {
+      std::numeric_limits<int32_t>::max(), 65535, 65535};
   SmallVector<int32_t, 3> staticGrid;
-  for (Value g : launch.grid) {
+  for (auto [d, g] : llvm::enumerate(launch.grid)) {
     std::optional<int64_t> c = getConstantIntValue(g);
-    if (c && *c > 0 && *c <= std::numeric_limits<int32_t>::max())
+    if (c && *c > kMaxGrid[d])
+      return fmhaOp->emitOpError("kernel '")
+             << launch.name << "' needs " << *c << " workgroups in "
+             << "xyz"[d] << " (" << launch.gridExpr[d]
+             << "), past the GPU grid limit of " << kMaxGrid[d]
+             << " (x < 2^31, y and z < 65536)";
+    if (c && *c > 0)
       staticGrid.push_back(static_cast<int32_t>(*c));
   }
   if (staticGrid.size() == 3)
@@ -627,9 +646,10 @@ LogicalResult emitPreprocessDelta(KernelEmitter &emitter, Value out,
     Value o = args[0], dO = args[1], d = args[2];
     SmallVector<Value> ks = memrefSizes(b, loc, o);
     Value cLanes = constIndex(b, loc, lanes);
-    Value row = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, ids[0], constIndex(b, loc, rows)),
-        arith::DivUIOp::create(b, loc, tid, cLanes));
+    Value firstRow =
+        arith::MulIOp::create(b, loc, ids[0], constIndex(b, loc, rows));
+    Value rowInGroup = arith::DivUIOp::create(b, loc, tid, cLanes);
+    Value row = arith::AddIOp::create(b, loc, firstRow, rowInGroup);
     Value lane = arith::RemUIOp::create(b, loc, tid, cLanes);
     Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
                                         ks[1]);
@@ -641,8 +661,9 @@ LogicalResult emitPreprocessDelta(KernelEmitter &emitter, Value out,
         b, loc, lane, hi, cLanes, ValueRange{zero},
         [&](OpBuilder &lb, Location l, Value dim, ValueRange acc) {
           SmallVector<Value, 4> idx{ids[2], row, ids[1], dim};
-          Value prod = arith::MulFOp::create(lb, l, loadF32(lb, l, o, idx),
-                                             loadF32(lb, l, dO, idx));
+          Value x = loadF32(lb, l, o, idx);
+          Value dx = loadF32(lb, l, dO, idx);
+          Value prod = arith::MulFOp::create(lb, l, x, dx);
           scf::YieldOp::create(lb, l,
                                ValueRange{arith::AddFOp::create(
                                    lb, l, acc[0], prod)});

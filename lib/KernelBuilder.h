@@ -26,6 +26,9 @@
 //   "dk_accum", "dv_accum" have the shape of dq/dk/dv, contiguous; "delta"
 //   is [B, Hq, Sq]), <elt> the element type, <init> "zero" when a kernel of
 //   the same op zero-fills it before use or "none" when fully written.
+//   "dq_partial" ([ceildiv(Sk,BKV),B,Sq,Hq,Dqk]) uses the symbol BKV, which
+//   `symbols` ({name = i64}) defines; `ops` (set by fmha-bwd-to-kernels)
+//   lists the fmha ops (module walk order) that launch the kernel.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ROCKE_LIB_KERNELBUILDER_H
@@ -211,6 +214,10 @@ struct KernelLaunch {
   /// `rocke.launch` records as `dynamic_shared_bytes`: NVIDIA kernels need it
   /// past 48 KiB (the runner opts in with that size).
   bool dynamicWorkgroupMemory = false;
+  /// Values of the symbols beyond the problem sizes that this launch's grid
+  /// and scratch-shape expressions use (e.g. BKV, the tiled strategy's KV
+  /// block), recorded as `rocke.launch.symbols` so the JSON is self-contained.
+  llvm::SmallVector<std::pair<std::string, int64_t>> symbols;
 };
 
 /// Bytes of `buffers` laid out one after another at 16-byte boundaries (the
@@ -238,7 +245,8 @@ public:
 
   const KernelTarget &getTarget() const { return target; }
   /// Emits `launch` with `body`; fails (diagnostic on the fmha op) on a
-  /// malformed launch.
+  /// malformed launch or, on a GPU, a static grid past the hardware limits
+  /// (x < 2^31, y and z < 65536 workgroups).
   mlir::LogicalResult emit(const KernelLaunch &launch, KernelBodyFn body);
 
   /// Allocates a scratch buffer at the call site (gpu.alloc on a GPU,
@@ -253,6 +261,11 @@ public:
 
   /// Builder positioned before the fmha op (for call-site values).
   mlir::OpBuilder &callSite() { return builder; }
+  /// Defines `name` = `value` in the symbols of every launch of this op
+  /// (scratch shapes of lib/KernelBuilder.h's roles may use it).
+  void defineSymbol(llvm::StringRef name, int64_t value) {
+    symbols.emplace_back(name.str(), value);
+  }
 
 private:
   mlir::Operation *fmhaOp;
@@ -260,6 +273,7 @@ private:
   mlir::OpBuilder builder;
   int64_t order = 0;
   llvm::SmallVector<mlir::Value> scratch;
+  llvm::SmallVector<std::pair<std::string, int64_t>> symbols;
 };
 
 //===----------------------------------------------------------------------===//

@@ -362,6 +362,21 @@ Error rocke::checkAmdgpuMetadata(StringRef elf) {
       .takeError();
 }
 
+/// The chip of EF_AMDGPU_MACH in an AMDGPU ELF header's e_flags, among the
+/// chips this report models; empty for any other.
+static std::string chipFromElfFlags(unsigned flags) {
+  switch (flags & ELF::EF_AMDGPU_MACH) {
+  case ELF::EF_AMDGPU_MACH_AMDGCN_GFX90A:
+    return "gfx90a";
+  case ELF::EF_AMDGPU_MACH_AMDGCN_GFX942:
+    return "gfx942";
+  case ELF::EF_AMDGPU_MACH_AMDGCN_GFX950:
+    return "gfx950";
+  default:
+    return "";
+  }
+}
+
 Expected<CodeObjectReport> rocke::analyzeCodeObject(StringRef elf) {
   Expected<std::unique_ptr<object::ObjectFile>> file = openCodeObject(elf);
   if (!file)
@@ -381,6 +396,13 @@ Expected<CodeObjectReport> rocke::analyzeCodeObject(StringRef elf) {
   // amdgcn-amd-amdhsa--gfx942[:feature+...]
   StringRef chip = StringRef(report.target).rsplit("--").second;
   report.chip = chip.split(':').first.str();
+  // Hand-written code objects (AMD's own assembly kernels) may have no
+  // amdhsa.target; the ELF header's e_flags always name the chip.
+  if (report.chip.empty()) {
+    report.chip = chipFromElfFlags(obj->getPlatformFlags());
+    if (!report.chip.empty())
+      report.target = "amdgcn-amd-amdhsa--" + report.chip;
+  }
   std::optional<ChipInfo> info = lookupChip(report.chip, GpuVendor::Amd);
   if (!info)
     return makeError("code object for '" + report.target +

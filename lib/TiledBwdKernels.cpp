@@ -1383,6 +1383,7 @@ LogicalResult rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
     return failure();
 
   bool deterministic = op.getDeterministic();
+  emitter.defineSymbol("BKV", cfg.blockKv); // dq_partial's shape uses it
   Value nKvBlocks = ceilDiv(cb, loc, sizes.seqK, constIndex(cb, loc, cfg.blockKv));
   std::string nKvBlocksExpr = "ceildiv(Sk," + std::to_string(cfg.blockKv) + ")";
   std::string dqkStr = std::to_string(cfg.dqk);

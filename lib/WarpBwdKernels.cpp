@@ -139,8 +139,6 @@ void appendStats(fmha::AttentionBwdOp op, SmallVectorImpl<KernelArg> &args) {
 LogicalResult buildWarpBwdKernels(fmha::AttentionBwdOp op,
                                   const BwdKernelOptions &options) {
   const KernelTarget &target = options.target;
-  if (failed(checkIndexRange(op, target)))
-    return failure();
   if (options.matrixAtom != "auto")
     return op.emitOpError("strategy=warp uses no matrix atoms; matrix-atom "
                           "must be 'auto', got '")

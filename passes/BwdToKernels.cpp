@@ -19,6 +19,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include "llvm/Support/MathExtras.h"
 
@@ -30,6 +32,9 @@ namespace rocke {
 using namespace mlir;
 
 namespace {
+
+/// Query rows per tile the host target uses for block-q=0 (auto).
+constexpr int64_t kHostAutoBlockQ = 16;
 
 struct BwdToKernelsPass
     : public rocke::impl::BwdToKernelsBase<BwdToKernelsPass> {
@@ -55,22 +60,16 @@ struct BwdToKernelsPass
     } else if (lanes == 0) {
       lanes = 64;
     }
-    if (target == "host") {
+    if (target == rocke::KernelPlacement::Host) {
       opts.target = rocke::KernelTarget::cpu();
       opts.chip.reset();
-    } else if (target == "gpu") {
+    } else {
       if (!llvm::isPowerOf2_32(lanes))
         return module.emitError("fmha-bwd-to-kernels: subgroup-size must be a "
                                 "power of two, got ")
                << lanes;
       opts.target = rocke::KernelTarget::gpu(lanes);
-    } else {
-      return module.emitError("fmha-bwd-to-kernels: unknown target '")
-             << target << "' (expected gpu or host)";
     }
-    if (strategy != "warp" && strategy != "tiled")
-      return module.emitError("fmha-bwd-to-kernels: unknown strategy '")
-             << strategy << "' (expected tiled or warp)";
     // 0: the tiled strategy picks the tiles from the chip and head dims.
     for (auto [name, value] :
          {std::pair<StringRef, int64_t>{"block-q", blockQ},
@@ -105,10 +104,122 @@ struct BwdToKernelsPass
     opts.target.indexBitwidth = indexBitwidth;
     opts.matrixAtom = matrixAtom;
     opts.blockQ = blockQ;
+    // The host has no workgroup memory to fill, so the tiled strategy's
+    // automatic choice (the largest tile that fits) would take 64-row tiles
+    // whose unrolled-free but large bodies JIT for minutes; 16 rows, the host
+    // atom's height, keep the CPU oracle at seconds.
+    if (opts.target.host && blockQ == 0)
+      opts.blockQ = kHostAutoBlockQ;
     opts.blockKv = blockKv;
     // The warp strategy's preprocess runs num-warps rows per workgroup.
-    opts.numWarps = numWarps == 0 && strategy == "warp" ? 4 : numWarps;
+    opts.numWarps =
+        numWarps == 0 && strategy == rocke::BwdStrategy::Warp ? 4 : numWarps;
     return opts;
+  }
+
+  /// Kernels (functions carrying rocke.launch) in the module, in order:
+  /// the host's private functions and the gpu.module's gpu.funcs.
+  SmallVector<FunctionOpInterface> allKernels() {
+    SmallVector<FunctionOpInterface> found;
+    auto collect = [&](Block &body) {
+      for (auto fn : body.getOps<FunctionOpInterface>())
+        if (fn->hasAttr(rocke::kLaunchAttrName))
+          found.push_back(fn);
+    };
+    ModuleOp module = getOperation();
+    collect(*module.getBody());
+    if (auto gpuModule = module.lookupSymbol<gpu::GPUModuleOp>("fmha_kernels"))
+      collect(*gpuModule.getBody());
+    return found;
+  }
+  size_t countKernels() { return allKernels().size(); }
+  /// Kernels appended since there were `before` (builders append at the
+  /// end of the module or of the gpu.module).
+  SmallVector<FunctionOpInterface> newKernels(size_t before) {
+    SmallVector<FunctionOpInterface> all = allKernels();
+    return SmallVector<FunctionOpInterface>(llvm::drop_begin(all, before));
+  }
+
+  /// Records that fmha op `index` launches `kernel` (rocke.launch.ops), and
+  /// folds it into an identical earlier kernel when there is one: the same
+  /// body, type and attributes but the name and op list. Identical fmha ops
+  /// then share their kernels, which every later pass compiles once (100
+  /// identical ops compiled 100 copies). Returns the kernel kept, or null
+  /// when `kernel` is new.
+  FunctionOpInterface adoptKernel(FunctionOpInterface kernel, int64_t index,
+                                  ArrayRef<FunctionOpInterface> earlier,
+                                  Operation *caller) {
+    MLIRContext *ctx = &getContext();
+    auto launch = kernel->getAttrOfType<DictionaryAttr>(rocke::kLaunchAttrName);
+    auto withOps = [&](DictionaryAttr dict, ArrayRef<int64_t> opList) {
+      NamedAttrList entries(dict);
+      entries.set("ops", Builder(ctx).getI64ArrayAttr(opList));
+      return entries.getDictionary(ctx);
+    };
+    kernel->setAttr(rocke::kLaunchAttrName, withOps(launch, {index}));
+    StringAttr name = kernel.getNameAttr();
+    for (FunctionOpInterface other : earlier) {
+      if (other.getFunctionType() != kernel.getFunctionType() ||
+          other->getParentOp() != kernel->getParentOp())
+        continue;
+      auto otherLaunch =
+          other->getAttrOfType<DictionaryAttr>(rocke::kLaunchAttrName);
+      // Same launch facts (order, grid, roles, ...) but the op list, then
+      // the same function with the name and op list made equal.
+      if (withOps(otherLaunch, {}) != withOps(launch, {}))
+        continue;
+      kernel.setName(other.getNameAttr());
+      kernel->setAttr(rocke::kLaunchAttrName, otherLaunch);
+      bool same = OperationEquivalence::isEquivalentTo(
+          kernel, other, OperationEquivalence::Flags::IgnoreLocations);
+      kernel.setName(name);
+      kernel->setAttr(rocke::kLaunchAttrName, withOps(launch, {index}));
+      if (!same)
+        continue;
+      SmallVector<int64_t> opList;
+      for (APInt v : cast<ArrayAttr>(otherLaunch.get("ops"))
+                         .getAsValueRange<IntegerAttr>())
+        opList.push_back(v.getSExtValue());
+      opList.push_back(index);
+      other->setAttr(rocke::kLaunchAttrName, withOps(otherLaunch, opList));
+      retarget(caller, name, other.getNameAttr());
+      kernel->erase();
+      return other;
+    }
+    return {};
+  }
+
+  /// Points the launches of kernel `from` in `caller` at kernel `to`.
+  void retarget(Operation *caller, StringAttr from, StringAttr to) {
+    caller->walk([&](Operation *launch) {
+      if (auto gpuLaunch = dyn_cast<gpu::LaunchFuncOp>(launch)) {
+        if (gpuLaunch.getKernelName() == from)
+          gpuLaunch.setKernelAttr(SymbolRefAttr::get(
+              gpuLaunch.getKernelModuleName(),
+              {FlatSymbolRefAttr::get(to)}));
+      } else if (auto call = dyn_cast<func::CallOp>(launch)) {
+        if (call.getCalleeAttr().getAttr() == from)
+          call.setCallee(to);
+      }
+    });
+  }
+
+  /// An end-to-end pipeline lowers nothing but this pass's kernels: a
+  /// module without an fmha.attention_bwd, or with an fmha op the GPU
+  /// lowering does not take, would come out without the code asked for.
+  LogicalResult checkEndToEnd(size_t numBwdOps) {
+    WalkResult fwd = getOperation().walk([](rocke::fmha::AttentionFwdOp op) {
+      op.emitOpError("has no GPU lowering (only fmha.attention_bwd does); "
+                     "lower it on the host with fmha-lower-to-loops");
+      return WalkResult::interrupt();
+    });
+    if (fwd.wasInterrupted())
+      return failure();
+    if (numBwdOps == 0)
+      return getOperation().emitError(
+          "fmha-bwd-to-kernels: the module has no fmha.attention_bwd to "
+          "lower");
+    return success();
   }
 
   void runOnOperation() override {
@@ -118,13 +229,26 @@ struct BwdToKernelsPass
     SmallVector<rocke::fmha::AttentionBwdOp> ops;
     getOperation().walk(
         [&](rocke::fmha::AttentionBwdOp op) { ops.push_back(op); });
-    for (rocke::fmha::AttentionBwdOp op : ops) {
-      LogicalResult built = strategy == "warp"
+    if (endToEnd && failed(checkEndToEnd(ops.size())))
+      return signalPassFailure();
+    SmallVector<FunctionOpInterface> kernels;
+    for (auto [index, op] : llvm::enumerate(ops)) {
+      // Both strategies index with the target's index type.
+      if (failed(rocke::checkIndexRange(op, opts->target)))
+        return signalPassFailure();
+      Operation *caller = op->getParentOfType<FunctionOpInterface>();
+      if (!caller)
+        caller = getOperation();
+      size_t before = countKernels();
+      LogicalResult built = strategy == rocke::BwdStrategy::Warp
                                 ? rocke::buildWarpBwdKernels(op, *opts)
                                 : rocke::buildTiledBwdKernels(op, *opts);
       if (failed(built))
         return signalPassFailure();
       op.erase();
+      for (FunctionOpInterface kernel : newKernels(before))
+        if (!adoptKernel(kernel, index, kernels, caller))
+          kernels.push_back(kernel);
     }
   }
 };

@@ -94,7 +94,8 @@ static llvm::json::Value attrToJson(Attribute a) {
 }
 
 /// The kernels fmha-record-kernel-abi saw in gpu.module `binary`, in launch
-/// order (`rocke.launch` order; kernels without one keep their place last).
+/// order: by the first fmha op in `rocke.launch.ops`, then `order` (kernels
+/// without facts keep their place last).
 static SmallVector<DictionaryAttr> recordedKernels(ModuleOp module,
                                                    StringRef binary) {
   SmallVector<DictionaryAttr> kernels;
@@ -105,11 +106,18 @@ static SmallVector<DictionaryAttr> recordedKernels(ModuleOp module,
   for (Attribute a : list)
     if (auto d = dyn_cast<DictionaryAttr>(a))
       kernels.push_back(d);
+  // (first fmha op launching it, order within that op); kernels without
+  // facts go last.
   auto order = [](DictionaryAttr k) {
+    constexpr int64_t kLast = std::numeric_limits<int64_t>::max();
     auto launch = k.getAs<DictionaryAttr>("launch");
     auto o = launch ? launch.getAs<IntegerAttr>("order") : IntegerAttr();
+    auto ops = launch ? launch.getAs<ArrayAttr>("ops") : ArrayAttr();
+    auto firstOp = ops && !ops.empty() ? dyn_cast<IntegerAttr>(ops[0])
+                                       : IntegerAttr();
     std::optional<int64_t> v = o ? toInt64(o) : std::nullopt;
-    return v.value_or(std::numeric_limits<int64_t>::max());
+    std::optional<int64_t> op = firstOp ? toInt64(firstOp) : std::nullopt;
+    return std::make_pair(v ? op.value_or(0) : kLast, v.value_or(kLast));
   };
   llvm::stable_sort(kernels, [&](DictionaryAttr a, DictionaryAttr b) {
     return order(a) < order(b);

@@ -12,13 +12,19 @@
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <memory>
+#include <tuple>
 
 namespace rocke {
 #define GEN_PASS_DEF_LOWERMMA
@@ -60,55 +66,44 @@ Value lowerMmaSync(PatternRewriter &rewriter, Location loc,
                  {cast<VectorType>(op.getAcc().getType()).getNumElements()});
 }
 
-/// Host atoms hold the whole row-major operand in one lane. The CPU runs
-/// them as a small loop nest over stack buffers: compact to compile, which
-/// is what matters for test-sized problems (an unrolled vector.contract of a
-/// 16x16x16 atom is thousands of LLVM instructions).
-Value lowerHost(PatternRewriter &rewriter, Location loc, const MatrixAtom &atom,
-                rocke::fmha::MmaOp op) {
-  auto stage = [&](Value v) -> Value {
-    auto type = cast<VectorType>(v.getType());
-    auto buf = memref::AllocaOp::create(
-        rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()));
-    Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    vector::StoreOp::create(rewriter, loc, v, buf, ValueRange{c0});
-    return buf;
+/// c[i*n + j] += a[i*k + kk] * b[kk*n + j] over the row-major staged
+/// operands of one host atom, as an scf loop nest at the builder's point.
+void buildHostAtomLoops(OpBuilder &builder, Location loc,
+                        const MatrixAtom &atom, Value a, Value b, Value c) {
+  auto cst = [](OpBuilder &bld, Location l, int64_t x) -> Value {
+    return arith::ConstantIndexOp::create(bld, l, x);
   };
-  Value a = stage(op.getLhs()), b = stage(op.getRhs()), c = stage(op.getAcc());
-  auto cst = [&](int64_t x) -> Value {
-    return arith::ConstantIndexOp::create(rewriter, loc, x);
-  };
-  Value c0 = cst(0), c1 = cst(1);
   auto asF32 = [&](OpBuilder &bld, Value x) -> Value {
     if (x.getType().isF32())
       return x;
     return arith::ExtFOp::create(bld, loc, bld.getF32Type(), x);
   };
   // row * stride + col, the row-major position in a staged operand.
-  auto linear = [](OpBuilder &bld, Location l, Value row, int64_t stride,
-                   Value col) -> Value {
-    return arith::AddIOp::create(
-        bld, l,
-        arith::MulIOp::create(bld, l, row,
-                              arith::ConstantIndexOp::create(bld, l, stride)),
-        col);
+  auto linear = [&](OpBuilder &bld, Location l, Value row, int64_t stride,
+                    Value col) -> Value {
+    Value rowStart = arith::MulIOp::create(bld, l, row, cst(bld, l, stride));
+    return arith::AddIOp::create(bld, l, rowStart, col);
   };
-  // c[i*n + j] += a[i*k + kk] * b[kk*n + j]
+  Value c0 = cst(builder, loc, 0);
+  Value c1 = cst(builder, loc, 1);
+  Value m = cst(builder, loc, atom.m);
+  Value n = cst(builder, loc, atom.n);
+  Value k = cst(builder, loc, atom.k);
   scf::ForOp::create(
-      rewriter, loc, c0, cst(atom.m), c1, ValueRange{},
+      builder, loc, c0, m, c1, ValueRange{},
       [&](OpBuilder &bi, Location l, Value i, ValueRange) {
         scf::ForOp::create(
-            bi, l, c0, cst(atom.n), c1, ValueRange{},
+            bi, l, c0, n, c1, ValueRange{},
             [&](OpBuilder &bj, Location l2, Value j, ValueRange) {
               Value ci = linear(bj, l2, i, atom.n, j);
               Value init = memref::LoadOp::create(bj, l2, c, ci);
               auto sum = scf::ForOp::create(
-                  bj, l2, c0, cst(atom.k), c1, ValueRange{init},
+                  bj, l2, c0, k, c1, ValueRange{init},
                   [&](OpBuilder &bk, Location l3, Value kk, ValueRange acc) {
-                    Value x = asF32(bk, memref::LoadOp::create(
-                                            bk, l3, a, linear(bk, l3, i, atom.k, kk)));
-                    Value y = asF32(bk, memref::LoadOp::create(
-                                            bk, l3, b, linear(bk, l3, kk, atom.n, j)));
+                    Value aIdx = linear(bk, l3, i, atom.k, kk);
+                    Value x = asF32(bk, memref::LoadOp::create(bk, l3, a, aIdx));
+                    Value bIdx = linear(bk, l3, kk, atom.n, j);
+                    Value y = asF32(bk, memref::LoadOp::create(bk, l3, b, bIdx));
                     Value r = math::FmaOp::create(bk, l3, x, y, acc[0]);
                     scf::YieldOp::create(bk, l3, r);
                   });
@@ -117,13 +112,101 @@ Value lowerHost(PatternRewriter &rewriter, Location loc, const MatrixAtom &atom,
             });
         scf::YieldOp::create(bi, l);
       });
+}
+
+/// What the host atoms of one pass run share. fmha.mma sits inside the
+/// kernels' loops: a memref.alloca there grew the stack every iteration
+/// (rocke-run overflowed its 8 MiB stack on moderate shapes), and hundreds
+/// of inlined loop nests took seconds to JIT. So the operands are staged in
+/// stack buffers allocated once at the function's entry (host atoms run one
+/// after another, so all atoms of a function share them), and each atom
+/// shape is one private function the atoms call.
+class HostAtoms {
+public:
+  /// The staging buffer for operand `slot` (0 lhs, 1 rhs, 2 acc) of type
+  /// `type` in the function around `user`. (Not the nearest automatic
+  /// allocation scope: scf.for is one, and its allocas reach LLVM as
+  /// per-iteration stack growth.)
+  Value stagingBuffer(RewriterBase &rewriter, Operation *user, unsigned slot,
+                      VectorType type) {
+    auto fn = user->getParentOfType<FunctionOpInterface>();
+    Value &buf = buffers[{fn, slot, type}];
+    if (!buf) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(&fn.getFunctionBody().front());
+      buf = memref::AllocaOp::create(rewriter, fn.getLoc(), memrefOf(type));
+    }
+    return buf;
+  }
+
+  /// `func.func private @fmha_host_mma_<atom>_<elt>(a, b, c)` running the
+  /// atom on staged operands, created once per symbol table.
+  func::FuncOp atomFunction(RewriterBase &rewriter, rocke::fmha::MmaOp op,
+                            const MatrixAtom &atom) {
+    Operation *tableOp = SymbolTable::getNearestSymbolTable(op);
+    auto lhsType = cast<VectorType>(op.getLhs().getType());
+    auto accType = cast<VectorType>(op.getAcc().getType());
+    func::FuncOp &fn = functions[{tableOp, lhsType, accType}];
+    if (fn)
+      return fn;
+    std::string name;
+    llvm::raw_string_ostream os(name);
+    os << "fmha_host_mma_" << atom.name << "_" << lhsType.getElementType()
+       << "_" << accType.getElementType();
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    SmallVector<Type> argTypes = {memrefOf(lhsType),
+                                  memrefOf(cast<VectorType>(
+                                      op.getRhs().getType())),
+                                  memrefOf(accType)};
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToEnd(&tableOp->getRegion(0).front());
+    fn = func::FuncOp::create(rewriter, loc, name,
+                              FunctionType::get(ctx, argTypes, {}));
+    fn.setPrivate();
+    SymbolTable(tableOp).insert(fn);
+    Block *entry = fn.addEntryBlock();
+    rewriter.setInsertionPointToStart(entry);
+    buildHostAtomLoops(rewriter, loc, atom, entry->getArgument(0),
+                       entry->getArgument(1), entry->getArgument(2));
+    func::ReturnOp::create(rewriter, loc);
+    return fn;
+  }
+
+private:
+  static MemRefType memrefOf(VectorType type) {
+    return MemRefType::get(type.getShape(), type.getElementType());
+  }
+
+  DenseMap<std::tuple<Operation *, unsigned, Type>, Value> buffers;
+  DenseMap<std::tuple<Operation *, Type, Type>, func::FuncOp> functions;
+};
+
+/// Host atoms hold the whole row-major operand in one lane: staged into
+/// stack buffers, run by the atom's function (a small loop nest: compact to
+/// compile, where an unrolled vector.contract of a 16x16x16 atom is
+/// thousands of LLVM instructions), the accumulator read back.
+Value lowerHost(RewriterBase &rewriter, Location loc, const MatrixAtom &atom,
+                rocke::fmha::MmaOp op, HostAtoms &hostAtoms) {
+  Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  SmallVector<Value, 3> operands = {op.getLhs(), op.getRhs(), op.getAcc()};
+  SmallVector<Value, 3> staged;
+  for (auto [slot, v] : llvm::enumerate(operands)) {
+    Value buf = hostAtoms.stagingBuffer(rewriter, op, slot,
+                                        cast<VectorType>(v.getType()));
+    vector::StoreOp::create(rewriter, loc, v, buf, ValueRange{c0});
+    staged.push_back(buf);
+  }
+  func::FuncOp fn = hostAtoms.atomFunction(rewriter, op, atom);
+  func::CallOp::create(rewriter, loc, fn, staged);
   return vector::LoadOp::create(rewriter, loc,
-                                cast<VectorType>(op.getAcc().getType()), c,
-                                ValueRange{c0});
+                                cast<VectorType>(op.getAcc().getType()),
+                                staged[2], ValueRange{c0});
 }
 
 struct LowerMmaPattern : OpRewritePattern<rocke::fmha::MmaOp> {
-  using OpRewritePattern::OpRewritePattern;
+  LowerMmaPattern(MLIRContext *ctx, std::shared_ptr<HostAtoms> hostAtoms)
+      : OpRewritePattern(ctx), hostAtoms(std::move(hostAtoms)) {}
   LogicalResult matchAndRewrite(rocke::fmha::MmaOp op,
                                 PatternRewriter &rewriter) const override {
     const MatrixAtom *atom = rocke::lookupAtom(op.getAtom());
@@ -140,12 +223,17 @@ struct LowerMmaPattern : OpRewritePattern<rocke::fmha::MmaOp> {
       result = lowerMmaSync(rewriter, loc, *atom, op);
       break;
     case MatrixAtom::Family::Host:
-      result = lowerHost(rewriter, loc, *atom, op);
+      if (!op->getParentOfType<FunctionOpInterface>())
+        return rewriter.notifyMatchFailure(op, "host atom outside a function");
+      result = lowerHost(rewriter, loc, *atom, op, *hostAtoms);
       break;
     }
     rewriter.replaceOp(op, result);
     return success();
   }
+
+private:
+  std::shared_ptr<HostAtoms> hostAtoms;
 };
 
 struct LowerMmaPass : rocke::impl::LowerMmaBase<LowerMmaPass> {
@@ -154,7 +242,8 @@ struct LowerMmaPass : rocke::impl::LowerMmaBase<LowerMmaPass> {
     rocke::populateLowerMmaPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
-    // Anything left had an atom the verifier would have rejected.
+    // Anything left had an atom the verifier would have rejected, or a host
+    // atom outside any function (nowhere to stage its operands).
     WalkResult leftover = getOperation()->walk([](rocke::fmha::MmaOp op) {
       op.emitOpError("could not be lowered");
       return WalkResult::interrupt();
@@ -167,5 +256,6 @@ struct LowerMmaPass : rocke::impl::LowerMmaBase<LowerMmaPass> {
 } // namespace
 
 void rocke::populateLowerMmaPatterns(RewritePatternSet &patterns) {
-  patterns.add<LowerMmaPattern>(patterns.getContext());
+  patterns.add<LowerMmaPattern>(patterns.getContext(),
+                                std::make_shared<HostAtoms>());
 }

@@ -76,7 +76,11 @@ private:
   /// for iv in [0, ub) { body(iv) }
   void loop(Value ub, BodyFn body) {
     // The body builder is handed `b` itself, positioned in the loop body.
-    scf::ForOp::create(b, loc, idx(0), ub, idx(1), ValueRange{},
+    // (Ops are created in statements, never two in one argument list: the
+    // order C++ evaluates arguments in differs between compilers.)
+    Value lb = idx(0);
+    Value step = idx(1);
+    scf::ForOp::create(b, loc, lb, ub, step, ValueRange{},
                        [&](OpBuilder &, Location, Value iv, ValueRange) {
                          body(iv);
                          scf::YieldOp::create(b, loc);
@@ -86,8 +90,10 @@ private:
 
   /// acc = init; for iv in [0, ub) { acc = step(iv, acc) }; return acc
   Value reduce(Value ub, Value init, ReduceFn step) {
+    Value lb = idx(0);
+    Value one = idx(1);
     auto forOp = scf::ForOp::create(
-        b, loc, idx(0), ub, idx(1), ValueRange{init},
+        b, loc, lb, ub, one, ValueRange{init},
         [&](OpBuilder &, Location, Value iv, ValueRange acc) {
           scf::YieldOp::create(b, loc, step(iv, acc.front()));
         });
@@ -144,8 +150,9 @@ private:
   Value dot(Value a, Value ia, Value ha, Value c, Value ic, Value hc, int64_t d,
             Value bi) {
     return reduce(d, cst(0.0), [&](Value dd, Value acc) {
-      return add(acc,
-                 mul(load(a, {bi, ia, ha, dd}), load(c, {bi, ic, hc, dd})));
+      Value x = load(a, {bi, ia, ha, dd});
+      Value y = load(c, {bi, ic, hc, dd});
+      return add(acc, mul(x, y));
     });
   }
 
@@ -172,7 +179,8 @@ private:
   Value scaledScore(Value bi, Value i, Value h, Value j, Value hk) {
     double c =
         log2Stats() ? double(scale) * llvm::numbers::log2e : double(scale);
-    return mul(dot(q, i, h, k, j, hk, dqk, bi), cst(c));
+    Value s = dot(q, i, h, k, j, hk, dqk, bi);
+    return mul(s, cst(c));
   }
   Value expStat(Value x) {
     return log2Stats() ? math::Exp2Op::create(b, loc, x).getResult()
@@ -236,9 +244,9 @@ void LoopEmitter::emitForward(Value out, ValueRange stats) {
             b, loc, arith::CmpFPredicate::OGT, rowSum, cst(0.0));
         loop(dv, [&](Value d) {
           Value a = memref::LoadOp::create(b, loc, acc, d);
-          Value o = arith::SelectOp::create(
-              b, loc, nonEmpty, arith::DivFOp::create(b, loc, a, rowSum),
-              cst(0.0));
+          Value normalized = arith::DivFOp::create(b, loc, a, rowSum);
+          Value o =
+              arith::SelectOp::create(b, loc, nonEmpty, normalized, cst(0.0));
           store(o, out, {bi, i, h, d});
         });
         if (log2Stats()) {
@@ -276,8 +284,9 @@ void LoopEmitter::emitBackward(Value out, Value gradOut, ValueRange stats,
   // D_i = rowsum(dO * O).
   auto delta = [&](Value bi, Value i, Value h) {
     return reduce(dv, cst(0.0), [&](Value d, Value acc) {
-      return add(acc,
-                 mul(load(gradOut, {bi, i, h, d}), load(out, {bi, i, h, d})));
+      Value g = load(gradOut, {bi, i, h, d});
+      Value o = load(out, {bi, i, h, d});
+      return add(acc, mul(g, o));
     });
   };
   // dS = P * (dO_i . V_j - D_i)

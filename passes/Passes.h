@@ -11,6 +11,11 @@ class RewritePatternSet;
 
 namespace rocke {
 
+/// fmha-bwd-to-kernels strategies (lib/BwdKernels.h).
+enum class BwdStrategy { Tiled, Warp };
+/// Where fmha-bwd-to-kernels puts the kernels.
+enum class KernelPlacement { Gpu, Host };
+
 #define GEN_PASS_DECL
 #include "passes/Passes.h.inc"
 
@@ -24,7 +29,8 @@ void populateExp2ToRocdlPatterns(mlir::RewritePatternSet &patterns);
 /// (the CPU oracle, fmha-lower-to-loops).
 void populateLowerToLoopsPatterns(mlir::RewritePatternSet &patterns);
 
-/// fmha.mma -> amdgpu.mfma / nvgpu.mma.sync / vector.contract by atom family.
+/// fmha.mma -> amdgpu.mfma / nvgpu.mma.sync / host atom calls by atom family
+/// (host atoms add functions and stack buffers: apply on a module).
 void populateLowerMmaPatterns(mlir::RewritePatternSet &patterns);
 
 /// math.exp2 f32 -> llvm.nvvm.ex2.approx.f32 (fmha-exp2-to-nvvm).

@@ -114,15 +114,18 @@ def LowerToLoops : Pass<"fmha-lower-to-loops"> {
 // Matrix-core tiling (issues 5 and 7)
 //===----------------------------------------------------------------------===//
 
-def LowerMma : Pass<"fmha-lower-mma"> {
+def LowerMma : Pass<"fmha-lower-mma", "::mlir::ModuleOp"> {
   let summary = "fmha.mma atoms -> amdgpu.mfma, nvgpu.mma.sync or vector.contract";
   let description = [{
     Lowers each lane-level fmha.mma by its atom's family (lib/FragmentLayout):
     MFMA atoms become amdgpu.mfma, mma.sync atoms nvgpu.mma.sync (register
-    pairs), host atoms a small scf loop nest over stack buffers (CPU
-    execution; compact to compile).
+    pairs), host atoms a call to one private function per atom shape (a
+    small scf loop nest) on operands staged in stack buffers allocated once
+    per function (CPU execution; compact to compile, constant stack). Runs on
+    the module, where the atom functions go.
   }];
   let dependentDialects = ["::mlir::amdgpu::AMDGPUDialect",
+                           "::mlir::func::FuncDialect",
                            "::mlir::nvgpu::NVGPUDialect",
                            "::mlir::vector::VectorDialect",
                            "::mlir::arith::ArithDialect",
@@ -153,10 +156,26 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
     launch the kernels themselves.
   }];
   let options = [
-    Option<"strategy", "strategy", "std::string", /*default=*/"\"tiled\"",
-           "tiled (FlashAttention-2) or warp (subgroup per query row)">,
-    Option<"target", "target", "std::string", /*default=*/"\"gpu\"",
-           "gpu (gpu.module kernels) or host (CPU loops)">,
+    Option<"strategy", "strategy", "::rocke::BwdStrategy",
+           /*default=*/"::rocke::BwdStrategy::Tiled",
+           "tiled (FlashAttention-2) or warp (subgroup per query row)",
+           [{::llvm::cl::values(
+             clEnumValN(::rocke::BwdStrategy::Tiled, "tiled",
+                        "FlashAttention-2, KV-block stationary"),
+             clEnumValN(::rocke::BwdStrategy::Warp, "warp",
+                        "one subgroup per query row"))}]>,
+    Option<"target", "target", "::rocke::KernelPlacement",
+           /*default=*/"::rocke::KernelPlacement::Gpu",
+           "gpu (gpu.module kernels) or host (CPU loops)",
+           [{::llvm::cl::values(
+             clEnumValN(::rocke::KernelPlacement::Gpu, "gpu",
+                        "gpu.module kernels and gpu.launch_func"),
+             clEnumValN(::rocke::KernelPlacement::Host, "host",
+                        "private functions looping over the grid"))}]>,
+    Option<"endToEnd", "end-to-end", "bool", /*default=*/"false",
+           "Fail unless the module has an fmha.attention_bwd and no other "
+           "fmha op this pass leaves behind (set by the end-to-end pipelines, "
+           "whose later passes lower nothing else)">,
     Option<"chip", "chip", "std::string", /*default=*/"\"\"",
            "GPU of lib/ChipInfo (gfx90a, gfx942, gfx950, sm_80 ... sm_90a): "
            "its subgroup size, matrix atoms, workgroup memory and default "

@@ -20,6 +20,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 
 #ifndef ROCKE_ROCDL_TOOLKIT_DIR
@@ -28,6 +29,62 @@
 
 namespace {
 using ErrorHandler = llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)>;
+
+/// Splits `key=value key2='v w' key3={...}` at top-level spaces (quotes and
+/// brackets nest), the syntax MLIR's pass options take.
+llvm::SmallVector<llvm::StringRef> splitOptions(llvm::StringRef text) {
+  llvm::SmallVector<llvm::StringRef> words;
+  size_t start = 0, depth = 0;
+  char quote = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    char c = i < text.size() ? text[i] : ' ';
+    if (quote) {
+      quote = c == quote ? 0 : quote;
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '{' || c == '[' || c == '(') {
+      ++depth;
+    } else if ((c == '}' || c == ']' || c == ')') && depth) {
+      --depth;
+    } else if (c == ' ' && depth == 0) {
+      if (i > start)
+        words.push_back(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  return words;
+}
+
+/// Parses pipeline options one `key=value` at a time, so a failure names
+/// the key (an unknown one with the list of valid keys) or the bad value in
+/// one diagnostic; PassOptions::parseFromString reported only the whole
+/// option string.
+template <typename Options>
+mlir::LogicalResult parseOptions(llvm::StringRef pipeline,
+                                 llvm::StringRef text, Options &options,
+                                 ErrorHandler emitError) {
+  // The valid keys, from the options' own printed form {k1=v1 k2=v2 ...}.
+  std::string printed;
+  llvm::raw_string_ostream os(printed);
+  Options().print(os);
+  llvm::SmallVector<llvm::StringRef> keys;
+  for (llvm::StringRef word :
+       splitOptions(llvm::StringRef(printed).trim().drop_front().drop_back()))
+    keys.push_back(word.split('=').first);
+  for (llvm::StringRef word : splitOptions(text)) {
+    auto [key, value] = word.split('=');
+    if (!llvm::is_contained(keys, key))
+      return emitError(pipeline + ": unknown option '" + key +
+                       "'; options: " + llvm::join(keys, ", "));
+    std::string why;
+    llvm::raw_string_ostream whyOs(why);
+    if (failed(options.parseFromString(word, whyOs)))
+      return emitError(pipeline + ": invalid value '" + value +
+                       "' for option '" + key + "'" +
+                       (why.empty() ? "" : ": " + llvm::StringRef(why).trim()));
+  }
+  return mlir::success();
+}
 
 /// Registers a pipeline whose builder may reject its options: the error goes
 /// to the pass-pipeline parser, so rocke-opt prints it and exits non-zero
@@ -49,7 +106,7 @@ void registerCheckedPipeline(
           return emitError(arg + " runs on builtin.module, not nested in '" +
                            anchor + "'");
         Options options;
-        if (failed(options.parseFromString(text)))
+        if (failed(parseOptions(arg, text, options, emitError)))
           return mlir::failure();
         return builder(pm, options, emitError);
       },
@@ -229,11 +286,15 @@ struct BwdPipelineOptions
       llvm::cl::desc("target chip (default sm_90 for NVVM, gfx942 for "
                      "ROCDL)"),
       llvm::cl::init("")};
-  Option<std::string> strategy{
+  Option<rocke::BwdStrategy> strategy{
       *this, "strategy",
       llvm::cl::desc("tiled (FlashAttention-2) or warp (subgroup per query "
                      "row)"),
-      llvm::cl::init("tiled")};
+      llvm::cl::init(rocke::BwdStrategy::Tiled),
+      llvm::cl::values(clEnumValN(rocke::BwdStrategy::Tiled, "tiled",
+                                  "FlashAttention-2, KV-block stationary"),
+                       clEnumValN(rocke::BwdStrategy::Warp, "warp",
+                                  "one subgroup per query row"))};
   Option<std::string> matrixAtom{
       *this, "matrix-atom",
       llvm::cl::desc("lib/FragmentLayout atom of the tiled contractions"),
@@ -262,7 +323,9 @@ void addBwdKernelPasses(mlir::OpPassManager &pm, const BwdPipelineOptions &opts,
   unsigned subgroupSize = chip.waveSize;
   rocke::BwdToKernelsOptions kernels;
   kernels.strategy = opts.strategy;
-  kernels.target = "gpu";
+  kernels.target = rocke::KernelPlacement::Gpu;
+  // Nothing after this pass lowers other fmha ops or makes code without one.
+  kernels.endToEnd = true;
   kernels.chip = chip.name.str();
   kernels.subgroupSize = subgroupSize;
   kernels.matrixAtom = opts.matrixAtom;

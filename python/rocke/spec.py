@@ -15,6 +15,8 @@ DTYPES = ("f16", "bf16", "f32")
 HEAD_DIMS = (32, 64, 96, 128, 192, 256)
 MASK_KINDS = ("none", "causal", "sliding_window", "one_sided_window")
 ALIGNMENTS = ("top_left", "bottom_right")
+# dialect/Mask.h kMaxWindowExtent: longer than any sequence.
+MAX_WINDOW_EXTENT = 1 << 40
 STRATEGIES = ("tiled", "warp")
 CHIPS = ("gfx90a", "gfx942", "gfx950", "sm_90")
 LAYOUTS = ("bshd", "bhsd")
@@ -92,6 +94,10 @@ def validate_mask(kind, alignment, left, right) -> None:
         if val is not None and val < 0:
             raise ValueError("window extents must be non-negative, got %s = %d"
                              % (name, val))
+        if val is not None and val > MAX_WINDOW_EXTENT:
+            raise ValueError("window extents must be at most %d (2^40, longer "
+                             "than any sequence), got %s = %d"
+                             % (MAX_WINDOW_EXTENT, name, val))
     if kind in ("none", "causal"):
         if left is not None or right is not None:
             raise ValueError("mask kind '%s' takes no window extents" % kind)

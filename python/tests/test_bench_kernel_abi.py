@@ -77,3 +77,26 @@ def test_scratch_shapes():
     assert abi.scratch_spec("delta:f32:[B,Hq,Sq]", env)[2] == [2, 16, 100]
     with pytest.raises(ValueError, match="unknown buffer"):
         abi.scratch_spec("mystery:f32:zero", env)
+
+
+def test_symbols_and_ops_from_the_sidecar():
+    """BKV comes from the kernel's own launch symbols (no side channel), and
+    kernels of several fmha ops sort by op, then order."""
+    s = {"kernels": [
+        {"name": "main", "args": [memref_arg("memref<?x?x?x16x64xf32>", 5)],
+         "launch": {"ops": [1], "order": 0, "grid": ["ceildiv(Sk,BKV)", "1",
+                                                      "1"],
+                    "block": [128, 1, 1], "args": ["dq_partial:f32:zero"],
+                    "symbols": {"BKV": 32}}},
+        {"name": "first", "args": [memref_arg("memref<?x16x?xf32>", 3)],
+         "launch": {"ops": [0, 1], "order": 1, "grid": ["B", "1", "1"],
+                    "block": [64, 1, 1], "args": ["delta:f32:none"]}},
+    ]}
+    ks = abi.launch_list(s)
+    assert [(k["name"], k["ops"]) for k in ks] == [("first", [0, 1]),
+                                                   ("main", [1])]
+    env = dict(B=2, Sq=100, Sk=130, Hq=16, Hkv=4, Dqk=64, Dv=64)
+    assert abi.eval_expr(ks[1]["grid"][0], env) == 5
+    role = ks[1]["args"][0]["role"]
+    assert abi.scratch_spec(role, env) == \
+        ("dq_partial", "f32", [5, 2, 100, 16, 64], "zero")

@@ -5,6 +5,18 @@ func.func private @negative() attributes {m = #fmha.mask<sliding_window, left = 
 
 // -----
 
+// Extents near INT64_MAX overflowed the band arithmetic (q + off + right):
+// wrong masks, non-finite gradients. 2^40 is longer than any sequence.
+// expected-error @+1 {{window extents must be at most 1099511627776 (2^40, longer than any sequence), got left = 0, right = 9223372036854775807}}
+func.func private @huge_right() attributes {m = #fmha.mask<sliding_window, left = 0, right = 9223372036854775807>}
+
+// -----
+
+// expected-error @+1 {{window extents must be at most 1099511627776}}
+func.func private @huge_one_sided() attributes {m = #fmha.mask<one_sided_window, left = 1099511627777>}
+
+// -----
+
 // expected-error @+1 {{sliding_window needs both 'left' and 'right' extents}}
 func.func private @missing_right() attributes {m = #fmha.mask<sliding_window, left = 16>}
 

@@ -5,6 +5,11 @@
 // RUN: not rocke-run %S/Inputs/dynamic-fwd.mlir --batch=1 --seq-q=3 --seq-k=3 --lowering=canonicalize 2>&1 | FileCheck %s --check-prefix=LEFT
 // RUN: not rocke-run %S/Inputs/dynamic-fwd.mlir --batch=1 --seq-q=3 --seq-k=3 --fd-check 2>&1 | FileCheck %s --check-prefix=FD
 // RUN: not rocke-run %S/Inputs/dynamic-fwd.mlir --batch=1000 --seq-q=100000 --seq-k=3 2>&1 | FileCheck %s --check-prefix=HUGE
+// Sizes whose element counts overflow int64 (they aborted in std::length_error
+// or wrapped to a small buffer the module overran).
+// RUN: not rocke-run %S/Inputs/dynamic-fwd.mlir --batch=1 --seq-q=9223372036854775807 --seq-k=3 2>&1 | FileCheck %s --check-prefix=OVERFLOW
+// RUN: not rocke-run %S/Inputs/dynamic-fwd.mlir --batch=4611686018427387904 --seq-q=3 --seq-k=3 2>&1 | FileCheck %s --check-prefix=OVERFLOW
+// RUN: not rocke-run %S/Inputs/dynamic-fwd.mlir --batch=1 --seq-q=3074457345618258603 --seq-k=3 2>&1 | FileCheck %s --check-prefix=OVERFLOW
 // RUN: not rocke-run %S/Inputs/no-such-file.mlir 2>&1 | FileCheck %s --check-prefix=FILE
 //
 // Bad input gives a diagnostic and a non-zero exit, never a crash.
@@ -17,6 +22,9 @@
 // LEFT: error: left by --lowering; append ',fmha-lower-to-loops'
 // FD: error: --fd-check needs an attention_bwd
 // HUGE: error: argument #0 spans {{[0-9]+}} elements, more than rocke-run's limit
+// OVERFLOW: error: argument #0 spans more elements than 64-bit arithmetic counts, more than rocke-run's limit of 268435456
+// OVERFLOW-NOT: length_error
+// OVERFLOW: case 0: FAIL
 // FILE: rocke-run: cannot open input file
 
 // CHECK: error: rocke-run needs exactly one public func.func with a body, found 0

@@ -9,6 +9,7 @@
 // CHECK-NEXT: {{^}}dQ {{ *}}max_abs={{.*}} PASS
 // CHECK-NEXT: {{^}}dK {{ *}}max_abs={{.*}} PASS
 // CHECK-NEXT: {{^}}dV {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}masked {{.*}} PASS
 // CHECK-NEXT: case 0: PASS
 func.func @head_dim_32(%q: memref<2x40x4x32xbf16>, %k: memref<2x37x2x32xbf16>, %v: memref<2x37x2x32xbf16>, %o: memref<2x40x4x32xbf16>, %do: memref<2x40x4x32xbf16>, %lse: memref<2x4x40xf32>, %dq: memref<2x40x4x32xbf16>, %dk: memref<2x37x2x32xbf16>, %dv: memref<2x37x2x32xbf16>) {
   fmha.attention_bwd %q, %k, %v, %o, %do, stats(%lse) -> %dq, %dk, %dv {mask = #fmha.mask<causal, alignment = bottom_right>}
@@ -22,6 +23,7 @@ func.func @head_dim_32(%q: memref<2x40x4x32xbf16>, %k: memref<2x37x2x32xbf16>, %
 // CHECK-NEXT: {{^}}dQ {{ *}}max_abs={{.*}} PASS
 // CHECK-NEXT: {{^}}dK {{ *}}max_abs={{.*}} PASS
 // CHECK-NEXT: {{^}}dV {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}masked {{.*}} PASS
 // CHECK-NEXT: case 1: PASS
 func.func @head_dim_96(%q: memref<2x40x4x96xbf16>, %k: memref<2x37x2x96xbf16>, %v: memref<2x37x2x96xbf16>, %o: memref<2x40x4x96xbf16>, %do: memref<2x40x4x96xbf16>, %lse: memref<2x4x40xf32>, %dq: memref<2x40x4x96xbf16>, %dk: memref<2x37x2x96xbf16>, %dv: memref<2x37x2x96xbf16>) {
   fmha.attention_bwd %q, %k, %v, %o, %do, stats(%lse) -> %dq, %dk, %dv {mask = #fmha.mask<causal, alignment = bottom_right>}
@@ -35,6 +37,7 @@ func.func @head_dim_96(%q: memref<2x40x4x96xbf16>, %k: memref<2x37x2x96xbf16>, %
 // CHECK-NEXT: {{^}}dQ {{ *}}max_abs={{.*}} PASS
 // CHECK-NEXT: {{^}}dK {{ *}}max_abs={{.*}} PASS
 // CHECK-NEXT: {{^}}dV {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}masked {{.*}} PASS
 // CHECK-NEXT: case 2: PASS
 func.func @head_dim_192(%q: memref<2x40x4x192xbf16>, %k: memref<2x37x2x192xbf16>, %v: memref<2x37x2x192xbf16>, %o: memref<2x40x4x192xbf16>, %do: memref<2x40x4x192xbf16>, %lse: memref<2x4x40xf32>, %dq: memref<2x40x4x192xbf16>, %dk: memref<2x37x2x192xbf16>, %dv: memref<2x37x2x192xbf16>) {
   fmha.attention_bwd %q, %k, %v, %o, %do, stats(%lse) -> %dq, %dk, %dv {mask = #fmha.mask<causal, alignment = bottom_right>}
@@ -48,6 +51,7 @@ func.func @head_dim_192(%q: memref<2x40x4x192xbf16>, %k: memref<2x37x2x192xbf16>
 // CHECK-NEXT: {{^}}dQ {{ *}}max_abs={{.*}} PASS
 // CHECK-NEXT: {{^}}dK {{ *}}max_abs={{.*}} PASS
 // CHECK-NEXT: {{^}}dV {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}masked {{.*}} PASS
 // CHECK-NEXT: case 3: PASS
 func.func @head_dim_256(%q: memref<2x40x4x256xbf16>, %k: memref<2x37x2x256xbf16>, %v: memref<2x37x2x256xbf16>, %o: memref<2x40x4x256xbf16>, %do: memref<2x40x4x256xbf16>, %lse: memref<2x4x40xf32>, %dq: memref<2x40x4x256xbf16>, %dk: memref<2x37x2x256xbf16>, %dv: memref<2x37x2x256xbf16>) {
   fmha.attention_bwd %q, %k, %v, %o, %do, stats(%lse) -> %dq, %dk, %dv {mask = #fmha.mask<causal, alignment = bottom_right>}

@@ -150,3 +150,24 @@ func.func @case7(%q: memref<2x17x2x64xf32>, %k: memref<2x17x2x64xf32>, %v: memre
       -> memref<2x17x2x64xf32>, memref<2x17x2x64xf32>, memref<2x17x2x64xf32>
   return
 }
+
+// -----
+
+// The largest window extents the verifier accepts (2^40) see every key, as
+// `none` does: the band arithmetic must not overflow (extents near INT64_MAX
+// did, and gave non-finite dQ), here or in the float64 reference.
+// CHECK-LABEL: case 8: fwd+bwd f32 B=2 Sq=17 Sk=13 Hq=2 Hkv=2 Dqk=64 Dv=64 mask=#fmha.mask<sliding_window, alignment = bottom_right, left = 1099511627776, right = 1099511627776> stats=lse
+// CHECK-NEXT: {{^}}O {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}lse {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}dQ {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}dK {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}dV {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: case 8: PASS
+func.func @case8(%q: memref<2x17x2x64xf32>, %k: memref<2x13x2x64xf32>, %v: memref<2x13x2x64xf32>, %o: memref<2x17x2x64xf32>, %do: memref<2x17x2x64xf32>, %lse: memref<2x2x17xf32>, %dq: memref<2x17x2x64xf32>, %dk: memref<2x13x2x64xf32>, %dv: memref<2x13x2x64xf32>) {
+  fmha.attention_fwd %q, %k, %v -> %o, stats(%lse) {mask = #fmha.mask<sliding_window, alignment = bottom_right, left = 1099511627776, right = 1099511627776>}
+    : memref<2x17x2x64xf32>, memref<2x13x2x64xf32>, memref<2x13x2x64xf32> -> memref<2x17x2x64xf32>, stats(memref<2x2x17xf32>)
+  fmha.attention_bwd %q, %k, %v, %o, %do, stats(%lse) -> %dq, %dk, %dv {mask = #fmha.mask<sliding_window, alignment = bottom_right, left = 1099511627776, right = 1099511627776>}
+    : memref<2x17x2x64xf32>, memref<2x13x2x64xf32>, memref<2x13x2x64xf32>, memref<2x17x2x64xf32>, memref<2x17x2x64xf32>, stats(memref<2x2x17xf32>)
+      -> memref<2x17x2x64xf32>, memref<2x13x2x64xf32>, memref<2x13x2x64xf32>
+  return
+}

@@ -6,8 +6,8 @@
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=warp index-bitwidth=16' 2>&1 | FileCheck %s --check-prefix=INDEX
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=warp matrix-atom=mfma_f32_16x16x16_f16' 2>&1 | FileCheck %s --check-prefix=ATOM
 
-// STRATEGY: unknown strategy 'bogus' (expected tiled or warp)
-// TARGET: unknown target 'fpga' (expected gpu or host)
+// STRATEGY: for the --strategy option: Cannot find option named 'bogus'!
+// TARGET: for the --target option: Cannot find option named 'fpga'!
 // POW2: subgroup-size must be a power of two, got 48
 // BLOCK: block-q must be positive or 0 (auto), got -1
 // INDEX: index-bitwidth must be 32 or 64, got 16

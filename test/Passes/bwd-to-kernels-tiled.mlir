@@ -1,6 +1,7 @@
 // RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled chip=gfx942' | FileCheck %s --check-prefix=AMD
 // RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled chip=sm_90' | FileCheck %s --check-prefix=NV
 // RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled target=host block-q=16 block-kv=32' | FileCheck %s --check-prefix=HOST
+// RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled target=host' | FileCheck %s --check-prefix=HOSTAUTO
 
 // Launch order: zero dQ accumulator, delta preprocess, KV-block main kernel,
 // dQ conversion. The main kernel runs one workgroup per (KV block, kv head,
@@ -17,7 +18,7 @@
 // AMD: gpu.func @fmha_bwd_tiled_main
 // AMD-SAME: workgroup(%{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>>
 // AMD-SAME: known_block_size = array<i32: 256, 1, 1>
-// AMD-SAME: rocke.launch = {args = ["q", "k", "v", "do", "delta:f32:none", "dq_accum:f32:zero", "dk", "dv", "lse"], block = [256, 1, 1], grid = ["ceildiv(Sk,64)", "Hkv", "B"], order = 2 : i64}
+// AMD-SAME: rocke.launch = {args = ["q", "k", "v", "do", "delta:f32:none", "dq_accum:f32:zero", "dk", "dv", "lse"], block = [256, 1, 1], grid = ["ceildiv(Sk,64)", "Hkv", "B"], ops = [0], order = 2 : i64, symbols = {BKV = 64 : i64}}
 // AMD: scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>
 // AMD: fmha.mma {{.*}} {atom = "mfma_f32_16x16x16_f16"} : vector<4xf16>, vector<4xf16> -> vector<4xf32>
 // AMD: math.exp2
@@ -42,6 +43,11 @@
 // HOST: call @fmha_bwd_tiled_main
 // HOST: func.func private @fmha_bwd_tiled_main
 // HOST: fmha.mma {{.*}} {atom = "host_16x16x16"} : vector<256xf16>, vector<256xf16> -> vector<256xf32>
+// block-q=0 on the host takes 16-row query tiles (the largest tile that fits
+// is unbounded there, and 64-row tiles took minutes to JIT at D=256).
+// HOSTAUTO-LABEL: func.func private @fmha_bwd_tiled_main
+// HOSTAUTO: memref.alloca() : memref<16x64xf16>
+// HOSTAUTO-NEXT: memref.alloca() : memref<16x64xf16>
 func.func @causal_gqa(%q: memref<2x128x8x64xf16>, %k: memref<2x128x4x64xf16>,
     %v: memref<2x128x4x64xf16>, %o: memref<2x128x8x64xf16>, %do: memref<2x128x8x64xf16>,
     %lse: memref<2x8x128xf32>, %dq: memref<2x128x8x64xf16>, %dk: memref<2x128x4x64xf16>,

@@ -25,7 +25,7 @@
 // CHECK:       gpu.module @fmha_kernels
 // CHECK:         gpu.func @fmha_bwd_zero_dk(%{{.*}}: memref<2x128x8x64xf32>) kernel
 // CHECK-SAME:      known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 512, 1, 1>
-// CHECK-SAME:      rocke.launch = {args = ["dk_accum:f32:zero"], block = [256, 1, 1], grid = ["ceildiv(B*Sk*Hkv*Dqk,256)", "1", "1"], order = 0 : i64}
+// CHECK-SAME:      rocke.launch = {args = ["dk_accum:f32:zero"], block = [256, 1, 1], grid = ["ceildiv(B*Sk*Hkv*Dqk,256)", "1", "1"], ops = [0], order = 0 : i64}
 // CHECK:           arith.cmpi ult
 // CHECK:           scf.if
 // CHECK:             memref.store {{.*}} : memref<2x128x8x64xf32, #gpu.address_space<global>>
@@ -33,14 +33,14 @@
 // CHECK-SAME:      order = 1 : i64
 // CHECK:         gpu.func @fmha_bwd_preprocess
 // CHECK-SAME:      known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 32, 8, 2>
-// CHECK-SAME:      rocke.launch = {args = ["o", "do", "delta:f32:none"], block = [256, 1, 1], grid = ["ceildiv(Sq,4)", "Hq", "B"], order = 2 : i64}
+// CHECK-SAME:      rocke.launch = {args = ["o", "do", "delta:f32:none"], block = [256, 1, 1], grid = ["ceildiv(Sq,4)", "Hq", "B"], ops = [0], order = 2 : i64}
 // CHECK:           scf.for
 // CHECK:           gpu.subgroup_reduce add %{{.*}} uniform : (f32) -> f32
 
 // The main kernel: one subgroup per (query, head, batch); lane l owns d = l.
 // CHECK:         gpu.func @fmha_bwd_warp(
 // CHECK-SAME:      known_block_size = array<i32: 64, 1, 1>, known_grid_size = array<i32: 128, 8, 2>
-// CHECK-SAME:      rocke.launch = {args = ["q", "k", "v", "do", "delta:f32:none", "dq", "dk_accum:f32:zero", "dv_accum:f32:zero", "lse"], block = [64, 1, 1], grid = ["Sq", "Hq", "B"], order = 3 : i64}
+// CHECK-SAME:      rocke.launch = {args = ["q", "k", "v", "do", "delta:f32:none", "dq", "dk_accum:f32:zero", "dv_accum:f32:zero", "lse"], block = [64, 1, 1], grid = ["Sq", "Hq", "B"], ops = [0], order = 3 : i64}
 // CHECK:           %[[Q:.*]] = memref.memory_space_cast %arg0 : memref<2x128x8x64xf16> to memref<2x128x8x64xf16, #gpu.address_space<global>>
 // CHECK-DAG:       %[[ROW:.*]] = gpu.block_id x
 // CHECK-DAG:       %[[HEAD:.*]] = gpu.block_id y
@@ -63,7 +63,7 @@
 // CHECK:           arith.truncf {{.*}} : f32 to f16
 // CHECK:           memref.store {{.*}}[%[[BATCH]], %[[ROW]], %[[HEAD]], %[[LANE]]] : memref<2x128x8x64xf16, #gpu.address_space<global>>
 // CHECK:         gpu.func @fmha_bwd_convert_dk
-// CHECK-SAME:      rocke.launch = {args = ["dk_accum:f32:zero", "dk"], {{.*}}, order = 4 : i64}
+// CHECK-SAME:      rocke.launch = {args = ["dk_accum:f32:zero", "dk"], {{.*}}, ops = [0], order = 4 : i64}
 // CHECK:           arith.truncf
 // CHECK:         gpu.func @fmha_bwd_convert_dv
 // CHECK-SAME:      order = 5 : i64
@@ -89,7 +89,7 @@
 // HOST:         call @fmha_bwd_convert_dv(
 // HOST:         memref.dealloc
 // HOST:       func.func private @fmha_bwd_zero_dk(%{{.*}}: memref<2x128x8x64xf32>, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index)
-// HOST-SAME:    rocke.launch = {args = ["dk_accum:f32:zero"], block = [1, 1, 1], grid = ["B*Sk*Hkv*Dqk", "1", "1"], order = 0 : i64}
+// HOST-SAME:    rocke.launch = {args = ["dk_accum:f32:zero"], block = [1, 1, 1], grid = ["B*Sk*Hkv*Dqk", "1", "1"], ops = [0], order = 0 : i64}
 // HOST:       func.func private @fmha_bwd_warp(
 // HOST-SAME:    block = [1, 1, 1]
 // HOST:         scf.for %[[Z:.*]] =
@@ -170,27 +170,26 @@ func.func @gqa_window_f32(%q: memref<?x?x8x64xbf16>, %k: memref<?x?x2x64xbf16>,
 
 // -----
 
-// Two ops in one module share @fmha_kernels; kernel names are uniqued and
-// each op's launch order starts at 0. No mask: keys [0, Sk).
+// Two ops in one module share @fmha_kernels; each op's launch order starts
+// at 0. Identical ops share identical kernels: emitted once, launched by both
+// (rocke.launch.ops lists them). No mask: keys [0, Sk).
 
 // CHECK-LABEL: func.func @two_ops
-// CHECK:         gpu.launch_func @fmha_kernels::@fmha_bwd_warp
-// CHECK:         gpu.launch_func @fmha_kernels::@fmha_bwd_warp_[[N:[0-9]+]]
+// CHECK-COUNT-2: gpu.launch_func @fmha_kernels::@fmha_bwd_warp blocks
+// CHECK-NOT:     gpu.launch_func @fmha_kernels::@fmha_bwd_warp_
 // CHECK-COUNT-1: gpu.module @fmha_kernels
 // CHECK:         gpu.func @fmha_bwd_zero_dk(
-// CHECK-SAME:      order = 0 : i64
+// CHECK-SAME:      ops = [0, 1], order = 0 : i64
 // CHECK:         gpu.func @fmha_bwd_warp(
-// CHECK-SAME:      order = 3 : i64
-// CHECK:         gpu.func @fmha_bwd_zero_dk_{{[0-9]+}}(
-// CHECK-SAME:      order = 0 : i64
-// CHECK:         gpu.func @fmha_bwd_warp_[[N]](
+// CHECK-SAME:      ops = [0, 1], order = 3 : i64
 // CHECK-NOT:       arith.minsi
 // CHECK-NOT:       arith.maxsi
 // CHECK:           scf.for %{{.*}} = %c0{{.*}} to %c64{{.*}} step
+// CHECK-NOT:     gpu.func @fmha_bwd_warp_
 // SG32-LABEL: func.func @two_ops
 // HOST-LABEL: func.func @two_ops
-// HOST:         call @fmha_bwd_warp(
-// HOST:         call @fmha_bwd_warp_{{[0-9]+}}(
+// HOST-COUNT-2: call @fmha_bwd_warp(
+// HOST-NOT:     call @fmha_bwd_warp_
 
 func.func @two_ops(%q: memref<1x64x2x64xf32>, %lse: memref<1x2x64xf32>,
     %g: memref<1x64x2x64xf32>) {
@@ -220,12 +219,12 @@ func.func @two_ops(%q: memref<1x64x2x64xf32>, %lse: memref<1x2x64xf32>,
 // CHECK-NOT:   fmha_bwd_zero
 // CHECK-NOT:   fmha_bwd_convert
 // CHECK:         gpu.func @fmha_bwd_warp(
-// CHECK-SAME:      rocke.launch = {args = ["q", "k", "v", "do", "delta:f32:none", "dq", "lse"], block = [64, 1, 1], grid = ["Sq", "Hq", "B"], order = 1 : i64}
+// CHECK-SAME:      rocke.launch = {args = ["q", "k", "v", "do", "delta:f32:none", "dq", "lse"], block = [64, 1, 1], grid = ["Sq", "Hq", "B"], ops = [0], order = 1 : i64}
 // CHECK-NOT:       memref.atomic_rmw
 // CHECK:           gpu.return
 // CHECK:         gpu.func @fmha_bwd_warp_dkdv(
 // CHECK-SAME:      known_grid_size = array<i32: 24, 2, 1>
-// CHECK-SAME:      rocke.launch = {args = ["q", "k", "v", "do", "delta:f32:none", "dk", "dv", "lse"], block = [64, 1, 1], grid = ["Sk", "Hkv", "B"], order = 2 : i64}
+// CHECK-SAME:      rocke.launch = {args = ["q", "k", "v", "do", "delta:f32:none", "dk", "dv", "lse"], block = [64, 1, 1], grid = ["Sk", "Hkv", "B"], ops = [0], order = 2 : i64}
 // CHECK-DAG:       %[[KEY:.*]] = gpu.block_id x
 // CHECK-DAG:       %[[KVH:.*]] = gpu.block_id y
 // CHECK:           %[[SHIFT:.*]] = arith.subi %[[KEY]], %{{.*}} : index

@@ -18,24 +18,33 @@
 
 using namespace llvm;
 
+// --help shows these, not the hundreds of options LLVM's libraries register.
+static cl::OptionCategory reportCategory("rocke-report options");
 static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
-                                      cl::desc("<code object (HSACO)>"));
-static cl::opt<bool> asJson("json", cl::desc("Print the report as JSON"));
+                                      cl::desc("<code object (HSACO)>"),
+                                      cl::cat(reportCategory));
+static cl::opt<bool> asJson("json", cl::desc("Print the report as JSON"),
+                            cl::cat(reportCategory));
 static cl::opt<std::string>
-    budgetKernel("kernel", cl::desc("Kernel whose hot loop the budgets check"));
+    budgetKernel("kernel", cl::desc("Kernel whose hot loop the budgets check"),
+                 cl::cat(reportCategory));
 static cl::opt<double> minMfmaShare(
     "min-mfma-share", cl::init(0),
-    cl::desc("Fail when the hot loop's MFMA share (percent) is lower"));
+    cl::desc("Fail when the hot loop's MFMA share (percent) is lower"),
+    cl::cat(reportCategory));
 static cl::opt<double> maxLdsPerMfma(
     "max-lds-per-mfma", cl::init(-1),
-    cl::desc("Fail when the hot loop has more LDS instructions per MFMA"));
+    cl::desc("Fail when the hot loop has more LDS instructions per MFMA"),
+    cl::cat(reportCategory));
 static cl::opt<double> maxWaitsPerMfma(
     "max-waits-per-mfma", cl::init(-1),
     cl::desc("Fail when the hot loop has more s_waitcnt + s_barrier per "
-             "MFMA"));
+             "MFMA"),
+    cl::cat(reportCategory));
 static cl::opt<bool> noSpills("no-spills",
                               cl::desc("Fail when the kernel spills or uses "
-                                       "scratch"));
+                                       "scratch"),
+                              cl::cat(reportCategory));
 
 /// Checks --kernel's budgets; prints each violation. True when all hold.
 static bool checkBudgets(const rocke::CodeObjectReport &report) {
@@ -72,6 +81,7 @@ static bool checkBudgets(const rocke::CodeObjectReport &report) {
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(reportCategory);
   cl::ParseCommandLineOptions(argc, argv, "AMDGPU code object report\n");
   ErrorOr<std::unique_ptr<MemoryBuffer>> buffer =
       MemoryBuffer::getFile(inputFile, /*IsText=*/false,

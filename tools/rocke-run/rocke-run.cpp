@@ -66,26 +66,34 @@ namespace {
 enum class Layout { BSHD, BHSD };
 enum class Distribution { Uniform, Normal };
 
+// --help shows these, not the hundreds of options LLVM's libraries register.
+llvm::cl::OptionCategory runCategory("rocke-run options");
 llvm::cl::opt<std::string> inputFilename(llvm::cl::Positional,
+                                         llvm::cl::cat(runCategory),
                                          llvm::cl::desc("<input file>"),
                                          llvm::cl::init("-"));
 llvm::cl::opt<std::string> lowering(
     "lowering",
+    llvm::cl::cat(runCategory),
     llvm::cl::desc("Textual pass pipeline that lowers the fmha ops to host "
                    "func/scf/vector/memref/math/arith IR; ops it leaves can be "
                    "caught by appending fmha-lower-to-loops"),
     llvm::cl::init("fmha-lower-to-loops"));
 llvm::cl::opt<int64_t> batchFlag("batch",
+                                 llvm::cl::cat(runCategory),
                                  llvm::cl::desc("Batch size, if dynamic"),
                                  llvm::cl::init(-1));
 llvm::cl::opt<int64_t>
-    seqQFlag("seq-q", llvm::cl::desc("Query sequence length, if dynamic"),
+    seqQFlag("seq-q", llvm::cl::cat(runCategory),
+             llvm::cl::desc("Query sequence length, if dynamic"),
              llvm::cl::init(-1));
 llvm::cl::opt<int64_t>
-    seqKFlag("seq-k", llvm::cl::desc("Key sequence length, if dynamic"),
+    seqKFlag("seq-k", llvm::cl::cat(runCategory),
+             llvm::cl::desc("Key sequence length, if dynamic"),
              llvm::cl::init(-1));
 llvm::cl::opt<Layout> layoutFlag(
     "layout",
+    llvm::cl::cat(runCategory),
     llvm::cl::desc("Strides of [B,S,H,D] memrefs whose type leaves "
                    "them dynamic"),
     llvm::cl::values(clEnumValN(Layout::BSHD, "bshd", "[B, S, H, D] row-major"),
@@ -93,30 +101,37 @@ llvm::cl::opt<Layout> layoutFlag(
                                 "[B, H, S, D] row-major")),
     llvm::cl::init(Layout::BSHD));
 llvm::cl::opt<uint64_t> seedFlag("seed",
+                                 llvm::cl::cat(runCategory),
                                  llvm::cl::desc("Seed of the generated inputs"),
                                  llvm::cl::init(1));
 llvm::cl::opt<Distribution> distFlag(
+    llvm::cl::cat(runCategory),
     "dist", llvm::cl::desc("Distribution of the generated inputs"),
     llvm::cl::values(clEnumValN(Distribution::Uniform, "uniform", "U(-1, 1)"),
                      clEnumValN(Distribution::Normal, "normal", "N(0, 1)")),
     llvm::cl::init(Distribution::Uniform));
 llvm::cl::opt<unsigned>
     repeatFlag("repeat",
+               llvm::cl::cat(runCategory),
                llvm::cl::desc("Runs of the module on the same inputs"),
                llvm::cl::init(1));
 llvm::cl::opt<bool> expectIdentical(
     "expect-identical",
+    llvm::cl::cat(runCategory),
     llvm::cl::desc("Fail unless every run gives bitwise identical outputs"));
 llvm::cl::opt<bool> fdCheck(
     "fd-check",
+    llvm::cl::cat(runCategory),
     llvm::cl::desc("Also compare the backward outputs with central finite "
                    "differences of the float64 reference forward"));
 llvm::cl::opt<unsigned> fdSamples(
     "fd-samples",
+    llvm::cl::cat(runCategory),
     llvm::cl::desc("Elements per input checked by --fd-check (0 = all)"),
     llvm::cl::init(0));
 llvm::cl::opt<bool> splitInputFile(
     "split-input-file",
+    llvm::cl::cat(runCategory),
     llvm::cl::desc("Run each '// -----' chunk of the input as its own case"));
 
 /// rocke-run's own lowering to the LLVM dialect, applied after --lowering:
@@ -533,11 +548,25 @@ FailureOr<Buffer> allocate(Interface &in, unsigned n) {
   if (shape.size() == 4)
     order = layoutFlag == Layout::BHSD ? SmallVector<unsigned>{0, 2, 1, 3}
                                        : SmallVector<unsigned>{0, 1, 2, 3};
+  // Sizes come from the command line: every product is checked, since a
+  // wrapped element count allocated a tiny buffer the module overran (or a
+  // huge one, std::length_error).
+  bool overflow = false;
+  auto mul = [&](int64_t a, int64_t b) {
+    int64_t r;
+    overflow |= llvm::MulOverflow(a, b, r);
+    return r;
+  };
+  auto add = [&](int64_t a, int64_t b) {
+    int64_t r;
+    overflow |= llvm::AddOverflow(a, b, r);
+    return r;
+  };
   SmallVector<int64_t> strides(shape.size());
   int64_t running = 1;
   for (unsigned d : llvm::reverse(order)) {
     strides[d] = running;
-    running *= shape[d];
+    running = mul(running, shape[d]);
   }
   SmallVector<int64_t> typeStrides;
   int64_t offset;
@@ -547,7 +576,7 @@ FailureOr<Buffer> allocate(Interface &in, unsigned n) {
     running = 1;
     for (int64_t d = shape.size() - 1; d >= 0; --d) {
       strides[d] = running;
-      running *= shape[d];
+      running = mul(running, shape[d]);
     }
   } else if (llvm::none_of(typeStrides, ShapedType::isDynamic)) {
     strides.assign(typeStrides.begin(), typeStrides.end());
@@ -559,9 +588,14 @@ FailureOr<Buffer> allocate(Interface &in, unsigned n) {
   }
   offset = ShapedType::isDynamic(offset) ? 0 : offset;
   // The oracle is for small problems; refuse what would exhaust the host.
-  int64_t span = offset + 1;
+  int64_t span = add(offset, 1);
   for (auto [extent, stride] : llvm::zip(shape, strides))
-    span += (extent - 1) * stride;
+    span = add(span, mul(extent - 1, stride));
+  if (overflow)
+    return emitError(in.loc)
+           << "argument #" << n << " spans more elements than 64-bit "
+           << "arithmetic counts, more than rocke-run's limit of "
+           << kMaxElements;
   if (span > kMaxElements)
     return emitError(in.loc)
            << "argument #" << n << " spans " << span
@@ -1058,6 +1092,7 @@ int main(int argc, char **argv) {
   registerAllPasses();
   registerRockePasses();
   registerPipelines();
+  llvm::cl::HideUnrelatedOptions(runCategory);
   llvm::cl::ParseCommandLineOptions(
       argc, argv,
       "rocke-run: execute fmha modules on the CPU and check them against a "
