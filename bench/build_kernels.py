@@ -136,17 +136,6 @@ def full_pipeline(c, names, out_ptx):
     return "builtin.module(%s,fmha-dump-binary{output=%s})" % (body, out_ptx)
 
 
-def main_block_kv(sidecar):
-    """KV rows per tile of the tiled main kernel, from its grid expression
-    ceildiv(Sk,N) (the deterministic dQ partials have one slice per tile)."""
-    for k in sidecar["kernels"]:
-        grid = k.get("launch", {}).get("grid", [""])
-        m = re.fullmatch(r"ceildiv\(Sk,(\d+)\)", grid[0])
-        if k["name"].endswith("tiled_main") and m:
-            return int(m.group(1))
-    return None
-
-
 def run(cmd, inp):
     r = subprocess.run(cmd, input=inp, capture_output=True, text=True)
     if r.returncode:
@@ -194,8 +183,6 @@ def main():
             print("FAIL %s: %s" % (c["name"], e))
             continue
         kernels = json.loads((out / (c["name"] + ".ptx.json")).read_text())
-        if c["strategy"] == "tiled":
-            c["block_kv"] = main_block_kv(kernels)
         (out / (c["name"] + ".config.json")).write_text(json.dumps(
             {"config": c, "pipeline": pipe, "mlir": text}, indent=1))
         print("ok   %s  (%d kernels, %d bytes PTX)"
