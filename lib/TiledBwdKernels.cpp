@@ -606,9 +606,12 @@ private:
     // .trans when the registers' k runs down the buffer's columns.
     bool trans = isA ? transposed : !transposed;
     int64_t tiles = isA ? 4 : 2;
-    Value matrix = arith::RemUIOp::create(
-        b, loc, arith::DivUIOp::create(b, loc, laneId, constIndex(b, loc, 8)),
-        constIndex(b, loc, tiles));
+    // Ops are created in statements: the IR must not depend on the order a
+    // compiler evaluates arguments in.
+    Value c8 = constIndex(b, loc, 8);
+    Value octet = arith::DivUIOp::create(b, loc, laneId, c8);
+    Value matrix =
+        arith::RemUIOp::create(b, loc, octet, constIndex(b, loc, tiles));
     Value rowInMatrix =
         arith::RemUIOp::create(b, loc, laneId, constIndex(b, loc, 8));
     // Operand coordinates (i, j) of the matrix's first row: A matrix t is at
@@ -761,8 +764,9 @@ public:
 
   /// Copies rows [row0, row0 + rows) now.
   void copy(OpBuilder &b, Location loc, Value row0) const {
-    auto loop = scf::ForOp::create(b, loc, tid, constIndex(b, loc, chunks()),
-                                   constIndex(b, loc, threads));
+    Value end = constIndex(b, loc, chunks());
+    Value step = constIndex(b, loc, threads);
+    auto loop = scf::ForOp::create(b, loc, tid, end, step);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(loop.getBody());
     Value chunk = loop.getInductionVar();
@@ -794,9 +798,8 @@ private:
                                  Value chunk) const {
     Value perRow = constIndex(b, loc, chunksPerRow);
     Value r = arith::DivUIOp::create(b, loc, chunk, perRow);
-    Value c = arith::MulIOp::create(
-        b, loc, arith::RemUIOp::create(b, loc, chunk, perRow),
-        constIndex(b, loc, width));
+    Value inRow = arith::RemUIOp::create(b, loc, chunk, perRow);
+    Value c = arith::MulIOp::create(b, loc, inRow, constIndex(b, loc, width));
     return {r, c};
   }
   Value loadChunk(OpBuilder &b, Location loc, Value chunk, Value row0) const {
@@ -924,9 +927,10 @@ void forEachAccElement(
     const AccLayout &layout, Value row0, Value col0,
     llvm::function_ref<void(Value row, Value col, Value x)> fn) {
   int64_t regs = layout.rows.size();
-  auto regLoop = scf::ForOp::create(b, loc, constIndex(b, loc, 0),
-                                    constIndex(b, loc, regs),
-                                    constIndex(b, loc, 1));
+  Value c0 = constIndex(b, loc, 0);
+  Value cRegs = constIndex(b, loc, regs);
+  Value c1 = constIndex(b, loc, 1);
+  auto regLoop = scf::ForOp::create(b, loc, c0, cRegs, c1);
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPoint(regLoop.getBody()->getTerminator());
@@ -975,17 +979,18 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   // First KV row of this subgroup's slice, relative to the block.
   Value warpKv = arith::MulIOp::create(b, loc, warp,
                                        constIndex(b, loc, cfg.kvRowsPerWarp));
+  Value kvWarp = arith::AddIOp::create(b, loc, kv0, warpKv);
   // This subgroup's block of dQ: rows [warpQ, +dqRows), cols [warpCol,
   // +dqCols).
   int64_t dqCols = cfg.dqk / (cfg.numWarps / cfg.dqWarpRows);
   int64_t dqRows = cfg.blockQ / cfg.dqWarpRows;
   Value dqGridCols = constIndex(b, loc, cfg.numWarps / cfg.dqWarpRows);
-  Value warpQ = arith::MulIOp::create(
-      b, loc, arith::DivUIOp::create(b, loc, warp, dqGridCols),
-      constIndex(b, loc, dqRows));
-  Value warpCol = arith::MulIOp::create(
-      b, loc, arith::RemUIOp::create(b, loc, warp, dqGridCols),
-      constIndex(b, loc, dqCols));
+  Value gridRow = arith::DivUIOp::create(b, loc, warp, dqGridCols);
+  Value warpQ =
+      arith::MulIOp::create(b, loc, gridRow, constIndex(b, loc, dqRows));
+  Value gridCol = arith::RemUIOp::create(b, loc, warp, dqGridCols);
+  Value warpCol =
+      arith::MulIOp::create(b, loc, gridCol, constIndex(b, loc, dqCols));
 
   TileCopy(k, batch, headKv, sizes.seqK, wg[kKey], tid, cfg.threads(),
            !target.host)
@@ -997,7 +1002,7 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   LaneCoords vLane = sT ? laneA : laneB;
   SmallVector<Value> vFrags = loadRowFragments(
       b, loc, atom, vOperand, vLane, v, batch,
-      arith::AddIOp::create(b, loc, kv0, warpKv), headKv, sizes.seqK,
+      kvWarp, headKv, sizes.seqK,
       cfg.kvRowsPerWarp, cfg.dv, cfg.elt);
   int64_t vSteps = cfg.dv / atom.k;
 
@@ -1043,9 +1048,9 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   // block) get P = 0.
   auto loadStats = [&](Value q0, Value r) -> SmallVector<Value> {
     Value row = arith::AddIOp::create(b, loc, q0, r);
-    Value valid = arith::AndIOp::create(
-        b, loc, cmp(b, loc, arith::CmpIPredicate::ult, row, sizes.seqQ),
-        cmp(b, loc, arith::CmpIPredicate::ult, r, cBlockQ));
+    Value inSequence = cmp(b, loc, arith::CmpIPredicate::ult, row, sizes.seqQ);
+    Value inBlock = cmp(b, loc, arith::CmpIPredicate::ult, r, cBlockQ);
+    Value valid = arith::AndIOp::create(b, loc, inSequence, inBlock);
     Type f32 = b.getF32Type();
     auto ifOp = scf::IfOp::create(b, loc, TypeRange{f32, f32, f32}, valid,
                                   /*withElse=*/true);
@@ -1188,7 +1193,6 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       return statsOf[qi] = st;
     };
     // Keys past Sk and, with a mask, invisible pairs get P = 0.
-    Value kvWarp = arith::AddIOp::create(b, loc, kv0, warpKv);
     AccTile p = s, ds = s;
     for (int64_t i = 0; i < sRows; ++i)
       for (int64_t j = 0; j < sCols; ++j) {
@@ -1297,9 +1301,9 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
         Value frag = arith::MulFOp::create(
             b, loc, dQ.at(mi, ni),
             vector::BroadcastOp::create(b, loc, f32Vec, cScale));
-        Value row0 = arith::AddIOp::create(
-            b, loc, arith::AddIOp::create(b, loc, q0, warpQ),
-            addIdx(b, loc, laneC.row, mi * atom.m));
+        Value warpRow0 = arith::AddIOp::create(b, loc, q0, warpQ);
+        Value laneRow = addIdx(b, loc, laneC.row, mi * atom.m);
+        Value row0 = arith::AddIOp::create(b, loc, warpRow0, laneRow);
         Value col0 = arith::AddIOp::create(
             b, loc, warpCol, addIdx(b, loc, laneC.col, ni * atom.n));
         forEachAccElement(
@@ -1349,9 +1353,8 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
           frag = arith::MulFOp::create(
               b, loc, frag,
               vector::BroadcastOp::create(b, loc, frag.getType(), factor));
-        Value row0 = arith::AddIOp::create(
-            b, loc, arith::AddIOp::create(b, loc, kv0, warpKv),
-            addIdx(b, loc, gLaneC.row, mi * gAtom.m));
+        Value laneRow = addIdx(b, loc, gLaneC.row, mi * gAtom.m);
+        Value row0 = arith::AddIOp::create(b, loc, kvWarp, laneRow);
         Value col0 = addIdx(b, loc, gLaneC.col, ni * gAtom.n);
         forEachAccElement(
             b, loc, target, frag, gradLayout, row0, col0,
@@ -1456,9 +1459,9 @@ LogicalResult rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
     reduce.args = {{dqAcc, dqRole}, {op.getGradQuery(), "dq"}};
     int64_t perBlock = cfg.threads();
     SmallVector<Value> s = memrefSizes(cb, loc, op.getGradQuery());
+    Value rows = arith::MulIOp::create(cb, loc, s[0], s[1]);
     Value count = arith::MulIOp::create(
-        cb, loc, arith::MulIOp::create(cb, loc, s[0], s[1]),
-        constIndex(cb, loc, sizes.headsQ * cfg.dqk));
+        cb, loc, rows, constIndex(cb, loc, sizes.headsQ * cfg.dqk));
     reduce.grid = {ceilDiv(cb, loc, count, constIndex(cb, loc, perBlock)),
                    constIndex(cb, loc, 1), constIndex(cb, loc, 1)};
     reduce.gridExpr = {"ceildiv(B*Sq*Hq*" + dqkStr + "," +
@@ -1476,9 +1479,9 @@ LogicalResult rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
               arith::MulIOp::create(b, l, ids[0],
                                     constIndex(b, l, reduce.blockSize)),
               tid);
-          Value total = arith::MulIOp::create(
-              b, l, arith::MulIOp::create(b, l, ps[1], ps[2]),
-              constIndex(b, l, headsQ * dqk));
+          Value rows = arith::MulIOp::create(b, l, ps[1], ps[2]);
+          Value total = arith::MulIOp::create(b, l, rows,
+                                              constIndex(b, l, headsQ * dqk));
           auto ifOp = scf::IfOp::create(
               b, l, cmp(b, l, arith::CmpIPredicate::ult, linear, total));
           OpBuilder::InsertionGuard g(b);
@@ -1487,9 +1490,10 @@ LogicalResult rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
               b, l, linear,
               ValueRange{ps[1], ps[2], constIndex(b, l, headsQ),
                          constIndex(b, l, dqk)});
-          auto sum = scf::ForOp::create(
-              b, l, constIndex(b, l, 0), ps[0], constIndex(b, l, 1),
-              ValueRange{constF32(b, l, 0.0f)});
+          Value c0 = constIndex(b, l, 0);
+          Value c1 = constIndex(b, l, 1);
+          Value zero = constF32(b, l, 0.0f);
+          auto sum = scf::ForOp::create(b, l, c0, ps[0], c1, ValueRange{zero});
           {
             OpBuilder::InsertionGuard g2(b);
             b.setInsertionPointToStart(sum.getBody());
