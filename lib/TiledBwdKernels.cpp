@@ -1253,22 +1253,18 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       return gatherElements(b, loc, sources, picks);
     };
     int64_t qSteps = cfg.blockQ / gAtom.k;
-    // dV += P^T dO and dK += dS^T Q (scaled once at the end), B[q][d] read
-    // from the block's tiles.
-    contract(
-        b, loc, gAtom, dVi, qSteps,
-        [&](int64_t mi, int64_t ki) { return scoreOperand(p, mi, ki); },
-        [&](int64_t ki, int64_t ni) {
-          return gReadB.read(b, loc, wg[kGradOut], ki * gAtom.k, ni * gAtom.n,
-                             false);
-        });
-    contract(
-        b, loc, gAtom, dKi, qSteps,
-        [&](int64_t mi, int64_t ki) { return scoreOperand(ds, mi, ki); },
-        [&](int64_t ki, int64_t ni) {
-          return gReadB.read(b, loc, wg[kQuery], ki * gAtom.k, ni * gAtom.n,
-                             false);
-        });
+    // acc += X^T rhs for X = P or dS, rhs the block's [q x D] tile read as
+    // B[q][d]: dV += P^T dO and dK += dS^T Q (scaled once at the end).
+    auto accumulateFromScores = [&](const AccTile &x, AccTile &acc, Value rhs) {
+      contract(
+          b, loc, gAtom, acc, qSteps,
+          [&](int64_t mi, int64_t ki) { return scoreOperand(x, mi, ki); },
+          [&](int64_t ki, int64_t ni) {
+            return gReadB.read(b, loc, rhs, ki * gAtom.k, ni * gAtom.n, false);
+          });
+    };
+    accumulateFromScores(p, dVi, wg[kGradOut]);
+    accumulateFromScores(ds, dKi, wg[kQuery]);
 
     // dS into workgroup memory as [q][kv] (the A operand of dQ). Every
     // subgroup passed barrier 1, so the previous iteration's dQ reads are
