@@ -23,6 +23,12 @@ namespace fmha {
 class AttentionBwdOp;
 } // namespace fmha
 
+/// How the tiled strategy holds score tiles: S^T [kv x q] or S [q x kv]. Auto
+/// takes the first whose accumulators feed the next product (S^T on mma.sync
+/// and the host, S on MFMA); forcing one on the host runs the other targets'
+/// schedule on the CPU.
+enum class ScoreLayout { Auto, KvByQ, QByKv };
+
 /// Options of fmha-bwd-to-kernels shared by both strategies.
 struct BwdKernelOptions {
   KernelTarget target;
@@ -34,11 +40,7 @@ struct BwdKernelOptions {
   /// Tile sizes and subgroups per workgroup (tiled strategy); 0 = chosen
   /// from the chip and head dims.
   int64_t blockQ = 0, blockKv = 0, numWarps = 0;
-  /// How the tiled strategy holds score tiles: S^T [kv x q] or S [q x kv];
-  /// Auto takes the first whose accumulators feed the next product (S^T on
-  /// mma.sync and the host, S on MFMA). Forcing one on the host runs the
-  /// other targets' schedule on the CPU.
-  enum class ScoreLayout { Auto, KvByQ, QByKv } scoreLayout = ScoreLayout::Auto;
+  ScoreLayout scoreLayout = ScoreLayout::Auto;
 };
 
 /// One subgroup per (batch, query token, query head); lanes split the head

@@ -141,7 +141,6 @@ bool selectGradAtom(const BwdKernelOptions &options, TiledConfig &cfg) {
     for (StringRef name : options.chip->matrixAtoms)
       if (const MatrixAtom *a = lookupAtomFor(name, cfg.elt))
         candidates.push_back(a);
-  using ScoreLayout = BwdKernelOptions::ScoreLayout;
   for (const MatrixAtom *candidate : candidates)
     for (bool transposedScores : {true, false}) {
       if (options.scoreLayout != ScoreLayout::Auto &&

@@ -91,16 +91,7 @@ struct BwdToKernelsPass
              << static_cast<int64_t>(numWarps) << ") times the " << lanes
              << "-lane subgroup exceeds the " << kMaxWorkgroupSize
              << "-work-item workgroup limit";
-    using ScoreLayout = rocke::BwdKernelOptions::ScoreLayout;
-    if (scoreLayout == "auto")
-      opts.scoreLayout = ScoreLayout::Auto;
-    else if (scoreLayout == "kv-q")
-      opts.scoreLayout = ScoreLayout::KvByQ;
-    else if (scoreLayout == "q-kv")
-      opts.scoreLayout = ScoreLayout::QByKv;
-    else
-      return module.emitError("fmha-bwd-to-kernels: unknown score-layout '")
-             << scoreLayout << "' (expected auto, kv-q or q-kv)";
+    opts.scoreLayout = scoreLayout;
     opts.target.indexBitwidth = indexBitwidth;
     opts.matrixAtom = matrixAtom;
     opts.blockQ = blockQ;

@@ -2,6 +2,8 @@
 #ifndef ROCKE_PASSES_PASSES_H
 #define ROCKE_PASSES_PASSES_H
 
+#include "lib/BwdKernels.h"
+
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassRegistry.h"
 

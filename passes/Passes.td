@@ -193,9 +193,14 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
     Option<"numWarps", "num-warps", "int64_t", /*default=*/"0",
            "Subgroups per workgroup of the tiled main kernel and of the "
            "preprocess; 0: chosen like block-q (4 for the warp strategy)">,
-    Option<"scoreLayout", "score-layout", "std::string", /*default=*/"\"auto\"",
-           "Score tiles of the tiled strategy: auto, kv-q (S^T) or q-kv (S); "
-           "auto takes the one whose accumulators feed the next product">,
+    Option<"scoreLayout", "score-layout", "::rocke::ScoreLayout",
+           /*default=*/"::rocke::ScoreLayout::Auto",
+           "Score tiles of the tiled strategy",
+           [{::llvm::cl::values(
+             clEnumValN(::rocke::ScoreLayout::Auto, "auto",
+                        "the one whose accumulators feed the next product"),
+             clEnumValN(::rocke::ScoreLayout::KvByQ, "kv-q", "S^T [kv x q]"),
+             clEnumValN(::rocke::ScoreLayout::QByKv, "q-kv", "S [q x kv]"))}]>,
     Option<"indexBitwidth", "index-bitwidth", "unsigned", /*default=*/"64",
            "Index width the target lowering uses (32 or 64); static shapes "
            "it cannot address are rejected">,

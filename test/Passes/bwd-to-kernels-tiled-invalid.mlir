@@ -14,7 +14,7 @@
 // UNKNOWN: unknown matrix atom 'mfma_f32_9x9x9'
 // BLOCKKV: block-kv (48) must be a multiple of num-warps * atom rows (64)
 // LAYOUT: matrix atom 'mfma_f32_16x16x16_f16': no atom of the target can take the scores from its accumulator registers in the requested score layout
-// BADLAYOUT: fmha-bwd-to-kernels: unknown score-layout 'diagonal' (expected auto, kv-q or q-kv)
+// BADLAYOUT: for the --score-layout option: Cannot find option named 'diagonal'!
 // CHIP: fmha-bwd-to-kernels: unknown chip 'gfx1100'; supported: gfx90a, gfx942, gfx950, sm_80, sm_86, sm_87, sm_89, sm_90, sm_90a
 // CHIPLANES: fmha-bwd-to-kernels: subgroup-size 64 does not match sm_90's 32-lane subgroups
 // LDS: the tiles need {{[0-9]+}} bytes of workgroup memory, more than the 49152 the target has; lower block-q or block-kv

@@ -1,4 +1,4 @@
-//===- OccupancyTest.cpp - waves per SIMD from registers and LDS ----------===//
+//===- OccupancyTest.cpp - chip table: occupancy limits and atoms ---------===//
 //
 // Expected values worked by hand from the CDNA limits in lib/ChipInfo: 512
 // unified VGPRs per SIMD lane in blocks of 8, at most 8 waves per SIMD, the
@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "lib/ChipInfo.h"
+#include "lib/FragmentLayout.h"
 
 #include <gtest/gtest.h>
 
@@ -44,4 +45,26 @@ TEST(Occupancy, LdsSharedByWorkgroupsOfTheCU) {
   EXPECT_EQ(computeOccupancy(gfx942, 32, 32, 16385, 256).wavesPerSimd, 3u);
   // More LDS than a CU has: the kernel cannot run.
   EXPECT_EQ(computeOccupancy(gfx942, 32, 32, 65 * 1024, 256).wavesPerSimd, 0u);
+}
+
+// Every atom a chip lists exists in lib/FragmentLayout for both element types
+// and matches the chip's subgroup width, so the tiled strategy can use it.
+TEST(ChipInfo, AtomsExistWithTheChipsSubgroupWidth) {
+  for (rocke::GpuVendor vendor :
+       {rocke::GpuVendor::Amd, rocke::GpuVendor::Nvidia})
+    for (const rocke::ChipInfo &chip : rocke::getSupportedChips(vendor)) {
+      ASSERT_FALSE(chip.matrixAtoms.empty()) << chip.name.str();
+      for (llvm::StringRef atom : chip.matrixAtoms)
+        for (const char *suffix : {"_f16", "_bf16"}) {
+          const rocke::MatrixAtom *a =
+              rocke::lookupAtom(atom.str() + suffix);
+          ASSERT_NE(a, nullptr) << chip.name.str() << " " << atom.str();
+          EXPECT_EQ(unsigned(a->lanes), chip.waveSize) << chip.name.str();
+        }
+      EXPECT_GT(chip.workgroupMemoryBytes, 0u) << chip.name.str();
+    }
+  // Lookups keep the vendors apart.
+  EXPECT_TRUE(rocke::lookupChip("sm_90", rocke::GpuVendor::Nvidia));
+  EXPECT_FALSE(rocke::lookupChip("sm_90", rocke::GpuVendor::Amd));
+  EXPECT_FALSE(rocke::lookupChip("gfx1100"));
 }
