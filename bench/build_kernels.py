@@ -60,6 +60,9 @@ def configs(strategies, variants=()):
         right=0)
     add("validate", dtype="bf16", D=128, mask="causal",
         alignment="bottom_right")
+    # Head dims past 128 at the chip's default tiles (they spill on sm_90).
+    add("validate", only=("tiled",), dtype="bf16", D=256, mask="causal")
+    add("validate", only=("tiled",), dtype="f16", D=192, mask="none")
     # Deterministic mode: tiled sums per-KV-block dQ partials in a fixed
     # order; warp runs a key-stationary dK/dV kernel instead of atomics.
     add("validate", dtype="bf16", D=64, mask="causal", deterministic=True)

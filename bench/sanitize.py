@@ -44,7 +44,10 @@ def summarize(text):
         k = re.search(r"(fmha_bwd_\w+)", block)
         if m and k and block.startswith("========="):
             per_kernel[k.group(1)] += 1
-    total = re.search(r"ERROR SUMMARY: (\d+) error", text)
+    # memcheck ends with "ERROR SUMMARY: N errors", racecheck with
+    # "RACECHECK SUMMARY: N hazards displayed (E errors, W warnings)".
+    total = re.search(r"ERROR SUMMARY: (\d+) error", text) or re.search(
+        r"RACECHECK SUMMARY: \d+ hazards? displayed \((\d+) error", text)
     return per_kernel, int(total.group(1)) if total else None
 
 
