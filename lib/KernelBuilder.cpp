@@ -324,7 +324,7 @@ static int64_t bufferBytes(MemRefType t) {
   return t.getNumElements() * llvm::divideCeil(t.getElementTypeBitWidth(), 8);
 }
 
-int64_t rocke::workgroupBufferBytes(ArrayRef<MemRefType> buffers) {
+int64_t workgroupBufferBytes(ArrayRef<MemRefType> buffers) {
   int64_t total = 0;
   for (MemRefType t : buffers)
     total = llvm::alignTo(total, 16) + bufferBytes(t);
