@@ -412,18 +412,10 @@ LogicalResult KernelEmitter::emit(const KernelLaunch &launch,
       wgTypes.push_back(MemRefType::Builder(t).setMemorySpace(wgSpace));
 
   OpBuilder kb(ctx);
-  auto fn = gpu::GPUFuncOp::create(kb, loc, launch.name,
-                                   FunctionType::get(ctx, argTypes, {}),
-                                   wgTypes);
-  fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), kb.getUnitAttr());
-  // 16-byte aligned workgroup buffers: vector loads/stores of 16 bytes and
-  // NVIDIA's ldmatrix need it (the lowering defaults to element alignment).
-  for (unsigned i = 0; i < wgTypes.size(); ++i)
-    fn.setWorkgroupAttributionAttr(i, "llvm.align", kb.getI64IntegerAttr(16));
-  fn.setKnownBlockSizeAttr(kb.getDenseI32ArrayAttr(
-      {static_cast<int32_t>(launch.blockSize), 1, 1}));
   // Both vendors launch at most 2^31 - 1 workgroups in x and 65535 in y
   // and z; a static grid past that would only fail at launch time.
+  // Checked before the function exists: a failure must leave nothing
+  // unattached behind.
   constexpr std::array<int64_t, 3> kMaxGrid = {
       std::numeric_limits<int32_t>::max(), 65535, 65535};
   SmallVector<int32_t, 3> staticGrid;
@@ -438,6 +430,16 @@ LogicalResult KernelEmitter::emit(const KernelLaunch &launch,
     if (c && *c > 0)
       staticGrid.push_back(static_cast<int32_t>(*c));
   }
+  auto fn = gpu::GPUFuncOp::create(kb, loc, launch.name,
+                                   FunctionType::get(ctx, argTypes, {}),
+                                   wgTypes);
+  fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), kb.getUnitAttr());
+  // 16-byte aligned workgroup buffers: vector loads/stores of 16 bytes and
+  // NVIDIA's ldmatrix need it (the lowering defaults to element alignment).
+  for (unsigned i = 0; i < wgTypes.size(); ++i)
+    fn.setWorkgroupAttributionAttr(i, "llvm.align", kb.getI64IntegerAttr(16));
+  fn.setKnownBlockSizeAttr(kb.getDenseI32ArrayAttr(
+      {static_cast<int32_t>(launch.blockSize), 1, 1}));
   if (staticGrid.size() == 3)
     fn.setKnownGridSizeAttr(kb.getDenseI32ArrayAttr(staticGrid));
   fn->setAttr("rocke.launch", launchInfo);
