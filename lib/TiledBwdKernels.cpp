@@ -223,7 +223,10 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
     return op.emitOpError("matrix atom '")
            << cfg.atom->name
            << "': no atom of the target can take the scores from its "
-              "accumulator registers in the requested score layout";
+              "accumulator registers"
+           << (options.scoreLayout == ScoreLayout::Auto
+                   ? ""
+                   : " in the requested score layout");
 
   cfg.lanes = cfg.atom->lanes;
   cfg.dqk = sizes.headDimQk;
