@@ -90,11 +90,16 @@ def _dim3(x: Dim3) -> Tuple[int, int, int]:
 
 def launch(kernel, grid: Dim3, block: Dim3, args: Sequence,
            shared_mem: int = 0, stream=None) -> None:
-    """Launch a RawKernel (or (PtxModule, name)); args are CuPy arrays/ints."""
+    """Launch a RawKernel (or (PtxModule, name)); args are CuPy arrays/ints.
+    shared_mem: the dynamic shared memory bytes (a kernel's
+    `dynamic_shared_bytes` in the sidecar); past the 48 KiB every kernel may
+    use, the kernel is opted in first."""
     require_cupy()
     if isinstance(kernel, tuple):
         mod, name = kernel
         kernel = mod.get(name)
+    if shared_mem > 48 * 1024:
+        kernel.max_dynamic_shared_size_bytes = shared_mem
     kw = {"shared_mem": shared_mem}
     if stream is not None:
         kw["stream"] = stream
