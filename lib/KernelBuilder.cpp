@@ -319,16 +319,23 @@ launchAttr(Builder &b, int64_t order, const KernelLaunch &launch,
   return b.getDictionaryAttr(entries);
 }
 
-/// Byte size of one workgroup buffer (static shape, int or float elements).
-static int64_t bufferBytes(MemRefType t) {
-  return t.getNumElements() * llvm::divideCeil(t.getElementTypeBitWidth(), 8);
+/// Byte offsets of `buffers` laid out one after another at 16-byte
+/// boundaries, and the total size as a last entry: the one layout the
+/// dynamic-memory views and the launch size share.
+static SmallVector<int64_t> workgroupBufferLayout(ArrayRef<MemRefType> buffers) {
+  SmallVector<int64_t> offsets;
+  int64_t end = 0;
+  for (MemRefType t : buffers) {
+    offsets.push_back(llvm::alignTo(end, 16));
+    end = offsets.back() + t.getNumElements() *
+                               llvm::divideCeil(t.getElementTypeBitWidth(), 8);
+  }
+  offsets.push_back(end);
+  return offsets;
 }
 
 int64_t workgroupBufferBytes(ArrayRef<MemRefType> buffers) {
-  int64_t total = 0;
-  for (MemRefType t : buffers)
-    total = llvm::alignTo(total, 16) + bufferBytes(t);
-  return total;
+  return workgroupBufferLayout(buffers).back();
 }
 
 /// The module's `gpu.module @fmha_kernels`, created on first use.
@@ -468,18 +475,17 @@ LogicalResult KernelEmitter::emit(const KernelLaunch &launch,
   SmallVector<Value> wgBuffers(fn.getWorkgroupAttributions());
   if (launch.dynamicWorkgroupMemory) {
     // One i8 buffer, 16-byte aligned by the lowering; typed views into it at
-    // the offsets workgroupBufferBytes lays out.
+    // the offsets workgroupBufferLayout gives.
     Value bytes = gpu::DynamicSharedMemoryOp::create(
         kb, loc,
         MemRefType::get({ShapedType::kDynamic}, kb.getI8Type(),
                         MemRefLayoutAttrInterface(), wgSpace));
-    int64_t offset = 0;
-    for (MemRefType t : launch.workgroupBuffers) {
-      offset = llvm::alignTo(offset, 16);
+    SmallVector<int64_t> offsets =
+        workgroupBufferLayout(launch.workgroupBuffers);
+    for (auto [t, offset] : llvm::zip(launch.workgroupBuffers, offsets)) {
       MemRefType view = MemRefType::Builder(t).setMemorySpace(wgSpace);
       wgBuffers.push_back(memref::ViewOp::create(
           kb, loc, view, bytes, constIndex(kb, loc, offset), ValueRange{}));
-      offset += bufferBytes(t);
     }
   }
   body(kb, loc, ids, tid, kernelArgs, wgBuffers);

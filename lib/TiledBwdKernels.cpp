@@ -250,8 +250,12 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
   }
 
   const MatrixAtom &a = *cfg.atom, &g = *cfg.gradAtom;
-  // Divisibility each product needs, as (value, divisor, names).
-  auto check = [&](bool report) -> LogicalResult {
+  // Takes tile `c` and derives the per-subgroup split, checking the
+  // divisibility each product needs.
+  auto apply = [&](const TileChoice &c, bool report) -> LogicalResult {
+    cfg.blockKv = c.blockKv;
+    cfg.numWarps = c.numWarps;
+    cfg.blockQ = c.blockQ;
     cfg.kvRowsPerWarp = cfg.blockKv / cfg.numWarps;
     int64_t scoreKv = cfg.scoresTransposed ? a.m : a.n;
     int64_t scoreQ = cfg.scoresTransposed ? a.n : a.m;
@@ -318,10 +322,7 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
   std::optional<TileChoice> best;
   int64_t bestRegs = std::numeric_limits<int64_t>::max();
   for (const TileChoice &c : candidates) {
-    cfg.blockKv = c.blockKv;
-    cfg.numWarps = c.numWarps;
-    cfg.blockQ = c.blockQ;
-    if (failed(check(/*report=*/false)) || cfg.workgroupBytes(ctx) > limit)
+    if (failed(apply(c, /*report=*/false)) || cfg.workgroupBytes(ctx) > limit)
       continue;
     if (cfg.liveRegisters() <= registerBudget(target))
       return success();
@@ -330,19 +331,11 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
       bestRegs = cfg.liveRegisters();
     }
   }
-  if (best) {
-    cfg.blockKv = best->blockKv;
-    cfg.numWarps = best->numWarps;
-    cfg.blockQ = best->blockQ;
-    (void)check(/*report=*/false);
-    return success();
-  }
+  if (best)
+    return apply(*best, /*report=*/false);
   // Nothing fits: report against the first candidate (the explicit options
   // when given).
-  cfg.blockKv = candidates.front().blockKv;
-  cfg.numWarps = candidates.front().numWarps;
-  cfg.blockQ = candidates.front().blockQ;
-  if (failed(check(/*report=*/true)))
+  if (failed(apply(candidates.front(), /*report=*/true)))
     return failure();
   return op.emitOpError("strategy=tiled: the tiles need ")
          << cfg.workgroupBytes(ctx)
@@ -476,7 +469,6 @@ Value gatherFromBuffer(OpBuilder &b, Location loc, Value buf, Value base,
   for (int64_t o : offsets)
     position[o];
   SmallVector<Value> runs;
-  SmallVector<int64_t> runOf; // per distinct offset: (run, index) packed
   Type elt = cast<MemRefType>(buf.getType()).getElementType();
   auto it = position.begin();
   int64_t width = 0;
@@ -509,6 +501,29 @@ Value gatherFromBuffer(OpBuilder &b, Location loc, Value buf, Value base,
   for (int64_t o : offsets)
     picks.push_back(position[o]);
   return gatherElements(b, loc, runs, picks);
+}
+
+/// The registers from `reg` on of an `operand` fragment that sit next to
+/// each other along a row-major buffer holding the operand (its transpose
+/// when `transposed`): the buffer offset (row, col) of `reg` and how many
+/// registers follow it along that row.
+struct RegisterRun {
+  int64_t row, col, length;
+};
+RegisterRun registerRun(const MatrixAtom &atom, MatrixOperand operand,
+                        int64_t reg, bool transposed) {
+  auto inBuffer = [&](int64_t r) {
+    FragmentCoord at = regOffset(atom, operand, r);
+    return transposed ? FragmentCoord{at.col, at.row} : at;
+  };
+  FragmentCoord first = inBuffer(reg);
+  int64_t length = 1;
+  for (; reg + length < atom.regs(operand); ++length) {
+    FragmentCoord next = inBuffer(reg + length);
+    if (next.row != first.row || next.col != first.col + length)
+      break;
+  }
+  return {first.row, first.col, length};
 }
 
 /// Reads operand fragments out of a row-major 2-D workgroup buffer. Element
@@ -563,27 +578,17 @@ public:
     }
     SmallVector<Value> elems;
     for (int64_t reg = 0; reg < regs;) {
-      FragmentCoord at = regOffset(atom, operand, reg);
-      int64_t br = transposed ? at.col : at.row;
-      int64_t bc = transposed ? at.row : at.col;
-      int64_t run = 1;
-      while (reg + run < regs) {
-        FragmentCoord next = regOffset(atom, operand, reg + run);
-        int64_t nr = transposed ? next.col : next.row;
-        int64_t nc = transposed ? next.row : next.col;
-        if (nr != br || nc != bc + run)
-          break;
-        ++run;
-      }
-      SmallVector<Value> idx{addIdx(b, loc, r, br), addIdx(b, loc, c, bc)};
-      if (run == regs)
+      RegisterRun run = registerRun(atom, operand, reg, transposed);
+      SmallVector<Value> idx{addIdx(b, loc, r, run.row),
+                             addIdx(b, loc, c, run.col)};
+      if (run.length == regs)
         return vector::LoadOp::create(b, loc, type, buf, idx);
-      Value part =
-          vector::LoadOp::create(b, loc, VectorType::get({run}, elt), buf, idx);
-      for (int64_t i = 0; i < run; ++i)
+      Value part = vector::LoadOp::create(
+          b, loc, VectorType::get({run.length}, elt), buf, idx);
+      for (int64_t i = 0; i < run.length; ++i)
         elems.push_back(vector::ExtractOp::create(b, loc, part,
                                                   ArrayRef<int64_t>{i}));
-      reg += run;
+      reg += run.length;
     }
     return vector::FromElementsOp::create(b, loc, type, elems);
   }
@@ -710,28 +715,17 @@ void storeAccTile(OpBuilder &b, Location loc, const MatrixAtom &atom,
       }
       // Runs of registers that are consecutive along the buffer's row.
       for (int64_t reg = 0; reg < regs;) {
-        FragmentCoord at = regOffset(atom, MatrixOperand::C, reg);
-        int64_t br = transposed ? at.col : at.row;
-        int64_t bc = transposed ? at.row : at.col;
-        int64_t run = 1;
-        while (reg + run < regs) {
-          FragmentCoord next = regOffset(atom, MatrixOperand::C, reg + run);
-          int64_t nr = transposed ? next.col : next.row;
-          int64_t nc = transposed ? next.row : next.col;
-          if (nr != br || nc != bc + run)
-            break;
-          ++run;
-        }
+        RegisterRun run = registerRun(atom, MatrixOperand::C, reg, transposed);
         SmallVector<int64_t> picks;
-        for (int64_t i = 0; i < run; ++i)
+        for (int64_t i = 0; i < run.length; ++i)
           picks.push_back(reg + i);
-        Value part = run == regs ? frag
-                                 : vector::ShuffleOp::create(b, loc, frag,
-                                                             frag, picks);
+        Value part = run.length == regs ? frag
+                                        : vector::ShuffleOp::create(
+                                              b, loc, frag, frag, picks);
         vector::StoreOp::create(
             b, loc, part, buf,
-            ValueRange{addIdx(b, loc, r, br), addIdx(b, loc, c, bc)});
-        reg += run;
+            ValueRange{addIdx(b, loc, r, run.row), addIdx(b, loc, c, run.col)});
+        reg += run.length;
       }
     }
 }
@@ -1194,6 +1188,23 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       st.delta = gatherFromBuffer(b, loc, wg[kRowDelta], base, qOffsets);
       return statsOf[qi] = st;
     };
+    // The keys of each KV atom and which are inside Sk, likewise once.
+    struct KvKeys {
+      Value index, inSequence;
+    };
+    llvm::DenseMap<int64_t, KvKeys> keysOf;
+    auto keysFor = [&](int64_t ki) -> KvKeys {
+      auto it = keysOf.find(ki);
+      if (it != keysOf.end())
+        return it->second;
+      Value laneKey = addIdx(b, loc, laneKv, ki * kvExtent);
+      Value first = arith::AddIOp::create(b, loc, kvWarp, laneKey);
+      Value index = indexVector(b, loc, first, kvOffsets);
+      Value seqK =
+          vector::BroadcastOp::create(b, loc, index.getType(), sizes.seqK);
+      Value inSequence = cmp(b, loc, arith::CmpIPredicate::ult, index, seqK);
+      return keysOf[ki] = KvKeys{index, inSequence};
+    };
     // Keys past Sk and, with a mask, invisible pairs get P = 0.
     AccTile p = s, ds = s;
     for (int64_t i = 0; i < sRows; ++i)
@@ -1205,14 +1216,9 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
             b, loc, arith::SubFOp::create(b, loc, x, st.offset));
         if (st.invSum)
           pij = arith::MulFOp::create(b, loc, pij, st.invSum);
-        Value kvIdx = indexVector(
-            b, loc,
-            arith::AddIOp::create(b, loc, kvWarp,
-                                  addIdx(b, loc, laneKv, ki * kvExtent)),
-            kvOffsets);
-        Value visible = cmp(
-            b, loc, arith::CmpIPredicate::ult, kvIdx,
-            vector::BroadcastOp::create(b, loc, kvIdx.getType(), sizes.seqK));
+        KvKeys keys = keysFor(ki);
+        Value kvIdx = keys.index;
+        Value visible = keys.inSequence;
         if (!mask.isNone()) {
           Value qIdx = indexVector(
               b, loc,
