@@ -29,6 +29,19 @@ class AttentionBwdOp;
 /// schedule on the CPU.
 enum class ScoreLayout { Auto, KvByQ, QByKv };
 
+/// How the tiled strategy stages the operands of its products. Products
+/// contracting over head dims read Q and dO along their rows; those
+/// contracting over queries (dV, dK) and keys (dQ) read along the columns.
+///   TransposingReads: one workgroup copy of Q, dO and K; column reads use
+///     the atom's transposing load (ldmatrix.trans) or gather elements.
+///   TransposedCopies: Q and dO are staged as rows and transposed, and the
+///     subgroup's K fragments (of S and of dQ) stay in registers, so every
+///     workgroup-memory read runs along a row (atoms such as MFMA that read
+///     operands along k only, and have the registers for it).
+/// Auto: TransposedCopies for MFMA, TransposingReads otherwise; forcing
+/// TransposedCopies on the host runs the MFMA schedule on the CPU.
+enum class OperandStaging { Auto, TransposingReads, TransposedCopies };
+
 /// Options of fmha-bwd-to-kernels shared by both strategies.
 struct BwdKernelOptions {
   KernelTarget target;
@@ -41,6 +54,7 @@ struct BwdKernelOptions {
   /// from the chip and head dims.
   int64_t blockQ = 0, blockKv = 0, numWarps = 0;
   ScoreLayout scoreLayout = ScoreLayout::Auto;
+  OperandStaging operandStaging = OperandStaging::Auto;
 };
 
 /// One subgroup per (batch, query token, query head); lanes split the head

@@ -200,6 +200,37 @@ Value MaskBuilder::isVisible(OpBuilder &b, Location loc, Value q,
   return visible;
 }
 
+Value MaskBuilder::isVisibleAt(OpBuilder &b, Location loc, Value keyMinusQuery,
+                               ArrayRef<int64_t> deltas) const {
+  auto type = VectorType::get({int64_t(deltas.size())}, b.getIndexType());
+  auto boolType = VectorType::get({int64_t(deltas.size())}, b.getI1Type());
+  if (band.isNone())
+    return arith::ConstantOp::create(b, loc, boolType,
+                                     DenseElementsAttr::get(boolType, true));
+  // rel_i = keyMinusQuery + deltas[i] - offset; lower <= -rel_i and rel_i <=
+  // upper become comparisons of the per-lane base against constants (no
+  // overflow: indices and deltas are far below 2^62).
+  Value base = arith::SubIOp::create(b, loc, keyMinusQuery, offset);
+  Value bases = vector::BroadcastOp::create(b, loc, type, base);
+  auto bound = [&](int64_t limit) {
+    SmallVector<int64_t> values;
+    for (int64_t d : deltas)
+      values.push_back(limit - d);
+    return arith::ConstantOp::create(
+        b, loc, type, DenseElementsAttr::get(type, ArrayRef<int64_t>(values)));
+  };
+  Value visible;
+  if (band.lower >= 0)
+    visible = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, bases,
+                                    bound(-band.lower));
+  if (band.upper >= 0) {
+    Value le = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, bases,
+                                     bound(band.upper));
+    visible = visible ? arith::AndIOp::create(b, loc, visible, le) : le;
+  }
+  return visible;
+}
+
 std::pair<Value, Value> MaskBuilder::visibleKeys(OpBuilder &b, Location loc,
                                                  Value qLo, Value qHi) const {
   Value kLo = constIndex(b, loc, 0), kHi = seqK;

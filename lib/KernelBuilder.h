@@ -146,6 +146,13 @@ public:
   /// q and k may be index vectors, giving a vector of i1.
   mlir::Value isVisible(mlir::OpBuilder &b, mlir::Location loc, mlir::Value q,
                         mlir::Value k) const;
+  /// The same for the pairs whose key - query is `keyMinusQuery + deltas[i]`
+  /// (an index, and one constant per element of the i1 vector result): a
+  /// tile whose indices share a lane-dependent base tests each element with
+  /// one comparison against a constant.
+  mlir::Value isVisibleAt(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Value keyMinusQuery,
+                          llvm::ArrayRef<int64_t> deltas) const;
   /// Keys [kLo, kHi) that any query of [qLo, qHi) sees, clamped to [0, Sk);
   /// kHi >= kLo always (an empty range means the queries see nothing). For a
   /// single query (qHi = qLo + 1) the range is exact: no element mask needed.

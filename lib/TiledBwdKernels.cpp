@@ -47,6 +47,20 @@ using namespace rocke;
 
 namespace {
 
+/// Workgroup buffers of the main kernel; a configuration uses some of them
+/// (TiledConfig::buffers).
+enum WorkgroupBuffer {
+  kKey,
+  kQuery,
+  kGradOut,
+  kQueryT,   ///< Q^T [Dqk x blockQ] (transposed copies)
+  kGradOutT, ///< dO^T [Dv x blockQ] (transposed copies)
+  kScores,
+  kRowOffset,
+  kRowInvSum,
+  kRowDelta
+};
+
 /// Tile shape of one main-kernel workgroup.
 struct TiledConfig {
   /// Atom of the score products (S, dP) and of dQ.
@@ -57,6 +71,9 @@ struct TiledConfig {
   SmallVector<RegisterSource> repack;
   /// Score tiles are S^T [kv x q] (true) or S [q x kv].
   bool scoresTransposed = true;
+  /// OperandStaging::TransposedCopies: Q^T and dO^T are staged next to Q and
+  /// dO, and K stays in registers.
+  bool transposedCopies = false;
   int64_t blockQ = 0, blockKv = 0, numWarps = 0;
   int64_t lanes = 0; ///< lanes of a subgroup (= the atom's lanes)
   int64_t kvRowsPerWarp = 0;
@@ -71,42 +88,64 @@ struct TiledConfig {
   Type elt; ///< input element type (= fragment element type)
 
   int64_t threads() const { return numWarps * lanes; }
-  /// Workgroup memory: K [blockKv x Dqk], Q [blockQ x Dqk], dO [blockQ x
-  /// Dv], dS [blockQ x blockKv] in the input type (rows padded), and three
-  /// f32 row vectors of statistics.
-  SmallVector<MemRefType> workgroupBuffers(MLIRContext *ctx) const {
+  int64_t dqCols() const { return dqk / (numWarps / dqWarpRows); }
+  /// The workgroup buffers in use, in KernelLaunch order: K [blockKv x Dqk]
+  /// (unless in registers), Q [blockQ x Dqk], dO [blockQ x Dv] and, with
+  /// transposed copies, their transposes; dS [blockQ x blockKv] (all in the
+  /// input type, rows padded) and three f32 row vectors of statistics.
+  SmallVector<WorkgroupBuffer> buffers() const {
+    if (transposedCopies)
+      return {kQuery,  kGradOut,   kQueryT,    kGradOutT,
+              kScores, kRowOffset, kRowInvSum, kRowDelta};
+    return {kKey, kQuery, kGradOut, kScores, kRowOffset, kRowInvSum, kRowDelta};
+  }
+  MemRefType bufferType(MLIRContext *ctx, WorkgroupBuffer buf) const {
     auto tile = [&](int64_t r, int64_t c) {
       return MemRefType::get({r, c + pad}, elt);
     };
-    auto row = MemRefType::get({blockQ}, Float32Type::get(ctx));
-    return {tile(blockKv, dqk), tile(blockQ, dqk), tile(blockQ, dv),
-            tile(blockQ, blockKv), row, row, row};
+    switch (buf) {
+    case kKey:
+      return tile(blockKv, dqk);
+    case kQuery:
+      return tile(blockQ, dqk);
+    case kGradOut:
+      return tile(blockQ, dv);
+    case kQueryT:
+      return tile(dqk, blockQ);
+    case kGradOutT:
+      return tile(dv, blockQ);
+    case kScores:
+      return tile(blockQ, blockKv);
+    case kRowOffset:
+    case kRowInvSum:
+    case kRowDelta:
+      break;
+    }
+    return MemRefType::get({blockQ}, Float32Type::get(ctx));
+  }
+  SmallVector<MemRefType> workgroupBuffers(MLIRContext *ctx) const {
+    SmallVector<MemRefType> types;
+    for (WorkgroupBuffer buf : buffers())
+      types.push_back(bufferType(ctx, buf));
+    return types;
   }
   int64_t workgroupBytes(MLIRContext *ctx) const {
     return workgroupBufferBytes(workgroupBuffers(ctx));
   }
   /// Registers (32-bit) a lane holds across the query-block loop and in the
-  /// score phase: dK / dV accumulators, V fragments, S and dP accumulators,
-  /// and the next block's Q / dO rows being fetched (GPU).
+  /// score phase: dK / dV accumulators, the V (and with transposed copies K)
+  /// fragments, S and dP accumulators, and the next block's Q / dO rows being
+  /// fetched (GPU).
   int64_t liveRegisters() const {
     int64_t perWarpRows = kvRowsPerWarp;
     int64_t acc = perWarpRows * (dqk + dv) / lanes;
-    int64_t vFrags = perWarpRows * dv / lanes / 2;
+    int64_t frags = perWarpRows * dv / lanes / 2;
+    if (transposedCopies)
+      frags += (perWarpRows * dqk + blockKv * dqCols()) / lanes / 2;
     int64_t scores = 2 * perWarpRows * blockQ / lanes;
     int64_t prefetch = lanes > 1 ? blockQ * (dqk + dv) / threads() / 2 : 0;
-    return acc + vFrags + scores + prefetch;
+    return acc + frags + scores + prefetch;
   }
-};
-
-/// Workgroup buffers of the main kernel, in KernelLaunch order.
-enum WorkgroupBuffer {
-  kKey,
-  kQuery,
-  kGradOut,
-  kScores,
-  kRowOffset,
-  kRowInvSum,
-  kRowDelta
 };
 
 /// The atom called `name` (with or without the _f16/_bf16 suffix) for `elt`.
@@ -171,10 +210,20 @@ int64_t workgroupMemoryLimit(const BwdKernelOptions &options) {
                                            : 64 * 1024;
 }
 
-/// 32-bit registers per lane the tiles may keep live: NVIDIA's 255 per thread
-/// and the 256 arch VGPRs of AMD, less room for addresses and temporaries.
-int64_t registerBudget(const KernelTarget &target) {
-  return target.subgroupSize == 32 ? 232 : 224;
+/// 32-bit registers per lane the tiles may keep live (liveRegisters), less
+/// room for addresses and temporaries: NVIDIA's 255 per thread; on an AMD
+/// chip 5/8 of its unified VGPR file (arch + accumulation registers, which
+/// hold the MFMA accumulators) shared by the workgroup's waves on one SIMD
+/// (the rest went to addresses, fragments in flight and temporaries at D =
+/// 128..256 on gfx942/gfx950); else 7/8 of 256 arch VGPRs.
+int64_t registerBudget(const BwdKernelOptions &options, int64_t numWarps) {
+  if (options.target.subgroupSize == 32)
+    return 232;
+  if (options.chip && options.chip->isAmd()) {
+    int64_t wavesPerSimd = llvm::divideCeil(numWarps, options.chip->simdsPerCU);
+    return options.chip->vgprsPerSimd / wavesPerSimd * 5 / 8;
+  }
+  return 224;
 }
 
 struct TileChoice {
@@ -190,7 +239,8 @@ SmallVector<TileChoice> tileCandidates(const KernelTarget &target) {
   if (target.subgroupSize == 32)
     return {{128, 8, 128}, {128, 8, 64}, {128, 8, 32}, {64, 4, 64},
             {64, 4, 32},   {64, 4, 16},  {32, 2, 16}};
-  return {{64, 4, 64}, {64, 4, 32}, {64, 4, 16}, {32, 2, 16}};
+  return {{128, 4, 64}, {128, 4, 32}, {64, 4, 64},
+          {64, 4, 32},  {64, 4, 16},  {32, 2, 16}};
 }
 
 LogicalResult makeConfig(fmha::AttentionBwdOp op,
@@ -228,6 +278,13 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
                    ? ""
                    : " in the requested score layout");
 
+  // MFMA reads A and B along k only: the products contracting over queries
+  // and keys would gather their operands 16 bits at a time from one copy.
+  cfg.transposedCopies =
+      options.operandStaging == OperandStaging::TransposedCopies ||
+      (options.operandStaging == OperandStaging::Auto &&
+       (cfg.atom->family == MatrixAtom::Family::MfmaSquare ||
+        cfg.atom->family == MatrixAtom::Family::MfmaWideK));
   cfg.lanes = cfg.atom->lanes;
   cfg.dqk = sizes.headDimQk;
   cfg.dv = sizes.headDimV;
@@ -324,7 +381,7 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
   for (const TileChoice &c : candidates) {
     if (failed(apply(c, /*report=*/false)) || cfg.workgroupBytes(ctx) > limit)
       continue;
-    if (cfg.liveRegisters() <= registerBudget(target))
+    if (cfg.liveRegisters() <= registerBudget(options, cfg.numWarps))
       return success();
     if (cfg.liveRegisters() < bestRegs) {
       best = c;
@@ -730,32 +787,50 @@ void storeAccTile(OpBuilder &b, Location loc, const MatrixAtom &atom,
     }
 }
 
+/// True when the innermost dimension of `memref` has unit stride, so a row's
+/// consecutive elements can be read with one vector.load.
+bool hasUnitInnerStride(Value memref) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(cast<MemRefType>(memref.getType())
+                       .getStridesAndOffset(strides, offset)) &&
+         strides.back() == 1;
+}
+
 /// Cooperative copy of rows [row0, row0 + rows) of head `head` of a [B, S,
 /// H, D] memref into the first D columns of a [rows x (D + pad)] workgroup
-/// buffer; rows at or past `seqLen` are zero. Threads take consecutive
-/// vectors of one row, so global reads coalesce. `alignedRows`: the kernel
-/// ABI guarantees 16-byte aligned rows (GPU targets). The copy runs at once,
-/// or split into load() (global -> registers) and store() (registers ->
-/// workgroup memory) so the loads of the next tile overlap other work.
+/// buffer and, when `dstT` is given, its transpose into the first `rows`
+/// columns of a [D x (rows + pad)] one; rows at or past `seqLen` are zero.
+/// Each thread takes a chunk of `chunkRows` rows x `width` columns at a
+/// time (square chunks with a transpose, so each of its columns is one
+/// store), consecutive threads the next chunk of the same rows, so global
+/// reads coalesce. `alignedRows`: the kernel ABI guarantees 16-byte aligned
+/// rows (GPU targets). The copy runs at once, or split into load() (global
+/// -> registers) and store() (registers -> workgroup memory) so the loads of
+/// the next tile overlap other work.
 class TileCopy {
 public:
   TileCopy(Value src, Value batch, Value head, Value seqLen, Value dst,
-           Value tid, int64_t threads, bool alignedRows)
-      : src(src), batch(batch), head(head), seqLen(seqLen), dst(dst), tid(tid),
-        threads(threads), alignedRows(alignedRows) {
-    auto srcType = cast<MemRefType>(src.getType());
+           Value dstT, Value tid, int64_t threads, bool alignedRows)
+      : src(src), batch(batch), head(head), seqLen(seqLen), dst(dst),
+        dstT(dstT), tid(tid), threads(threads), alignedRows(alignedRows) {
     rows = cast<MemRefType>(dst.getType()).getDimSize(0);
-    int64_t cols = srcType.getDimSize(3);
-    SmallVector<int64_t> strides;
-    int64_t offset;
-    unitInner = succeeded(srcType.getStridesAndOffset(strides, offset)) &&
-                strides.back() == 1;
-    for (int64_t w : {8, 4, 2})
-      if (unitInner && cols % w == 0) {
+    cols = cast<MemRefType>(src.getType()).getDimSize(3);
+    unitInner = hasUnitInnerStride(src);
+    // The widest vector that divides the row (and, for square chunks, the
+    // rows); with a transpose the widest whose chunks split evenly over the
+    // threads, so the copy can be split into load() and store().
+    for (int64_t w : {8, 4, 2}) {
+      if (!unitInner || cols % w != 0 || (dstT && rows % w != 0))
+        continue;
+      if (width == 1)
+        width = w;
+      if (!dstT || (rows / w) * (cols / w) % threads == 0) {
         width = w;
         break;
       }
-    chunksPerRow = cols / width;
+    }
+    chunkRows = dstT ? width : 1;
   }
 
   /// Copies rows [row0, row0 + rows) now.
@@ -774,68 +849,93 @@ public:
   SmallVector<Value> load(OpBuilder &b, Location loc, Value row0) const {
     SmallVector<Value> vals;
     for (int64_t i = 0; i < chunks() / threads; ++i)
-      vals.push_back(loadChunk(b, loc, chunkOf(b, loc, i), row0));
+      vals.append(loadChunk(b, loc, chunkOf(b, loc, i), row0));
     return vals;
   }
-  /// Writes what load() read into the workgroup buffer.
+  /// Writes what load() read into the workgroup buffers.
   void store(OpBuilder &b, Location loc, ValueRange vals) const {
-    for (auto [i, v] : llvm::enumerate(vals))
-      storeChunk(b, loc, chunkOf(b, loc, i), v);
+    for (int64_t i = 0; i < chunks() / threads; ++i)
+      storeChunk(b, loc, chunkOf(b, loc, i),
+                 vals.slice(i * chunkRows, chunkRows));
   }
 
 private:
-  int64_t chunks() const { return rows * chunksPerRow; }
+  int64_t chunksPerRow() const { return cols / width; }
+  int64_t chunks() const { return rows / chunkRows * chunksPerRow(); }
   Value chunkOf(OpBuilder &b, Location loc, int64_t i) const {
     return addIdx(b, loc, tid, i * threads);
   }
   Type elt() const { return cast<MemRefType>(dst.getType()).getElementType(); }
-  /// (row, column) of a chunk in the tile.
+  /// (first row, first column) of a chunk in the tile.
   std::pair<Value, Value> coords(OpBuilder &b, Location loc,
                                  Value chunk) const {
-    Value perRow = constIndex(b, loc, chunksPerRow);
-    Value r = arith::DivUIOp::create(b, loc, chunk, perRow);
+    Value perRow = constIndex(b, loc, chunksPerRow());
+    Value rowChunk = arith::DivUIOp::create(b, loc, chunk, perRow);
+    Value r =
+        arith::MulIOp::create(b, loc, rowChunk, constIndex(b, loc, chunkRows));
     Value inRow = arith::RemUIOp::create(b, loc, chunk, perRow);
     Value c = arith::MulIOp::create(b, loc, inRow, constIndex(b, loc, width));
     return {r, c};
   }
-  Value loadChunk(OpBuilder &b, Location loc, Value chunk, Value row0) const {
+  /// The chunk's rows, one vector each.
+  SmallVector<Value> loadChunk(OpBuilder &b, Location loc, Value chunk,
+                               Value row0) const {
     auto [r, c] = coords(b, loc, chunk);
     auto vecType = VectorType::get({width}, elt());
-    Value row = arith::AddIOp::create(b, loc, row0, r);
-    Value valid = cmp(b, loc, arith::CmpIPredicate::ult, row, seqLen);
-    // Out-of-range rows read row 0 (always present) and become zeros.
-    Value safeRow = arith::SelectOp::create(b, loc, valid, row,
-                                            constIndex(b, loc, 0));
-    SmallVector<Value> idx{batch, safeRow, head, c};
-    Value v;
-    if (unitInner) {
-      // GPU kernels ask for 16-byte aligned Q/K/V/dO base pointers and
-      // outer strides in multiples of 16 bytes (runners check), so a row's
-      // vector is aligned to its size up to 16 bytes; the host promises
-      // nothing.
-      llvm::MaybeAlign align;
-      if (alignedRows)
-        align = llvm::Align(
-            std::min<int64_t>(16, width * elt().getIntOrFloatBitWidth() / 8));
-      v = vector::LoadOp::create(b, loc, vecType, src, idx,
-                                 /*nontemporal=*/false, align);
-    } else {
-      v = vector::BroadcastOp::create(b, loc, vecType,
-                                      memref::LoadOp::create(b, loc, src, idx));
-    }
     Value zeros =
         arith::ConstantOp::create(b, loc, vecType, b.getZeroAttr(vecType));
-    return arith::SelectOp::create(b, loc, valid, v, zeros);
+    SmallVector<Value> vals;
+    for (int64_t i = 0; i < chunkRows; ++i) {
+      Value row = arith::AddIOp::create(b, loc, row0, addIdx(b, loc, r, i));
+      Value valid = cmp(b, loc, arith::CmpIPredicate::ult, row, seqLen);
+      // Out-of-range rows read row 0 (always present) and become zeros.
+      Value safeRow =
+          arith::SelectOp::create(b, loc, valid, row, constIndex(b, loc, 0));
+      SmallVector<Value> idx{batch, safeRow, head, c};
+      Value v;
+      if (unitInner) {
+        // GPU kernels ask for 16-byte aligned Q/K/V/dO base pointers and
+        // outer strides in multiples of 16 bytes (runners check), so a row's
+        // vector is aligned to its size up to 16 bytes; the host promises
+        // nothing.
+        llvm::MaybeAlign align;
+        if (alignedRows)
+          align = llvm::Align(
+              std::min<int64_t>(16, width * elt().getIntOrFloatBitWidth() / 8));
+        v = vector::LoadOp::create(b, loc, vecType, src, idx,
+                                   /*nontemporal=*/false, align);
+      } else {
+        Value x = memref::LoadOp::create(b, loc, src, idx);
+        v = vector::BroadcastOp::create(b, loc, vecType, x);
+      }
+      vals.push_back(arith::SelectOp::create(b, loc, valid, v, zeros));
+    }
+    return vals;
   }
-  void storeChunk(OpBuilder &b, Location loc, Value chunk, Value v) const {
+  void storeChunk(OpBuilder &b, Location loc, Value chunk,
+                  ValueRange vals) const {
     auto [r, c] = coords(b, loc, chunk);
-    vector::StoreOp::create(b, loc, v, dst, ValueRange{r, c});
+    for (auto [i, v] : llvm::enumerate(vals))
+      vector::StoreOp::create(b, loc, v, dst,
+                              ValueRange{addIdx(b, loc, r, i), c});
+    if (!dstT)
+      return;
+    // Column j of the square chunk is row c + j of the transpose.
+    SmallVector<Value> rowVals(vals);
+    for (int64_t j = 0; j < width; ++j) {
+      SmallVector<int64_t> picks;
+      for (int64_t i = 0; i < chunkRows; ++i)
+        picks.push_back(i * width + j);
+      Value column = gatherElements(b, loc, rowVals, picks);
+      vector::StoreOp::create(b, loc, column, dstT,
+                              ValueRange{addIdx(b, loc, c, j), r});
+    }
   }
 
-  Value src, batch, head, seqLen, dst, tid;
+  Value src, batch, head, seqLen, dst, dstT, tid;
   int64_t threads;
   bool alignedRows;
-  int64_t rows = 0, width = 1, chunksPerRow = 0;
+  int64_t rows = 0, cols = 0, width = 1, chunkRows = 1;
   bool unitInner = false;
 };
 
@@ -852,65 +952,155 @@ struct MainKernel {
   enum Arg { kQ, kK, kV, kDO, kDelta, kDq, kDk, kDv, kStats };
 
   void build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
-             ValueRange args, ValueRange wg) const;
+             ValueRange args, ValueRange wgBuffers) const;
 };
 
-/// Fragments of `operand` of the subgroup's rows [rowBase, rowBase + rows) of
-/// head `head` of the [B, S, H, D] memref `src`, read from global memory
-/// once: A fragments hold src rows along m, B fragments along n (the
-/// transpose). Rows past `seqLen` are zero. Returned as [rowAtoms][dSteps].
-SmallVector<Value> loadRowFragments(OpBuilder &b, Location loc,
-                                    const MatrixAtom &atom,
-                                    MatrixOperand operand, LaneCoords lane,
-                                    Value src, Value batch, Value rowBase,
-                                    Value head, Value seqLen, int64_t rows,
-                                    int64_t depth, Type elt) {
+/// Fragments of `operand` read once from global memory out of the [rows x
+/// cols] block at (rowBase, colBase) of head `head` of the [B, S, H, D]
+/// memref `src`. The block's rows run along the operand's k dimension
+/// (`rowsAlongK`) or along its other one (A: m, B: n). Rows past `seqLen`
+/// are zero. Returned as [row atoms][column atoms] of the block.
+SmallVector<Value>
+loadRowFragments(OpBuilder &b, Location loc, const MatrixAtom &atom,
+                 MatrixOperand operand, LaneCoords lane, Value src, Value batch,
+                 Value rowBase, Value colBase, Value head, Value seqLen,
+                 int64_t rows, int64_t cols, bool rowsAlongK, Type elt) {
   bool isA = operand == MatrixOperand::A;
-  int64_t rowExtent = isA ? atom.m : atom.n;
+  // Operand coordinates (i, j): A (m, k), B (k, n). Block rows follow i
+  // when they run along A's m or B's k.
+  bool rowsAlongI = isA != rowsAlongK;
+  int64_t iExtent = isA ? atom.m : atom.k, jExtent = isA ? atom.k : atom.n;
+  int64_t rowExtent = rowsAlongI ? iExtent : jExtent;
+  int64_t colExtent = rowsAlongI ? jExtent : iExtent;
+  int64_t rowAtoms = rows / rowExtent, colAtoms = cols / colExtent;
   int64_t regs = atom.regs(operand);
   auto type = VectorType::get({regs}, elt);
   Value zero = arith::ConstantOp::create(b, loc, elt, b.getZeroAttr(elt));
   SmallVector<Value> frags;
-  for (int64_t ri = 0; ri < rows / rowExtent; ++ri)
-    for (int64_t ki = 0; ki < depth / atom.k; ++ki) {
-      Value row0 = addIdx(b, loc, rowBase, ri * rowExtent);
-      Value d0 = constIndex(b, loc, ki * atom.k);
-      if (atom.lanes == 1) {
-        // The one lane reads the whole [rows x k] block; rows past S are out
-        // of bounds and read as zero.
-        MLIRContext *ctx = b.getContext();
-        AffineMap map = AffineMap::get(
-            4, 0, {getAffineDimExpr(1, ctx), getAffineDimExpr(3, ctx)}, ctx);
+  if (atom.lanes == 1) {
+    // The one lane reads each [rowExtent x colExtent] block; rows past S are
+    // out of bounds and read as zero.
+    MLIRContext *ctx = b.getContext();
+    AffineMap map = AffineMap::get(
+        4, 0, {getAffineDimExpr(1, ctx), getAffineDimExpr(3, ctx)}, ctx);
+    for (int64_t ri = 0; ri < rowAtoms; ++ri)
+      for (int64_t ci = 0; ci < colAtoms; ++ci) {
+        Value row0 = addIdx(b, loc, rowBase, ri * rowExtent);
+        Value col0 = addIdx(b, loc, colBase, ci * colExtent);
         Value block = vector::TransferReadOp::create(
-            b, loc, VectorType::get({rowExtent, atom.k}, elt), src,
-            ValueRange{batch, row0, head, d0}, std::optional<Value>(zero), map,
-            ArrayRef<bool>{false, true});
-        if (!isA)
+            b, loc, VectorType::get({rowExtent, colExtent}, elt), src,
+            ValueRange{batch, row0, head, col0}, std::optional<Value>(zero),
+            map, ArrayRef<bool>{false, true});
+        if (!rowsAlongI)
           block = vector::TransposeOp::create(b, loc, block,
                                               ArrayRef<int64_t>{1, 0});
         frags.push_back(vector::ShapeCastOp::create(b, loc, type, block));
-        continue;
       }
-      SmallVector<Value> elems;
-      for (int64_t reg = 0; reg < regs; ++reg) {
-        FragmentCoord at = regOffset(atom, operand, reg);
-        // (row of src, head-dim column) of this register.
-        Value laneRow = isA ? lane.row : lane.col;
-        Value laneD = isA ? lane.col : lane.row;
-        Value row = arith::AddIOp::create(
-            b, loc, row0, addIdx(b, loc, laneRow, isA ? at.row : at.col));
-        Value col = arith::AddIOp::create(
-            b, loc, d0, addIdx(b, loc, laneD, isA ? at.col : at.row));
-        Value valid = cmp(b, loc, arith::CmpIPredicate::ult, row, seqLen);
-        Value safeRow = arith::SelectOp::create(b, loc, valid, row,
-                                                constIndex(b, loc, 0));
-        Value x = memref::LoadOp::create(b, loc, src,
-                                         ValueRange{batch, safeRow, head, col});
-        elems.push_back(arith::SelectOp::create(b, loc, valid, x, zero));
+    return frags;
+  }
+
+  Value laneRow = rowsAlongI ? lane.row : lane.col;
+  Value laneCol = rowsAlongI ? lane.col : lane.row;
+  bool unitInner = hasUnitInnerStride(src);
+  // The fragments of row atom `ri`; `masked`: rows past seqLen become zero.
+  // Registers consecutive along a row of src are one vector load (with a
+  // unit inner stride).
+  auto rowAtom = [&](int64_t ri, bool masked) {
+    SmallVector<Value> out;
+    for (int64_t ci = 0; ci < colAtoms; ++ci) {
+      Value row0 = addIdx(b, loc, rowBase, ri * rowExtent);
+      Value col0 = addIdx(b, loc, colBase, ci * colExtent);
+      SmallVector<Value> parts;
+      int64_t width = 0;
+      for (int64_t reg = 0; reg < regs;) {
+        RegisterRun run =
+            registerRun(atom, operand, reg, /*transposed=*/!rowsAlongI);
+        if (!unitInner)
+          run.length = 1;
+        Value row = arith::AddIOp::create(b, loc, row0,
+                                          addIdx(b, loc, laneRow, run.row));
+        Value col = arith::AddIOp::create(b, loc, col0,
+                                          addIdx(b, loc, laneCol, run.col));
+        Value valid;
+        if (masked) {
+          valid = cmp(b, loc, arith::CmpIPredicate::ult, row, seqLen);
+          // Rows past S read row 0 (always present) and become zeros.
+          row = arith::SelectOp::create(b, loc, valid, row,
+                                        constIndex(b, loc, 0));
+        }
+        auto partType = VectorType::get({run.length}, elt);
+        SmallVector<Value> idx{batch, row, head, col};
+        Value x;
+        if (unitInner) {
+          x = vector::LoadOp::create(b, loc, partType, src, idx);
+        } else {
+          Value element = memref::LoadOp::create(b, loc, src, idx);
+          x = vector::BroadcastOp::create(b, loc, partType, element);
+        }
+        if (masked) {
+          Value zeros = arith::ConstantOp::create(b, loc, partType,
+                                                  b.getZeroAttr(partType));
+          x = arith::SelectOp::create(b, loc, valid, x, zeros);
+        }
+        parts.push_back(x);
+        width = std::max(width, run.length);
+        reg += run.length;
       }
-      frags.push_back(vector::FromElementsOp::create(b, loc, type, elems));
+      // gatherElements takes equal-width parts: widen the short ones.
+      SmallVector<int64_t> picks;
+      for (auto [p, part] : llvm::enumerate(parts)) {
+        int64_t len = cast<VectorType>(part.getType()).getNumElements();
+        for (int64_t i = 0; i < len; ++i)
+          picks.push_back(int64_t(p) * width + i);
+        if (len < width) {
+          SmallVector<int64_t> widen;
+          for (int64_t i = 0; i < width; ++i)
+            widen.push_back(std::min(i, len - 1));
+          part = vector::ShuffleOp::create(b, loc, part, part, widen);
+        }
+      }
+      out.push_back(gatherElements(b, loc, parts, picks));
     }
-  return frags;
+    return out;
+  };
+  // `fill` under a uniform branch on `inside`: its plain loads when true,
+  // else `masked`'s.
+  auto branch = [&](Value inside, int64_t count,
+                    function_ref<SmallVector<Value>()> plain,
+                    function_ref<SmallVector<Value>()> masked) {
+    auto ifOp = scf::IfOp::create(b, loc, SmallVector<Type>(count, type),
+                                  inside, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    scf::YieldOp::create(b, loc, plain());
+    b.setInsertionPointToStart(ifOp.elseBlock());
+    scf::YieldOp::create(b, loc, masked());
+    return SmallVector<Value>(ifOp.getResults());
+  };
+  auto within = [&](int64_t rowEnd) {
+    Value end = addIdx(b, loc, rowBase, rowEnd);
+    return cmp(b, loc, arith::CmpIPredicate::ule, end, seqLen);
+  };
+  // Only the last block of a sequence has rows past its end: the others
+  // load without masks, and a partial block masks one row atom at a time
+  // under its own branch, so few row masks are live at once.
+  return branch(
+      within(rows), rowAtoms * colAtoms,
+      [&] {
+        SmallVector<Value> all;
+        for (int64_t ri = 0; ri < rowAtoms; ++ri)
+          all.append(rowAtom(ri, /*masked=*/false));
+        return all;
+      },
+      [&] {
+        SmallVector<Value> all;
+        for (int64_t ri = 0; ri < rowAtoms; ++ri)
+          all.append(branch(
+              within((ri + 1) * rowExtent), colAtoms,
+              [&] { return rowAtom(ri, /*masked=*/false); },
+              [&] { return rowAtom(ri, /*masked=*/true); }));
+        return all;
+      });
 }
 
 /// Visits every element of one accumulator fragment `frag` (registers of a C
@@ -947,9 +1137,14 @@ void forEachAccElement(
 }
 
 void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
-                       ValueRange args, ValueRange wg) const {
+                       ValueRange args, ValueRange wgBuffers) const {
   const MatrixAtom &atom = *cfg.atom, &gAtom = *cfg.gradAtom;
-  const bool sT = cfg.scoresTransposed;
+  const bool sT = cfg.scoresTransposed, copiesT = cfg.transposedCopies;
+  SmallVector<WorkgroupBuffer> present = cfg.buffers();
+  auto wg = [&](WorkgroupBuffer which) -> Value {
+    auto *it = llvm::find(present, which);
+    return it == present.end() ? Value() : wgBuffers[it - present.begin()];
+  };
   Value q = args[kQ], k = args[kK], v = args[kV], dO = args[kDO];
   Value delta = args[kDelta], dqAcc = args[kDq], dk = args[kDk],
         dv = args[kDv];
@@ -978,7 +1173,7 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   Value kvWarp = arith::AddIOp::create(b, loc, kv0, warpKv);
   // This subgroup's block of dQ: rows [warpQ, +dqRows), cols [warpCol,
   // +dqCols).
-  int64_t dqCols = cfg.dqk / (cfg.numWarps / cfg.dqWarpRows);
+  int64_t dqCols = cfg.dqCols();
   int64_t dqRows = cfg.blockQ / cfg.dqWarpRows;
   Value dqGridCols = constIndex(b, loc, cfg.numWarps / cfg.dqWarpRows);
   Value gridRow = arith::DivUIOp::create(b, loc, warp, dqGridCols);
@@ -988,19 +1183,32 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   Value warpCol =
       arith::MulIOp::create(b, loc, gridCol, constIndex(b, loc, dqCols));
 
-  TileCopy(k, batch, headKv, sizes.seqK, wg[kKey], tid, cfg.threads(),
-           !target.host)
-      .copy(b, loc, kv0);
-
   // V fragments of the subgroup's rows, loaded once from global memory: the
-  // A operand of dP^T = V dO^T, or the B operand of dP = dO V^T.
-  MatrixOperand vOperand = sT ? MatrixOperand::A : MatrixOperand::B;
-  LaneCoords vLane = sT ? laneA : laneB;
-  SmallVector<Value> vFrags = loadRowFragments(
-      b, loc, atom, vOperand, vLane, v, batch,
-      kvWarp, headKv, sizes.seqK,
-      cfg.kvRowsPerWarp, cfg.dv, cfg.elt);
-  int64_t vSteps = cfg.dv / atom.k;
+  // A operand of dP^T = V dO^T, or the B operand of dP = dO V^T. Likewise,
+  // with transposed copies, K's of S^T = K Q^T or S = Q K^T, and the B
+  // operand K[kv][d] of dQ for the subgroup's columns of the dQ grid; else
+  // K is staged in workgroup memory.
+  MatrixOperand kvOperand = sT ? MatrixOperand::A : MatrixOperand::B;
+  LaneCoords kvLane = sT ? laneA : laneB;
+  Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+  auto kvRowFragments = [&](Value src, int64_t depth) {
+    return loadRowFragments(b, loc, atom, kvOperand, kvLane, src, batch, kvWarp,
+                            c0, headKv, sizes.seqK, cfg.kvRowsPerWarp, depth,
+                            /*rowsAlongK=*/false, cfg.elt);
+  };
+  if (!copiesT)
+    TileCopy(k, batch, headKv, sizes.seqK, wg(kKey), Value(), tid,
+             cfg.threads(), !target.host)
+        .copy(b, loc, kv0);
+  SmallVector<Value> vFrags = kvRowFragments(v, cfg.dv);
+  int64_t dSteps = cfg.dqk / atom.k, vSteps = cfg.dv / atom.k;
+  SmallVector<Value> kFrags, kDqFrags;
+  if (copiesT) {
+    kFrags = kvRowFragments(k, cfg.dqk);
+    kDqFrags = loadRowFragments(b, loc, atom, MatrixOperand::B, laneB, k, batch,
+                                kv0, warpCol, headKv, sizes.seqK, cfg.blockKv,
+                                dqCols, /*rowsAlongK=*/true, cfg.elt);
+  }
 
   // Query blocks that see any key of this KV block (block skipping).
   MaskBuilder mask(b, loc, band, sizes.seqQ, sizes.seqK);
@@ -1020,7 +1228,6 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   SmallVector<Value> init(dK.atoms);
   init.append(dV.atoms);
 
-  Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
   Value cScale = constF32(b, loc, scale);
 
   auto headLoop = scf::ForOp::create(b, loc, c0,
@@ -1034,10 +1241,10 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   // The block's Q and dO rows and statistics. With `prefetch`, the global
   // loads of the next block are issued before this block's dQ and land in
   // workgroup memory after it, so their latency hides behind the dQ product.
-  TileCopy qCopy(q, batch, headQ, sizes.seqQ, wg[kQuery], tid, cfg.threads(),
-                 !target.host);
-  TileCopy doCopy(dO, batch, headQ, sizes.seqQ, wg[kGradOut], tid,
-                  cfg.threads(), !target.host);
+  TileCopy qCopy(q, batch, headQ, sizes.seqQ, wg(kQuery), wg(kQueryT), tid,
+                 cfg.threads(), !target.host);
+  TileCopy doCopy(dO, batch, headQ, sizes.seqQ, wg(kGradOut), wg(kGradOutT),
+                  tid, cfg.threads(), !target.host);
   bool prefetch = !target.host && qCopy.canSplit() && doCopy.canSplit() &&
                   cfg.blockQ <= cfg.threads();
   // (log2 offset, 1/sum, delta) of row q0 + r; rows past Sq (or past the
@@ -1066,7 +1273,7 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     return SmallVector<Value>(ifOp.getResults());
   };
   auto storeStats = [&](Value r, ValueRange st) {
-    std::array<Value, 3> bufs{wg[kRowOffset], wg[kRowInvSum], wg[kRowDelta]};
+    std::array<Value, 3> bufs{wg(kRowOffset), wg(kRowInvSum), wg(kRowDelta)};
     for (auto [buf, x] : llvm::zip(bufs, st))
       memref::StoreOp::create(b, loc, x, buf, r);
   };
@@ -1133,30 +1340,34 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       return asA ? readA.read(b, loc, buf, x * atom.m, ki * atom.k, false)
                  : readB.read(b, loc, buf, x * atom.n, ki * atom.k, true);
     };
-    AccTile s = AccTile::zeros(b, loc, atom, sRows, sCols);
-    contract(
-        b, loc, atom, s, cfg.dqk / atom.k,
-        [&](int64_t mi, int64_t ki) {
-          return sT ? readA.read(b, loc, wg[kKey], mi * atom.m, ki * atom.k,
-                                 false, warpKv)
-                    : qkOperand(wg[kQuery], true, mi, ki);
-        },
-        [&](int64_t ki, int64_t ni) {
-          return sT ? qkOperand(wg[kQuery], false, ni, ki)
-                    : readB.read(b, loc, wg[kKey], ni * atom.n, ki * atom.k,
-                                 true, warpKv);
-        });
-    AccTile dp = AccTile::zeros(b, loc, atom, sRows, sCols);
-    contract(
-        b, loc, atom, dp, vSteps,
-        [&](int64_t mi, int64_t ki) {
-          return sT ? vFrags[mi * vSteps + ki]
-                    : qkOperand(wg[kGradOut], true, mi, ki);
-        },
-        [&](int64_t ki, int64_t ni) {
-          return sT ? qkOperand(wg[kGradOut], false, ni, ki)
-                    : vFrags[ni * vSteps + ki];
-        });
+    // The key-side operand (K or V rows of the subgroup) of atom x at step
+    // ki: from registers, or from K's workgroup copy.
+    auto keySide = [&](ArrayRef<Value> frags, int64_t steps, int64_t x,
+                       int64_t ki) -> Value {
+      if (!frags.empty())
+        return frags[x * steps + ki];
+      return sT ? readA.read(b, loc, wg(kKey), x * atom.m, ki * atom.k, false,
+                             warpKv)
+                : readB.read(b, loc, wg(kKey), x * atom.n, ki * atom.k, true,
+                             warpKv);
+    };
+    auto scoreProduct = [&](Value querySide, ArrayRef<Value> keyFrags,
+                            int64_t steps) {
+      AccTile acc = AccTile::zeros(b, loc, atom, sRows, sCols);
+      contract(
+          b, loc, atom, acc, steps,
+          [&](int64_t mi, int64_t ki) {
+            return sT ? keySide(keyFrags, steps, mi, ki)
+                      : qkOperand(querySide, true, mi, ki);
+          },
+          [&](int64_t ki, int64_t ni) {
+            return sT ? qkOperand(querySide, false, ni, ki)
+                      : keySide(keyFrags, steps, ni, ki);
+          });
+      return acc;
+    };
+    AccTile s = scoreProduct(wg(kQuery), kFrags, dSteps);
+    AccTile dp = scoreProduct(wg(kGradOut), vFrags, vSteps);
 
     // P and dS = P (dP - delta), one vector per atom: each lane reads the
     // statistics of its query rows once per atom row/column.
@@ -1182,30 +1393,31 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
         return it->second;
       Value base = addIdx(b, loc, laneQ, qi * qExtent);
       QStats st;
-      st.offset = gatherFromBuffer(b, loc, wg[kRowOffset], base, qOffsets);
+      st.offset = gatherFromBuffer(b, loc, wg(kRowOffset), base, qOffsets);
       if (numStats == 2)
-        st.invSum = gatherFromBuffer(b, loc, wg[kRowInvSum], base, qOffsets);
-      st.delta = gatherFromBuffer(b, loc, wg[kRowDelta], base, qOffsets);
+        st.invSum = gatherFromBuffer(b, loc, wg(kRowInvSum), base, qOffsets);
+      st.delta = gatherFromBuffer(b, loc, wg(kRowDelta), base, qOffsets);
       return statsOf[qi] = st;
     };
-    // The keys of each KV atom and which are inside Sk, likewise once.
-    struct KvKeys {
-      Value index, inSequence;
-    };
-    llvm::DenseMap<int64_t, KvKeys> keysOf;
-    auto keysFor = [&](int64_t ki) -> KvKeys {
-      auto it = keysOf.find(ki);
-      if (it != keysOf.end())
+    // Which keys of each KV atom are inside Sk, likewise once.
+    llvm::DenseMap<int64_t, Value> keysInSequence;
+    auto inSequence = [&](int64_t ki) -> Value {
+      auto it = keysInSequence.find(ki);
+      if (it != keysInSequence.end())
         return it->second;
       Value laneKey = addIdx(b, loc, laneKv, ki * kvExtent);
       Value first = arith::AddIOp::create(b, loc, kvWarp, laneKey);
       Value index = indexVector(b, loc, first, kvOffsets);
       Value seqK =
           vector::BroadcastOp::create(b, loc, index.getType(), sizes.seqK);
-      Value inSequence = cmp(b, loc, arith::CmpIPredicate::ult, index, seqK);
-      return keysOf[ki] = KvKeys{index, inSequence};
+      return keysInSequence[ki] =
+                 cmp(b, loc, arith::CmpIPredicate::ult, index, seqK);
     };
-    // Keys past Sk and, with a mask, invisible pairs get P = 0.
+    // Keys past Sk and, with a mask, invisible pairs get P = 0. key - query
+    // of the lane's first element; the others differ by constants.
+    Value laneKeyMinusQuery = arith::SubIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, kvWarp, laneKv),
+        arith::AddIOp::create(b, loc, q0, laneQ));
     AccTile p = s, ds = s;
     for (int64_t i = 0; i < sRows; ++i)
       for (int64_t j = 0; j < sCols; ++j) {
@@ -1216,17 +1428,15 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
             b, loc, arith::SubFOp::create(b, loc, x, st.offset));
         if (st.invSum)
           pij = arith::MulFOp::create(b, loc, pij, st.invSum);
-        KvKeys keys = keysFor(ki);
-        Value kvIdx = keys.index;
-        Value visible = keys.inSequence;
+        Value visible = inSequence(ki);
         if (!mask.isNone()) {
-          Value qIdx = indexVector(
-              b, loc,
-              arith::AddIOp::create(b, loc, q0,
-                                    addIdx(b, loc, laneQ, qi * qExtent)),
-              qOffsets);
-          visible = arith::AndIOp::create(b, loc, visible,
-                                          mask.isVisible(b, loc, qIdx, kvIdx));
+          SmallVector<int64_t> deltas;
+          for (int64_t r = 0; r < regs; ++r)
+            deltas.push_back(ki * kvExtent + kvOffsets[r] - qi * qExtent -
+                             qOffsets[r]);
+          visible = arith::AndIOp::create(
+              b, loc, visible,
+              mask.isVisibleAt(b, loc, laneKeyMinusQuery, deltas));
         }
         pij = arith::SelectOp::create(b, loc, visible, pij, zeros);
         p.at(i, j) = pij;
@@ -1263,22 +1473,28 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     int64_t qSteps = cfg.blockQ / gAtom.k;
     // acc += X^T rhs for X = P or dS, rhs the block's [q x D] tile read as
     // B[q][d]: dV += P^T dO and dK += dS^T Q (scaled once at the end).
-    auto accumulateFromScores = [&](const AccTile &x, AccTile &acc, Value rhs) {
+    // With transposed copies B[q][d] is read along the rows of the [d][q]
+    // copy.
+    auto accumulateFromScores = [&](const AccTile &x, AccTile &acc, Value rhs,
+                                    Value rhsT) {
       contract(
           b, loc, gAtom, acc, qSteps,
           [&](int64_t mi, int64_t ki) { return scoreOperand(x, mi, ki); },
           [&](int64_t ki, int64_t ni) {
-            return gReadB.read(b, loc, rhs, ki * gAtom.k, ni * gAtom.n, false);
+            return rhsT ? gReadB.read(b, loc, rhsT, ni * gAtom.n, ki * gAtom.k,
+                                      /*transposed=*/true)
+                        : gReadB.read(b, loc, rhs, ki * gAtom.k, ni * gAtom.n,
+                                      /*transposed=*/false);
           });
     };
-    accumulateFromScores(p, dVi, wg[kGradOut]);
-    accumulateFromScores(ds, dKi, wg[kQuery]);
+    accumulateFromScores(p, dVi, wg(kGradOut), wg(kGradOutT));
+    accumulateFromScores(ds, dKi, wg(kQuery), wg(kQueryT));
 
     // dS into workgroup memory as [q][kv] (the A operand of dQ). Every
     // subgroup passed barrier 1, so the previous iteration's dQ reads are
     // done.
-    storeAccTile(b, loc, atom, ds, laneC, wg[kScores], /*transposed=*/sT,
-                 c0, warpKv);
+    storeAccTile(b, loc, atom, ds, laneC, wg(kScores), /*transposed=*/sT, c0,
+                 warpKv);
     // Barrier 2: dS is in; Q and dO are no longer read this iteration.
     workgroupBarrier(b, loc, target);
 
@@ -1293,11 +1509,13 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     contract(
         b, loc, atom, dQ, cfg.blockKv / atom.k,
         [&](int64_t mi, int64_t ki) {
-          return readA.read(b, loc, wg[kScores], mi * atom.m, ki * atom.k,
+          return readA.read(b, loc, wg(kScores), mi * atom.m, ki * atom.k,
                             false, warpQ);
         },
         [&](int64_t ki, int64_t ni) {
-          return readB.read(b, loc, wg[kKey], ki * atom.k, ni * atom.n, false,
+          if (copiesT)
+            return kDqFrags[ki * dQ.nAtoms + ni];
+          return readB.read(b, loc, wg(kKey), ki * atom.k, ni * atom.n, false,
                             Value(), warpCol);
         });
     for (int64_t mi = 0; mi < dQ.mAtoms; ++mi)

@@ -92,6 +92,7 @@ struct BwdToKernelsPass
              << "-lane subgroup exceeds the " << kMaxWorkgroupSize
              << "-work-item workgroup limit";
     opts.scoreLayout = scoreLayout;
+    opts.operandStaging = operandStaging;
     opts.target.indexBitwidth = indexBitwidth;
     opts.matrixAtom = matrixAtom;
     opts.blockQ = blockQ;

@@ -201,6 +201,20 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
                         "the one whose accumulators feed the next product"),
              clEnumValN(::rocke::ScoreLayout::KvByQ, "kv-q", "S^T [kv x q]"),
              clEnumValN(::rocke::ScoreLayout::QByKv, "q-kv", "S [q x kv]"))}]>,
+    Option<"operandStaging", "operand-staging", "::rocke::OperandStaging",
+           /*default=*/"::rocke::OperandStaging::Auto",
+           "How the tiled strategy stages Q, dO and K for its products",
+           [{::llvm::cl::values(
+             clEnumValN(::rocke::OperandStaging::Auto, "auto",
+                        "transposed-copies for MFMA, else transposing-reads"),
+             clEnumValN(::rocke::OperandStaging::TransposingReads,
+                        "transposing-reads",
+                        "one copy; column reads transpose (ldmatrix.trans) "
+                        "or gather"),
+             clEnumValN(::rocke::OperandStaging::TransposedCopies,
+                        "transposed-copies",
+                        "Q and dO as rows and transposed, K fragments in "
+                        "registers"))}]>,
     Option<"indexBitwidth", "index-bitwidth", "unsigned", /*default=*/"64",
            "Index width the target lowering uses (32 or 64); static shapes "
            "it cannot address are rejected">,

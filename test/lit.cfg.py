@@ -23,12 +23,15 @@ config.substitutions.append(
     ("%tiled_host",
      "fmha-bwd-to-kernels{strategy=tiled target=host block-q=16 block-kv=32},"
      "fmha-lower-mma,fmha-lower-to-loops"))
-# The same with scores held as S [q x kv], the schedule MFMA targets run
-# (score-layout=q-kv): checks their register reuse on the CPU.
+# The same with the schedule MFMA targets run: scores held as S [q x kv]
+# (score-layout=q-kv), Q and dO staged as rows and transposed, K in registers
+# (operand-staging=transposed-copies): checks their register reuse and
+# staging on the CPU.
 config.substitutions.append(
-    ("%tiled_qkv_host",
+    ("%tiled_mfma_host",
      "fmha-bwd-to-kernels{strategy=tiled target=host block-q=16 block-kv=32 "
-     "score-layout=q-kv},fmha-lower-mma,fmha-lower-to-loops"))
+     "score-layout=q-kv operand-staging=transposed-copies},fmha-lower-mma,"
+     "fmha-lower-to-loops"))
 llvm_config.use_default_substitutions()
 
 tool_dirs = [os.path.join(config.rocke_obj_root, "bin"), config.llvm_tools_dir]

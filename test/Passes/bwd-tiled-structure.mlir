@@ -13,8 +13,8 @@
 
 // bf16, D=128, causal. sm_90 (128 KV rows, 8 warps, 32 query rows): per warp
 // and query block 32 + 32 atoms for S^T and dP^T, 32 each for dV, dK and dQ.
-// gfx942 (64 KV rows, 4 waves, 64 query rows), scores held as S: 32 atoms for
-// each of the five products.
+// gfx942 (128 KV rows, 4 waves, 32 query rows), scores held as S: 32 atoms
+// for each of the five products.
 // Two barriers per query block and none elsewhere.
 // BAR-LABEL: gpu.func @fmha_bwd_tiled_main
 // BAR-COUNT-2: gpu.barrier
@@ -28,13 +28,19 @@
 // MMA-NOT: fmha.mma
 // MMA: gpu.return
 
-// Workgroup memory written in the loop: the Q and dO rows (16-byte vectors),
-// and dS, one element per accumulator register (16 per lane on sm_90: a 16 x
-// 32 tile over 32 lanes; 16 on gfx942: 64 x 16 over 64 lanes). P never goes
-// through workgroup memory.
+// Workgroup memory written in the loop: the Q and dO rows, and dS, one
+// element per accumulator register (16 per lane on sm_90: a 16 x 32 tile
+// over 32 lanes; 16 on gfx942: 32 x 32 over 64 lanes). P never goes through
+// workgroup memory. sm_90 stores Q and dO rows as 16-byte vectors; gfx942
+// stages each as 4 x 4 chunks (32 x 128 over 256 lanes), stored as 4 rows of
+// the tile and 4 rows of its transpose, and keeps K in registers.
 // WG-LABEL: gpu.func @fmha_bwd_tiled_main
 // NV-WG-COUNT-16: vector.store {{.*}} : memref<32x136xbf16, #gpu.address_space<workgroup>>, vector<1xbf16>
-// AMD-WG-COUNT-16: vector.store {{.*}} : memref<64x72xbf16, #gpu.address_space<workgroup>>, vector<1xbf16>
+// AMD-WG-COUNT-4: vector.store {{.*}} : memref<32x136xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
+// AMD-WG-COUNT-4: vector.store {{.*}} : memref<128x40xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
+// AMD-WG-COUNT-4: vector.store {{.*}} : memref<32x136xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
+// AMD-WG-COUNT-4: vector.store {{.*}} : memref<128x40xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
+// AMD-WG-COUNT-16: vector.store {{.*}} : memref<32x136xbf16, #gpu.address_space<workgroup>>, vector<1xbf16>
 // WG-NOT: vector.store {{.*}}#gpu.address_space<workgroup>>, vector<{{[124]}}xbf16>
 // WG: gpu.return
 

@@ -5,20 +5,21 @@
 
 // Launch order: zero dQ accumulator, delta preprocess, KV-block main kernel,
 // dQ conversion. The main kernel runs one workgroup per (KV block, kv head,
-// batch), keeps K in workgroup memory, loops over the query heads of its
-// group and the query blocks the mask lets through, and accumulates dQ with
-// f32 atomics. The chip picks the atoms and tiles: gfx942 64 KV rows over 4
-// waves and 64 KiB of LDS; sm_90 128 KV rows over 8 warps in dynamic shared
-// memory (recorded for the runner, which opts in past 48 KiB).
+// batch), loops over the query heads of its group and the query blocks the
+// mask lets through, and accumulates dQ with f32 atomics. The chip picks the
+// atoms, tiles and operand staging: gfx942 128 KV rows over 4 waves, K in
+// registers and Q / dO staged as rows and transposed (Q, dO, Q^T, dO^T, dS
+// in 64 KiB of LDS); sm_90 128 KV rows over 8 warps, K, Q and dO in dynamic
+// shared memory (recorded for the runner, which opts in past 48 KiB).
 // AMD-LABEL: func.func @causal_gqa
 // AMD: gpu.launch_func @fmha_kernels::@fmha_bwd_zero_dq
 // AMD: gpu.launch_func @fmha_kernels::@fmha_bwd_preprocess
 // AMD: gpu.launch_func @fmha_kernels::@fmha_bwd_tiled_main
 // AMD: gpu.launch_func @fmha_kernels::@fmha_bwd_convert_dq
 // AMD: gpu.func @fmha_bwd_tiled_main
-// AMD-SAME: workgroup(%{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>>
+// AMD-SAME: workgroup(%{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>> {{.*}}, %{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>> {{.*}}, %{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>> {{.*}}, %{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>> {{.*}}, %{{.*}} : memref<64x136xf16, #gpu.address_space<workgroup>>
 // AMD-SAME: known_block_size = array<i32: 256, 1, 1>
-// AMD-SAME: rocke.launch = {args = ["q", "k", "v", "do", "delta:f32:none", "dq_accum:f32:zero", "dk", "dv", "lse"], block = [256, 1, 1], grid = ["ceildiv(Sk,64)", "Hkv", "B"], ops = [0], order = 2 : i64, symbols = {BKV = 64 : i64}}
+// AMD-SAME: rocke.launch = {args = ["q", "k", "v", "do", "delta:f32:none", "dq_accum:f32:zero", "dk", "dv", "lse"], block = [256, 1, 1], grid = ["ceildiv(Sk,128)", "Hkv", "B"], ops = [0], order = 2 : i64, symbols = {BKV = 128 : i64}}
 // AMD: scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>
 // AMD: fmha.mma {{.*}} {atom = "mfma_f32_16x16x16_f16"} : vector<4xf16>, vector<4xf16> -> vector<4xf32>
 // AMD: math.exp2

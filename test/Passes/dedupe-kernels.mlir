@@ -11,10 +11,10 @@
 
 // CHECK-COUNT-3: gpu.launch_func @fmha_kernels::@fmha_bwd_tiled_main
 // CHECK: gpu.func @fmha_bwd_zero_dq
-// CHECK-SAME: ops = [0, 1, 2], order = 0 : i64, symbols = {BKV = 64 : i64}
+// CHECK-SAME: ops = [0, 1, 2], order = 0 : i64, symbols = {BKV = 128 : i64}
 // CHECK: gpu.func @fmha_bwd_preprocess
 // CHECK: gpu.func @fmha_bwd_tiled_main(
-// CHECK-SAME: ops = [0, 1, 2], order = 2 : i64, symbols = {BKV = 64 : i64}
+// CHECK-SAME: ops = [0, 1, 2], order = 2 : i64, symbols = {BKV = 128 : i64}
 // CHECK: gpu.func @fmha_bwd_reduce_dq
 // CHECK-NOT: gpu.func
 
