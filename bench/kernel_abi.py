@@ -104,12 +104,15 @@ def resolve_symbols(expr, symbols):
 
 
 def with_shape(role, symbols):
-    """A scratch role with its logical shape spelled out (symbols resolved);
-    other roles unchanged."""
-    if not is_scratch(role) or any(f.startswith("[")
-                                   for f in role.split(":")[2:]):
+    """A scratch role with its shape spelled out, given or logical, and the
+    symbols in it resolved; other roles unchanged."""
+    if not is_scratch(role):
         return role
-    shape = SCRATCH_SHAPES.get(role.split(":")[0])
+    fields = role.split(":")
+    if any(f.startswith("[") for f in fields[2:]):
+        return ":".join(resolve_symbols(f, symbols) if f.startswith("[")
+                        else f for f in fields)
+    shape = SCRATCH_SHAPES.get(fields[0])
     if shape is None:
         return role
     return role + ":" + resolve_symbols(shape, symbols)

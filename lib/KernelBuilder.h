@@ -25,10 +25,13 @@
 //   "<name>:<elt>:<init>" where <name> says the logical shape ("dq_accum",
 //   "dk_accum", "dv_accum" have the shape of dq/dk/dv, contiguous; "delta"
 //   is [B, Hq, Sq]), <elt> the element type, <init> "zero" when a kernel of
-//   the same op zero-fills it before use or "none" when fully written.
-//   "dq_partial" ([ceildiv(Sk,BKV),B,Sq,Hq,Dqk]) uses the symbol BKV, which
-//   `symbols` ({name = i64}) defines; `ops` (set by fmha-bwd-to-kernels)
-//   lists the fmha ops (module walk order) that launch the kernel.
+//   the same op zero-fills it before use or "none" when fully written. A
+//   fourth field "[d0,d1,...]" gives a shape of its own, in the grid's
+//   expressions plus the launch's `symbols` ({name = i64}): the tiled dQ
+//   accumulator [B,ceildiv(Sq,BQ)*BQ,Hq,Dqk] and partials
+//   [ceildiv(Sk,BKV),B,ceildiv(Sq,BQ)*BQ,Hq,Dqk] have their rows padded to
+//   whole query blocks. `ops` (set by fmha-bwd-to-kernels) lists the fmha
+//   ops (module walk order) that launch the kernel.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ROCKE_LIB_KERNELBUILDER_H

@@ -1608,26 +1608,46 @@ LogicalResult rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
     return failure();
 
   bool deterministic = op.getDeterministic();
-  emitter.defineSymbol("BKV", cfg.blockKv); // dq_partial's shape uses it
+  // The dQ buffers' shapes use them.
+  emitter.defineSymbol("BKV", cfg.blockKv);
+  emitter.defineSymbol("BQ", cfg.blockQ);
   Value nKvBlocks = ceilDiv(cb, loc, sizes.seqK, constIndex(cb, loc, cfg.blockKv));
   std::string nKvBlocksExpr = "ceildiv(Sk," + std::to_string(cfg.blockKv) + ")";
   std::string dqkStr = std::to_string(cfg.dqk);
 
-  // dQ accumulator: [B, Sq, Hq, Dqk] f32, or per KV block when deterministic.
+  // dQ accumulator: [B, Sq', Hq, Dqk] f32, or per KV block when
+  // deterministic, with Sq' = Sq rounded up to whole query blocks: the main
+  // kernel adds a block's rows past Sq (zeros) without checking them.
+  auto queryType = cast<MemRefType>(op.getQuery().getType());
+  Value cBlockQ = constIndex(cb, loc, cfg.blockQ);
+  Value paddedRows = arith::MulIOp::create(
+      cb, loc, ceilDiv(cb, loc, sizes.seqQ, cBlockQ), cBlockQ);
+  int64_t staticPaddedRows =
+      queryType.isDynamicDim(1)
+          ? ShapedType::kDynamic
+          : llvm::divideCeil(queryType.getDimSize(1), cfg.blockQ) * cfg.blockQ;
+  SmallVector<int64_t> accShape{queryType.getDimSize(0), staticPaddedRows,
+                                sizes.headsQ, cfg.dqk};
+  SmallVector<Value> accSizes;
+  if (queryType.isDynamicDim(0))
+    accSizes.push_back(memref::DimOp::create(cb, loc, op.getQuery(), 0));
+  if (queryType.isDynamicDim(1))
+    accSizes.push_back(paddedRows);
+  std::string blockQStr = std::to_string(cfg.blockQ);
+  std::string accShapeExpr = "B,ceildiv(Sq,BQ)*BQ,Hq,Dqk";
+  std::string dqRole, dqCount = "B*ceildiv(Sq," + blockQStr + ")*" + blockQStr +
+                                "*Hq*" + dqkStr;
   Value dqAcc;
-  std::string dqRole, dqCount = "B*Sq*Hq*" + dqkStr;
   if (deterministic) {
-    SmallVector<Value> qSizes = memrefSizes(cb, loc, op.getQuery());
-    auto type = MemRefType::get({ShapedType::kDynamic, ShapedType::kDynamic,
-                                 ShapedType::kDynamic, sizes.headsQ, cfg.dqk},
-                                cb.getF32Type());
-    dqAcc = emitter.allocScratch(type, {nKvBlocks, qSizes[0], qSizes[1]});
-    dqRole = "dq_partial:f32:zero";
+    accShape.insert(accShape.begin(), ShapedType::kDynamic);
+    accSizes.insert(accSizes.begin(), nKvBlocks);
+    dqRole = "dq_partial:f32:zero:[ceildiv(Sk,BKV)," + accShapeExpr + "]";
     dqCount = nKvBlocksExpr + "*" + dqCount;
   } else {
-    dqAcc = emitter.allocScratchLike(op.getQuery(), cb.getF32Type());
-    dqRole = "dq_accum:f32:zero";
+    dqRole = "dq_accum:f32:zero:[" + accShapeExpr + "]";
   }
+  dqAcc = emitter.allocScratch(MemRefType::get(accShape, cb.getF32Type()),
+                               accSizes);
   if (failed(emitZeroFill(emitter, "fmha_bwd_zero_dq", dqAcc, dqRole,
                           dqCount)))
     return failure();
@@ -1695,23 +1715,26 @@ LogicalResult rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
                                         ValueRange ids, Value tid,
                                         ValueRange args, ValueRange) {
           Value part = args[0], dq = args[1];
+          // One dQ element per work-item: the partials' rows past Sq are
+          // padding.
           SmallVector<Value> ps = memrefSizes(b, l, part);
+          SmallVector<Value> qs = memrefSizes(b, l, dq);
           Value linear = arith::AddIOp::create(
               b, l,
               arith::MulIOp::create(b, l, ids[0],
                                     constIndex(b, l, reduce.blockSize)),
               tid);
-          Value rows = arith::MulIOp::create(b, l, ps[1], ps[2]);
+          Value rows = arith::MulIOp::create(b, l, qs[0], qs[1]);
           Value total = arith::MulIOp::create(b, l, rows,
                                               constIndex(b, l, headsQ * dqk));
           auto ifOp = scf::IfOp::create(
               b, l, cmp(b, l, arith::CmpIPredicate::ult, linear, total));
           OpBuilder::InsertionGuard g(b);
           b.setInsertionPointToStart(ifOp.thenBlock());
-          SmallVector<Value> c = delinearize(
-              b, l, linear,
-              ValueRange{ps[1], ps[2], constIndex(b, l, headsQ),
-                         constIndex(b, l, dqk)});
+          SmallVector<Value> c =
+              delinearize(b, l, linear,
+                          ValueRange{qs[0], qs[1], constIndex(b, l, headsQ),
+                                     constIndex(b, l, dqk)});
           Value c0 = constIndex(b, l, 0);
           Value c1 = constIndex(b, l, 1);
           Value zero = constF32(b, l, 0.0f);
@@ -1731,7 +1754,8 @@ LogicalResult rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
         })))
       return failure();
   } else if (failed(emitConvert(emitter, "fmha_bwd_convert_dq", dqAcc, dqRole,
-                                op.getGradQuery(), "dq", dqCount))) {
+                                op.getGradQuery(), "dq",
+                                "B*Sq*Hq*" + dqkStr))) {
     return failure();
   }
   emitter.finish();

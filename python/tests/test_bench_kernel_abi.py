@@ -79,6 +79,17 @@ def test_scratch_shapes():
         abi.scratch_spec("mystery:f32:zero", env)
 
 
+def test_explicit_shape_with_symbols():
+    """A role's own shape (the tiled dQ accumulator, rows padded to whole
+    query blocks) gets the launch's symbols resolved like the grid."""
+    role = abi.with_shape("dq_accum:f32:zero:[B,ceildiv(Sq,BQ)*BQ,Hq,Dqk]",
+                          {"BQ": 32})
+    assert role == "dq_accum:f32:zero:[B,ceildiv(Sq,32)*32,Hq,Dqk]"
+    env = dict(B=2, Sq=100, Sk=130, Hq=16, Hkv=4, Dqk=64, Dv=64)
+    assert abi.scratch_spec(role, env) == \
+        ("dq_accum", "f32", [2, 128, 16, 64], "zero")
+
+
 def test_symbols_and_ops_from_the_sidecar():
     """BKV comes from the kernel's own launch symbols (no side channel), and
     kernels of several fmha ops sort by op, then order."""

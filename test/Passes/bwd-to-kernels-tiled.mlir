@@ -19,7 +19,7 @@
 // AMD: gpu.func @fmha_bwd_tiled_main
 // AMD-SAME: workgroup(%{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>> {{.*}}, %{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>> {{.*}}, %{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>> {{.*}}, %{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>> {{.*}}, %{{.*}} : memref<64x136xf16, #gpu.address_space<workgroup>>
 // AMD-SAME: known_block_size = array<i32: 256, 1, 1>
-// AMD-SAME: rocke.launch = {args = ["q", "k", "v", "do", "delta:f32:none", "dq_accum:f32:zero", "dk", "dv", "lse"], block = [256, 1, 1], grid = ["ceildiv(Sk,128)", "Hkv", "B"], ops = [0], order = 2 : i64, symbols = {BKV = 128 : i64}}
+// AMD-SAME: rocke.launch = {args = ["q", "k", "v", "do", "delta:f32:none", "dq_accum:f32:zero:[B,ceildiv(Sq,BQ)*BQ,Hq,Dqk]", "dk", "dv", "lse"], block = [256, 1, 1], grid = ["ceildiv(Sk,128)", "Hkv", "B"], ops = [0], order = 2 : i64, symbols = {BKV = 128 : i64, BQ = 64 : i64}}
 // AMD: scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>
 // AMD: fmha.mma {{.*}} {atom = "mfma_f32_16x16x16_f16"} : vector<4xf16>, vector<4xf16> -> vector<4xf32>
 // AMD: math.exp2
@@ -75,7 +75,7 @@ func.func @causal_gqa(%q: memref<2x128x8x64xf16>, %k: memref<2x128x4x64xf16>,
 // AMD: gpu.launch_func @fmha_kernels::@fmha_bwd_tiled_main
 // AMD: gpu.launch_func @fmha_kernels::@fmha_bwd_reduce_dq
 // AMD: gpu.func @fmha_bwd_tiled_main
-// AMD-SAME: "dq_partial:f32:zero"
+// AMD-SAME: "dq_partial:f32:zero:[ceildiv(Sk,BKV),B,ceildiv(Sq,BQ)*BQ,Hq,Dqk]"
 // AMD-NOT: memref.atomic_rmw
 // AMD: fmha.mma {{.*}} {atom = "mfma_f32_16x16x16_bf16"}
 // AMD-NOT: memref.atomic_rmw

@@ -6,15 +6,16 @@
 // Identical fmha ops share their kernels: emitted once, launched by every op
 // (3 ops used to give 3 copies of each kernel, each compiled separately).
 // rocke.launch says which ops launch a kernel (`ops`, module walk order) and
-// defines the symbols its expressions use beyond the problem sizes (BKV in
-// the deterministic dQ partials' shape), so the JSON is self-contained.
+// defines the symbols its expressions use beyond the problem sizes (BKV and
+// BQ in the shape of the deterministic dQ partials, whose rows are padded to
+// whole query blocks), so the JSON is self-contained.
 
 // CHECK-COUNT-3: gpu.launch_func @fmha_kernels::@fmha_bwd_tiled_main
 // CHECK: gpu.func @fmha_bwd_zero_dq
-// CHECK-SAME: ops = [0, 1, 2], order = 0 : i64, symbols = {BKV = 128 : i64}
+// CHECK-SAME: ops = [0, 1, 2], order = 0 : i64, symbols = {BKV = 128 : i64, BQ = 64 : i64}
 // CHECK: gpu.func @fmha_bwd_preprocess
 // CHECK: gpu.func @fmha_bwd_tiled_main(
-// CHECK-SAME: ops = [0, 1, 2], order = 2 : i64, symbols = {BKV = 128 : i64}
+// CHECK-SAME: ops = [0, 1, 2], order = 2 : i64, symbols = {BKV = 128 : i64, BQ = 64 : i64}
 // CHECK: gpu.func @fmha_bwd_reduce_dq
 // CHECK-NOT: gpu.func
 
@@ -31,7 +32,8 @@
 // JSON-NEXT: ],
 // JSON-NEXT: "order": 0,
 // JSON-NEXT: "symbols": {
-// JSON-NEXT: "BKV": 128
+// JSON-NEXT: "BKV": 128,
+// JSON-NEXT: "BQ": 64
 // JSON: "name": "fmha_bwd_zero_dq"
 // JSON: "name": "fmha_bwd_preprocess"
 // JSON: "name": "fmha_bwd_tiled_main"
