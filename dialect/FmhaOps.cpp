@@ -6,6 +6,8 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/OpImplementation.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <cmath>
 
 using namespace mlir;
@@ -293,5 +295,47 @@ LogicalResult MmaOp::verify() {
       return emitOpError() << atom->name << " takes " << want
                            << " operands, got " << lhsElt;
   }
+  return success();
+}
+
+LogicalResult AtomicAddOp::verify() {
+  VectorType valueType = getValue().getType();
+  MemRefType memrefType = getMemref().getType();
+  if (valueType.isScalable())
+    return emitOpError() << "value must be a fixed-length vector, got "
+                         << valueType;
+  if (valueType.getElementType() != memrefType.getElementType())
+    return emitOpError() << "value element type "
+                         << valueType.getElementType()
+                         << " differs from the memref's "
+                         << memrefType.getElementType();
+  if (static_cast<int64_t>(getIndices().size()) != memrefType.getRank())
+    return emitOpError() << "expects " << memrefType.getRank()
+                         << " indices, got " << getIndices().size();
+  if (IntegerAttr alignment = getAlignmentAttr()) {
+    int64_t bytes = alignment.getInt();
+    if (bytes <= 0 || !llvm::isPowerOf2_64(bytes))
+      return emitOpError() << "alignment must be a positive power of two, got "
+                           << bytes;
+  }
+  int64_t width = valueType.getNumElements();
+  if (width == 1)
+    return success();
+  // Consecutive elements along the innermost dimension are what the vector
+  // adds to: that dimension must exist, be unit-stride and hold them.
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (memrefType.getRank() == 0 ||
+      failed(memrefType.getStridesAndOffset(strides, offset)) ||
+      strides.back() != 1)
+    return emitOpError() << "adds " << width
+                         << " consecutive elements, so the memref's innermost "
+                            "dimension must have unit stride, got "
+                         << memrefType;
+  int64_t inner = memrefType.getShape().back();
+  if (!ShapedType::isDynamic(inner) && inner < width)
+    return emitOpError() << "adds " << width
+                         << " consecutive elements to an innermost dimension of "
+                         << inner;
   return success();
 }

@@ -207,4 +207,37 @@ def Fmha_MmaOp : Fmha_Op<"mma", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Atomic accumulation into global memory (produced by the tiled lowering)
+//===----------------------------------------------------------------------===//
+
+def Fmha_AtomicAddOp : Fmha_Op<"atomic_add"> {
+  let summary = "atomically add a vector to consecutive memref elements";
+  let description = [{
+    Adds element `i` of `value` to `memref[indices[0], ..., indices[n-1] + i]`,
+    each addition atomic on its own (no ordering, no atomicity across
+    elements): one run of an accumulator fragment's registers that sit next
+    to each other along a row. `alignment` (bytes, a power of two) promises
+    that the first element's address is a multiple of it, as on vector.store.
+    `fmha-lower-atomic-add` makes it one native vector reduction where the
+    chip has one (PTX red.global.add.v2/.v4.f32 on sm_90) and
+    memref.atomic_rmw addf per element elsewhere.
+
+    ```mlir
+    fmha.atomic_add %run, %acc[%b, %q, %h, %d] {alignment = 8}
+        : vector<2xf32>, memref<?x?x8x64xf32>
+    ```
+  }];
+  let arguments = (ins VectorOfRankAndType<[1], [AnyFloat]>:$value,
+                       Arg<AnyMemRef, "the memref added to",
+                           [MemRead, MemWrite]>:$memref,
+                       Variadic<Index>:$indices,
+                       OptionalAttr<I64Attr>:$alignment);
+  let assemblyFormat = [{
+    $value `,` $memref `[` $indices `]` attr-dict `:` type($value) `,`
+    type($memref)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // ROCKE_FMHA_OPS

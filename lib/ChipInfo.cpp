@@ -18,22 +18,22 @@ constexpr llvm::StringLiteral kGfx950Atoms[] = {"mfma_f32_16x16x32",
 constexpr llvm::StringLiteral kMmaSyncAtoms[] = {"mma_sync_m16n8k16"};
 
 const ChipInfo kChips[] = {
-    // name, vendor, wave, workgroup memory, atoms,
+    // name, vendor, wave, workgroup memory, atoms, f32 atomic add width,
     //   SIMDs/CU, waves/SIMD, VGPRs/SIMD, VGPR granule, LDS/CU, LDS granule
-    {"gfx90a", GpuVendor::Amd, 64, 64 * 1024, kCdnaAtoms, 4, 8, 512, 8,
+    {"gfx90a", GpuVendor::Amd, 64, 64 * 1024, kCdnaAtoms, 1, 4, 8, 512, 8,
      64 * 1024, 512},
-    {"gfx942", GpuVendor::Amd, 64, 64 * 1024, kCdnaAtoms, 4, 8, 512, 8,
+    {"gfx942", GpuVendor::Amd, 64, 64 * 1024, kCdnaAtoms, 1, 4, 8, 512, 8,
      64 * 1024, 512},
-    {"gfx950", GpuVendor::Amd, 64, 160 * 1024, kGfx950Atoms, 4, 8, 512, 8,
+    {"gfx950", GpuVendor::Amd, 64, 160 * 1024, kGfx950Atoms, 1, 4, 8, 512, 8,
      160 * 1024, 512},
     // Ampere, Ada and Hopper: every chip with bf16 mma.sync m16n8k16. Opt-in
     // shared memory per block from the CUDA programming guide's table.
-    {"sm_80", GpuVendor::Nvidia, 32, 163 * 1024, kMmaSyncAtoms},
-    {"sm_86", GpuVendor::Nvidia, 32, 99 * 1024, kMmaSyncAtoms},
-    {"sm_87", GpuVendor::Nvidia, 32, 163 * 1024, kMmaSyncAtoms},
-    {"sm_89", GpuVendor::Nvidia, 32, 99 * 1024, kMmaSyncAtoms},
-    {"sm_90", GpuVendor::Nvidia, 32, 227 * 1024, kMmaSyncAtoms},
-    {"sm_90a", GpuVendor::Nvidia, 32, 227 * 1024, kMmaSyncAtoms},
+    {"sm_80", GpuVendor::Nvidia, 32, 163 * 1024, kMmaSyncAtoms, 1},
+    {"sm_86", GpuVendor::Nvidia, 32, 99 * 1024, kMmaSyncAtoms, 1},
+    {"sm_87", GpuVendor::Nvidia, 32, 163 * 1024, kMmaSyncAtoms, 1},
+    {"sm_89", GpuVendor::Nvidia, 32, 99 * 1024, kMmaSyncAtoms, 1},
+    {"sm_90", GpuVendor::Nvidia, 32, 227 * 1024, kMmaSyncAtoms, 4},
+    {"sm_90a", GpuVendor::Nvidia, 32, 227 * 1024, kMmaSyncAtoms, 4},
 };
 } // namespace
 

@@ -32,6 +32,12 @@ struct ChipInfo {
   /// best first. Products whose operand comes from accumulator registers take
   /// the first atom that allows it (operandFromAccumulators).
   llvm::ArrayRef<llvm::StringLiteral> matrixAtoms;
+  /// f32 elements one native global atomic add takes: 4 from sm_90 on (PTX
+  /// red.global.add.v2/.v4.f32), else 1. AMD's CDNA chips have no vector f32
+  /// atomic: global_atomic_add_f32 is the widest (pk_add_f16/bf16 add 16-bit
+  /// pairs), and LLVM expands an atomicrmw fadd <2 x float> to a 64-bit
+  /// cmpswap loop on gfx90a, gfx942 and gfx950.
+  unsigned atomicAddF32Width;
   // AMD occupancy limits (CDNA ISA guides; LLVM's AMDGPU subtarget agrees).
   unsigned simdsPerCU;      // SIMDs sharing a CU's LDS and wave slots
   unsigned maxWavesPerSimd; // wave slots per SIMD

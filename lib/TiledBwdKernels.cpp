@@ -41,6 +41,7 @@
 #include <array>
 #include <limits>
 #include <map>
+#include <numeric>
 
 using namespace mlir;
 using namespace rocke;
@@ -583,6 +584,34 @@ RegisterRun registerRun(const MatrixAtom &atom, MatrixOperand operand,
   return {first.row, first.col, length};
 }
 
+/// How a C fragment of `atom` leaves for a row-major buffer in vector runs:
+/// `width` registers per run (dividing every registerRun of the layout) and
+/// `alignment`, the largest power of two (in elements) dividing each run's
+/// first column, for a fragment window starting at a multiple of the atom's
+/// n in a buffer whose rows are multiples of it too.
+struct AccRuns {
+  int64_t width = 0, alignment = 0;
+
+  static AccRuns get(const MatrixAtom &atom) {
+    AccRuns runs;
+    int64_t regs = atom.regs(MatrixOperand::C);
+    for (int64_t reg = 0; reg < regs;) {
+      RegisterRun run = registerRun(atom, MatrixOperand::C, reg, false);
+      runs.width = std::gcd(runs.width, run.length);
+      reg += run.length;
+    }
+    // Every lane's run starts: the lane part plus the registers' columns.
+    LaneTerm laneCol = laneOffset(atom, MatrixOperand::C).col;
+    int64_t starts =
+        std::gcd<int64_t>(atom.n, laneCol.mod == 1 ? 0 : laneCol.mul);
+    for (int64_t reg = 0; reg < regs; reg += runs.width)
+      starts = std::gcd<int64_t>(starts,
+                                 regOffset(atom, MatrixOperand::C, reg).col);
+    runs.alignment = starts & -starts;
+    return runs;
+  }
+};
+
 /// Reads operand fragments out of a row-major 2-D workgroup buffer. Element
 /// (i, j) of the operand is buf[row0 + i][col0 + j], or buf[row0 + j][col0 +
 /// i] when `transposed`. Registers that are contiguous in the buffer are read
@@ -1103,37 +1132,63 @@ loadRowFragments(OpBuilder &b, Location loc, const MatrixAtom &atom,
       });
 }
 
-/// Visits every element of one accumulator fragment `frag` (registers of a C
-/// layout `layout`, whose lane part puts register 0 at (row0, col0)) with
-/// fn(row, col, value), each under its own insertion point. A loop over the
-/// registers that GPUs unroll (constant register indices); the host's atom
-/// holds hundreds of elements and keeps it rolled.
+/// Visits one accumulator fragment `frag` (registers of a C layout
+/// `layout`, whose lane part puts register 0 at (row0, col0)) in runs of
+/// `width` registers, each run consecutive along a row (`width` divides
+/// every run of AccRuns): fn(row, col, run) with run[i] the element at (row,
+/// col + i), each call under its own insertion point. A loop over the runs
+/// that GPUs unroll (constant register indices); the host's atom holds
+/// hundreds of elements and keeps it rolled.
+void forEachAccRun(
+    OpBuilder &b, Location loc, const KernelTarget &target, Value frag,
+    const AccLayout &layout, int64_t width, Value row0, Value col0,
+    llvm::function_ref<void(Value row, Value col, ValueRange run)> fn) {
+  int64_t runs = int64_t(layout.rows.size()) / width;
+  SmallVector<int64_t> runRows, runCols;
+  for (int64_t r = 0; r < runs; ++r) {
+    runRows.push_back(layout.rows[r * width]);
+    runCols.push_back(layout.cols[r * width]);
+  }
+  Value c0 = constIndex(b, loc, 0);
+  Value cRuns = constIndex(b, loc, runs);
+  Value c1 = constIndex(b, loc, 1);
+  auto runLoop = scf::ForOp::create(b, loc, c0, cRuns, c1);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(runLoop.getBody()->getTerminator());
+    Value run = runLoop.getInductionVar();
+    auto at = [&](ArrayRef<int64_t> offsets) {
+      auto type = VectorType::get({runs}, b.getIndexType());
+      Value t = arith::ConstantOp::create(
+          b, loc, type, DenseElementsAttr::get(type, offsets));
+      return vector::ExtractOp::create(b, loc, t, ArrayRef<OpFoldResult>{run});
+    };
+    Value row = arith::AddIOp::create(b, loc, row0, at(runRows));
+    Value col = arith::AddIOp::create(b, loc, col0, at(runCols));
+    Value firstReg = width == 1 ? run
+                                : arith::MulIOp::create(
+                                      b, loc, run, constIndex(b, loc, width));
+    SmallVector<Value> elements;
+    for (int64_t i = 0; i < width; ++i) {
+      Value reg = addIdx(b, loc, firstReg, i);
+      elements.push_back(
+          vector::ExtractOp::create(b, loc, frag, ArrayRef<OpFoldResult>{reg}));
+    }
+    fn(row, col, elements);
+  }
+  if (!target.host)
+    (void)loopUnrollFull(runLoop);
+}
+
+/// forEachAccRun one element at a time: fn(row, col, value).
 void forEachAccElement(
     OpBuilder &b, Location loc, const KernelTarget &target, Value frag,
     const AccLayout &layout, Value row0, Value col0,
     llvm::function_ref<void(Value row, Value col, Value x)> fn) {
-  int64_t regs = layout.rows.size();
-  Value c0 = constIndex(b, loc, 0);
-  Value cRegs = constIndex(b, loc, regs);
-  Value c1 = constIndex(b, loc, 1);
-  auto regLoop = scf::ForOp::create(b, loc, c0, cRegs, c1);
-  {
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPoint(regLoop.getBody()->getTerminator());
-    Value reg = regLoop.getInductionVar();
-    auto at = [&](ArrayRef<int64_t> offsets) {
-      auto type = VectorType::get({regs}, b.getIndexType());
-      Value t = arith::ConstantOp::create(
-          b, loc, type, DenseElementsAttr::get(type, offsets));
-      return vector::ExtractOp::create(b, loc, t, ArrayRef<OpFoldResult>{reg});
-    };
-    Value row = arith::AddIOp::create(b, loc, row0, at(layout.rows));
-    Value col = arith::AddIOp::create(b, loc, col0, at(layout.cols));
-    fn(row, col,
-       vector::ExtractOp::create(b, loc, frag, ArrayRef<OpFoldResult>{reg}));
-  }
-  if (!target.host)
-    (void)loopUnrollFull(regLoop);
+  forEachAccRun(b, loc, target, frag, layout, /*width=*/1, row0, col0,
+                [&](Value row, Value col, ValueRange run) {
+                  fn(row, col, run.front());
+                });
 }
 
 void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
@@ -1518,6 +1573,16 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
           return readB.read(b, loc, wg(kKey), ki * atom.k, ni * atom.n, false,
                             Value(), warpCol);
         });
+    // dQ leaves in runs of registers consecutive along its rows: one
+    // fmha.atomic_add each (a vector reduction where the chip has one), or
+    // one vector store into the partials.
+    AccRuns dqRuns = AccRuns::get(atom);
+    auto runType = VectorType::get({dqRuns.width}, b.getF32Type());
+    // dQ rows and the subgroups' column windows are multiples of the atom's
+    // n, and every allocator aligns the buffer to 16 bytes at least (malloc;
+    // cudaMalloc and hipMalloc to 256).
+    IntegerAttr runAlignment =
+        b.getI64IntegerAttr(std::min<int64_t>(16, dqRuns.alignment * 4));
     for (int64_t mi = 0; mi < dQ.mAtoms; ++mi)
       for (int64_t ni = 0; ni < dQ.nAtoms; ++ni) {
         Value frag = arith::MulFOp::create(
@@ -1528,27 +1593,33 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
         Value row0 = arith::AddIOp::create(b, loc, warpRow0, laneRow);
         Value col0 = arith::AddIOp::create(
             b, loc, warpCol, addIdx(b, loc, laneC.col, ni * atom.n));
-        forEachAccElement(
-            b, loc, target, frag, scoreLayout, row0, col0,
-            [&](Value qIdx, Value d, Value x) {
+        forEachAccRun(
+            b, loc, target, frag, scoreLayout, dqRuns.width, row0, col0,
+            [&](Value qIdx, Value d, ValueRange elements) {
               Value valid =
                   cmp(b, loc, arith::CmpIPredicate::ult, qIdx, sizes.seqQ);
+              Value run =
+                  vector::FromElementsOp::create(b, loc, runType, elements);
               if (!deterministic) {
                 // Rows past Sq add nothing to row 0 instead of branching
                 // around the atomic (the grid is empty when Sq = 0).
                 Value row = arith::SelectOp::create(b, loc, valid, qIdx, c0);
-                x = arith::SelectOp::create(b, loc, valid, x,
-                                            constF32(b, loc, 0.0f));
-                atomicAddF32(b, loc, x, dqAcc,
-                             ValueRange{batch, row, headQ, d});
+                Value zeros = arith::ConstantOp::create(
+                    b, loc, runType, b.getZeroAttr(runType));
+                run = arith::SelectOp::create(b, loc, valid, run, zeros);
+                fmha::AtomicAddOp::create(b, loc, run, dqAcc,
+                                          ValueRange{batch, row, headQ, d},
+                                          runAlignment);
                 return;
               }
               // Partials are plain stores: nothing may land on a valid row.
               auto ifOp = scf::IfOp::create(b, loc, valid);
               OpBuilder::InsertionGuard g5(b);
               b.setInsertionPointToStart(ifOp.thenBlock());
-              memref::StoreOp::create(b, loc, x, dqAcc,
-                                      ValueRange{kvBlock, batch, qIdx, headQ, d});
+              vector::StoreOp::create(
+                  b, loc, run, dqAcc,
+                  ValueRange{kvBlock, batch, qIdx, headQ, d},
+                  /*nontemporal=*/false, runAlignment);
             });
       }
 

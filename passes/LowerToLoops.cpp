@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/MathExtras.h"
@@ -392,6 +393,8 @@ struct LowerToLoopsPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     rocke::populateLowerToLoopsPatterns(patterns);
+    // The strategies' atomic accumulations, as scalar host atomics.
+    rocke::populateLowerAtomicAddPatterns(patterns, /*ptxRedWidth=*/1);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     getOperation()->walk([&](Operation *op) {

@@ -31,6 +31,13 @@ void populateExp2ToRocdlPatterns(mlir::RewritePatternSet &patterns);
 /// (the CPU oracle, fmha-lower-to-loops).
 void populateLowerToLoopsPatterns(mlir::RewritePatternSet &patterns);
 
+/// fmha.atomic_add -> inline PTX red.global.add.vN.f32 for f32 runs of up to
+/// `ptxRedWidth` aligned elements (N = 2, 4; sm_90), memref.atomic_rmw addf
+/// for every other element; ptxRedWidth = 1: scalar atomics only
+/// (fmha-lower-atomic-add).
+void populateLowerAtomicAddPatterns(mlir::RewritePatternSet &patterns,
+                                    unsigned ptxRedWidth);
+
 /// fmha.mma -> amdgpu.mfma / nvgpu.mma.sync / host atom calls by atom family
 /// (host atoms add functions and stack buffers: apply on a module).
 void populateLowerMmaPatterns(mlir::RewritePatternSet &patterns);

@@ -103,10 +103,13 @@ def LowerToLoops : Pass<"fmha-lower-to-loops"> {
     f32 inputs. Fully masked rows give O = 0, LSE = -inf (M = -inf, L = 0)
     and exactly zero gradients. Accumulation is always f32 (at least as
     precise as `accumulator_type` asks) and sequential, so deterministic.
+    The fmha.atomic_add ops a strategy leaves become one memref.atomic_rmw
+    addf per element, as fmha-lower-atomic-add does without a chip.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect",
   ];
 }
 
@@ -226,6 +229,30 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
     "::mlir::vector::VectorDialect", "::rocke::fmha::FmhaDialect",
     "::mlir::nvgpu::NVGPUDialect",
   ];
+}
+
+def LowerAtomicAdd : Pass<"fmha-lower-atomic-add"> {
+  let summary = "fmha.atomic_add -> PTX vector reductions or scalar atomics";
+  let description = [{
+    Lowers each fmha.atomic_add by the chip's widest native f32 atomic add
+    (lib/ChipInfo): on sm_90 and newer, aligned f32 runs into global memory
+    (`#gpu.address_space<global>`, as the kernels' arguments) become inline
+    PTX `red.global.add.v2.f32` / `.v4.f32` (relaxed, gpu scope; PTX
+    ISA 8.1, which fmha-nvvm-to-ptx asks for there); every other element,
+    and every element for other chips or an empty `chip` (the host), becomes
+    one memref.atomic_rmw addf. AMD chips take the scalar form: their widest
+    f32 atomic is global_atomic_add_f32 (fmha-rocdl-native-atomics makes it
+    native). fmha-lower-to-loops lowers the op the same scalar way.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "GPU of lib/ChipInfo (sm_90: vector reductions); empty: one "
+           "scalar atomic per element">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def LowerSubgroupReduce : Pass<"fmha-lower-subgroup-reduce"> {

@@ -181,6 +181,10 @@ mlir::LogicalResult buildRocdlToHsacoPipeline(mlir::OpPassManager &pm,
   pm.addPass(mlir::createGpuROCDLAttachTarget(attach));
   mlir::OpPassManager &kernels = pm.nest<mlir::gpu::GPUModuleOp>();
   kernels.addPass(rocke::createRocdlExp2());
+  // Scalar atomics (no vector f32 atomic on these chips), made native below.
+  rocke::LowerAtomicAddOptions atomics;
+  atomics.chip = opts.chip;
+  kernels.addPass(rocke::createLowerAtomicAdd(atomics));
   mlir::ConvertGpuOpsToROCDLOpsOptions lower;
   lower.chipset = opts.chip;
   kernels.addPass(mlir::createConvertGpuOpsToROCDLOps(lower));
@@ -255,10 +259,17 @@ mlir::LogicalResult buildNvvmToPtxPipeline(mlir::OpPassManager &pm,
   mlir::GpuNVVMAttachTargetOptions attach;
   attach.chip = opts.chip;
   attach.optLevel = opts.optLevel;
+  // The vector reductions of fmha-lower-atomic-add need PTX ISA 8.1 (the
+  // default is the chip's minimum, 7.8 for sm_90).
+  if (rocke::lookupChip(opts.chip)->atomicAddF32Width > 1)
+    attach.features = "+ptx81";
   pm.addPass(mlir::createGpuNVVMAttachTarget(attach));
   mlir::OpPassManager &kernels = pm.nest<mlir::gpu::GPUModuleOp>();
   kernels.addPass(rocke::createNvvmExp2());
   kernels.addPass(rocke::createNvgpuMmaBf16());
+  rocke::LowerAtomicAddOptions atomics;
+  atomics.chip = opts.chip;
+  kernels.addPass(rocke::createLowerAtomicAdd(atomics));
   addKernelPrelowering(kernels);
   kernels.addPass(mlir::createConvertNVGPUToNVVMPass());
   kernels.addPass(mlir::createConvertGpuOpsToNVVMOps());

@@ -61,3 +61,19 @@ func.func @fwd_masks(%q: memref<1x?x2x32xf32>, %k: memref<1x?x1x32xf32>, %v: mem
       : memref<1x?x2x32xf32>, memref<1x?x1x32xf32>, memref<1x?x1x96xf32> -> memref<1x?x2x96xf32>, stats(memref<1x2x?xf32>)
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @atomic_add
+// CHECK: fmha.atomic_add %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] {alignment = 8 : i64} : vector<2xf32>, memref<?x64xf32>
+// CHECK: fmha.atomic_add %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : vector<1xf32>, memref<?x64xf32, strided<[1, ?]>>
+// CHECK: fmha.atomic_add %{{.*}}, %{{.*}}[] : vector<1xf16>, memref<f16>
+func.func @atomic_add(%v2: vector<2xf32>, %v1: vector<1xf32>, %h: vector<1xf16>,
+    %acc: memref<?x64xf32>, %cols: memref<?x64xf32, strided<[1, ?]>>,
+    %scalar: memref<f16>, %i: index, %j: index) {
+  fmha.atomic_add %v2, %acc[%i, %j] {alignment = 8} : vector<2xf32>, memref<?x64xf32>
+  // One element needs no unit stride.
+  fmha.atomic_add %v1, %cols[%i, %j] : vector<1xf32>, memref<?x64xf32, strided<[1, ?]>>
+  fmha.atomic_add %h, %scalar[] : vector<1xf16>, memref<f16>
+  return
+}

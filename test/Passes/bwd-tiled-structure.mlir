@@ -5,10 +5,12 @@
 // RUN: FileCheck %s --check-prefix=BAR < %t.nv
 // RUN: FileCheck %s --check-prefixes=MMA,NV-MMA < %t.nv
 // RUN: FileCheck %s --check-prefixes=WG,NV-WG < %t.nv
+// RUN: FileCheck %s --check-prefixes=DQ,NV-DQ < %t.nv
 // RUN: rocke-opt %s -fmha-bwd-to-kernels='strategy=tiled chip=gfx942' -o %t.amd
 // RUN: FileCheck %s --check-prefix=BAR < %t.amd
 // RUN: FileCheck %s --check-prefixes=MMA,AMD-MMA < %t.amd
 // RUN: FileCheck %s --check-prefixes=WG,AMD-WG < %t.amd
+// RUN: FileCheck %s --check-prefixes=DQ,AMD-DQ < %t.amd
 // RUN: rocke-opt %s -fmha-bwd-to-kernels='strategy=tiled target=host' | FileCheck %s --check-prefix=HOST
 
 // bf16, D=128, causal. sm_90 (128 KV rows, 8 warps, 32 query rows): per warp
@@ -43,6 +45,16 @@
 // AMD-WG-COUNT-16: vector.store {{.*}} : memref<32x136xbf16, #gpu.address_space<workgroup>>, vector<1xbf16>
 // WG-NOT: vector.store {{.*}}#gpu.address_space<workgroup>>, vector<{{[124]}}xbf16>
 // WG: gpu.return
+
+// dQ atomics, one per run of a lane's registers along a dQ row: on sm_90 16
+// elements per lane (32 x 128 over 256 lanes) as 8 register pairs, each one
+// red.global.add.v2.f32 later; on gfx942 16 (32 x 128 over 256 lanes), one
+// element each (no vector f32 atomic on AMD).
+// DQ-LABEL: gpu.func @fmha_bwd_tiled_main
+// NV-DQ-COUNT-8: fmha.atomic_add {{.*}} {alignment = 8 : i64} : vector<2xf32>
+// AMD-DQ-COUNT-16: fmha.atomic_add {{.*}} {alignment = 4 : i64} : vector<1xf32>
+// DQ-NOT: {{fmha.atomic_add|memref.atomic_rmw}}
+// DQ: gpu.return
 
 // The host atom runs the same schedule (16 x 16 tiles, one lane): 8 atoms
 // along D=128 for each of the five products.

@@ -6,11 +6,14 @@
 // Launch order: zero dQ accumulator, delta preprocess, KV-block main kernel,
 // dQ conversion. The main kernel runs one workgroup per (KV block, kv head,
 // batch), loops over the query heads of its group and the query blocks the
-// mask lets through, and accumulates dQ with f32 atomics. The chip picks the
-// atoms, tiles and operand staging: gfx942 128 KV rows over 4 waves, K in
-// registers and Q / dO staged as rows and transposed (Q, dO, Q^T, dO^T, dS
-// in 64 KiB of LDS); sm_90 128 KV rows over 8 warps, K, Q and dO in dynamic
-// shared memory (recorded for the runner, which opts in past 48 KiB).
+// mask lets through, and accumulates dQ with f32 atomics, one
+// fmha.atomic_add per run of registers consecutive along a dQ row (one
+// register in the MFMA layout, two in mma.sync's, a 16-column row of the
+// host atom), promising the runs' alignment. The chip picks the atoms, tiles
+// and operand staging: gfx942 128 KV rows over 4 waves, K in registers and
+// Q / dO staged as rows and transposed (Q, dO, Q^T, dO^T, dS in 64 KiB of
+// LDS); sm_90 128 KV rows over 8 warps, K, Q and dO in dynamic shared memory
+// (recorded for the runner, which opts in past 48 KiB).
 // AMD-LABEL: func.func @causal_gqa
 // AMD: gpu.launch_func @fmha_kernels::@fmha_bwd_zero_dq
 // AMD: gpu.launch_func @fmha_kernels::@fmha_bwd_preprocess
@@ -23,7 +26,8 @@
 // AMD: scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>
 // AMD: fmha.mma {{.*}} {atom = "mfma_f32_16x16x16_f16"} : vector<4xf16>, vector<4xf16> -> vector<4xf32>
 // AMD: math.exp2
-// AMD: memref.atomic_rmw addf
+// AMD: fmha.atomic_add {{.*}} {alignment = 4 : i64} : vector<1xf32>, memref<2x128x8x64xf32, #gpu.address_space<global>>
+// AMD-NOT: memref.atomic_rmw
 // AMD-NOT: fmha.attention_bwd
 
 // NV-LABEL: func.func @causal_gqa
@@ -36,7 +40,8 @@
 // NV: memref.view {{.*}} to memref<128x72xf16, #gpu.address_space<workgroup>>
 // NV: nvgpu.ldmatrix
 // NV: fmha.mma {{.*}} {atom = "mma_sync_m16n8k16_f16"} : vector<8xf16>, vector<4xf16> -> vector<4xf32>
-// NV: memref.atomic_rmw addf
+// NV: fmha.atomic_add {{.*}} {alignment = 8 : i64} : vector<2xf32>, memref<2x128x8x64xf32, #gpu.address_space<global>>
+// NV-NOT: memref.atomic_rmw
 
 // The host runs the same body with one lane: a private function per kernel
 // looping over the grid, and the host matrix atom.
@@ -44,6 +49,7 @@
 // HOST: call @fmha_bwd_tiled_main
 // HOST: func.func private @fmha_bwd_tiled_main
 // HOST: fmha.mma {{.*}} {atom = "host_16x16x16"} : vector<256xf16>, vector<256xf16> -> vector<256xf32>
+// HOST: fmha.atomic_add {{.*}} {alignment = 16 : i64} : vector<16xf32>, memref<2x128x8x64xf32>
 // block-q=0 on the host takes 16-row query tiles (the largest tile that fits
 // is unbounded there, and 64-row tiles took minutes to JIT at D=256).
 // HOSTAUTO-LABEL: func.func private @fmha_bwd_tiled_main
@@ -64,7 +70,8 @@ func.func @causal_gqa(%q: memref<2x128x8x64xf16>, %k: memref<2x128x4x64xf16>,
 // -----
 
 // Deterministic: per-KV-block dQ partials (plain stores, no atomics) summed
-// in a fixed order by a last kernel.
+// in a fixed order by a last kernel; mma.sync stores its register pairs as
+// one vector each.
 // Dynamic sizes: an empty problem launches nothing.
 // AMD-LABEL: func.func @deterministic_bf16
 // AMD: arith.cmpi ugt
@@ -76,13 +83,19 @@ func.func @causal_gqa(%q: memref<2x128x8x64xf16>, %k: memref<2x128x4x64xf16>,
 // AMD: gpu.launch_func @fmha_kernels::@fmha_bwd_reduce_dq
 // AMD: gpu.func @fmha_bwd_tiled_main
 // AMD-SAME: "dq_partial:f32:zero:[ceildiv(Sk,BKV),B,ceildiv(Sq,BQ)*BQ,Hq,Dqk]"
-// AMD-NOT: memref.atomic_rmw
+// AMD-NOT: {{memref.atomic_rmw|fmha.atomic_add}}
 // AMD: fmha.mma {{.*}} {atom = "mfma_f32_16x16x16_bf16"}
-// AMD-NOT: memref.atomic_rmw
+// AMD-NOT: {{memref.atomic_rmw|fmha.atomic_add}}
 // AMD: gpu.func @fmha_bwd_reduce_dq
 
 // NV-LABEL: func.func @deterministic_bf16
 // NV: fmha.mma {{.*}} {atom = "mma_sync_m16n8k16_bf16"}
+// NV-NOT: fmha.atomic_add
+// NV: %[[PART:.*]] = vector.from_elements %{{.*}}, %{{.*}} : vector<2xf32>
+// NV-NEXT: scf.if
+// NV-NEXT: vector.store %[[PART]], {{.*}} {alignment = 8 : i64} : memref<?x?x?x4x128xf32, #gpu.address_space<global>>, vector<2xf32>
+// NV-NOT: fmha.atomic_add
+// NV: gpu.func @fmha_bwd_reduce_dq
 
 // HOST-LABEL: func.func @deterministic_bf16
 // HOST: call @fmha_bwd_reduce_dq

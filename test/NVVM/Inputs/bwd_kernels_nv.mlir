@@ -1,8 +1,9 @@
 // Hand-written stand-ins for attention-backward kernels on NVIDIA (subgroup
 // size 32): a warp-strategy step (thread id, exp2, xor-shuffle butterfly,
-// f32 atomic gradient accumulation) and one f16 and one bf16 mma.sync
-// m16n8k16 block step of the tiled strategy, with kernel arguments cast to
-// the global address space as the fmha lowering emits them.
+// f32 atomic gradient accumulation), one f16 and one bf16 mma.sync
+// m16n8k16 block step of the tiled strategy and its fmha.atomic_add runs,
+// with kernel arguments cast to the global address space as the fmha
+// lowering emits them.
 module attributes {gpu.container_module} {
   gpu.module @bwd_kernels {
     gpu.func @dq_accum(%p0: memref<256xf32>, %dq0: memref<256xf32>) kernel
@@ -63,6 +64,23 @@ module attributes {gpu.container_module} {
       }
       %d1 = vector.shape_cast %acc : vector<2x2xf32> to vector<4xf32>
       vector.store %d1, %c[%tid, %c0] : memref<32x4xf32, #gpu.address_space<global>>, vector<4xf32>
+      gpu.return
+    }
+
+    gpu.func @dq_runs(%p0: memref<32x64xf32>, %dq0: memref<32x64xf32>) kernel
+        attributes {known_block_size = array<i32: 32, 1, 1>} {
+      %p = memref.memory_space_cast %p0 : memref<32x64xf32> to memref<32x64xf32, #gpu.address_space<global>>
+      %dq = memref.memory_space_cast %dq0 : memref<32x64xf32> to memref<32x64xf32, #gpu.address_space<global>>
+      %tid = gpu.thread_id x
+      %c0 = arith.constant 0 : index
+      %c4 = arith.constant 4 : index
+      %c6 = arith.constant 6 : index
+      %quad = vector.load %p[%tid, %c0] : memref<32x64xf32, #gpu.address_space<global>>, vector<4xf32>
+      fmha.atomic_add %quad, %dq[%tid, %c0] {alignment = 16} : vector<4xf32>, memref<32x64xf32, #gpu.address_space<global>>
+      %pair = vector.load %p[%tid, %c4] : memref<32x64xf32, #gpu.address_space<global>>, vector<2xf32>
+      fmha.atomic_add %pair, %dq[%tid, %c4] {alignment = 8} : vector<2xf32>, memref<32x64xf32, #gpu.address_space<global>>
+      // No alignment promised: element by element.
+      fmha.atomic_add %pair, %dq[%tid, %c6] : vector<2xf32>, memref<32x64xf32, #gpu.address_space<global>>
       gpu.return
     }
   }
