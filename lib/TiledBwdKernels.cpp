@@ -1596,30 +1596,19 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
         forEachAccRun(
             b, loc, target, frag, scoreLayout, dqRuns.width, row0, col0,
             [&](Value qIdx, Value d, ValueRange elements) {
-              Value valid =
-                  cmp(b, loc, arith::CmpIPredicate::ult, qIdx, sizes.seqQ);
+              // Rows past Sq land in the buffers' padding rows (whole query
+              // blocks), which nobody reads: no row check.
               Value run =
                   vector::FromElementsOp::create(b, loc, runType, elements);
-              if (!deterministic) {
-                // Rows past Sq add nothing to row 0 instead of branching
-                // around the atomic (the grid is empty when Sq = 0).
-                Value row = arith::SelectOp::create(b, loc, valid, qIdx, c0);
-                Value zeros = arith::ConstantOp::create(
-                    b, loc, runType, b.getZeroAttr(runType));
-                run = arith::SelectOp::create(b, loc, valid, run, zeros);
+              if (deterministic)
+                vector::StoreOp::create(
+                    b, loc, run, dqAcc,
+                    ValueRange{kvBlock, batch, qIdx, headQ, d},
+                    /*nontemporal=*/false, runAlignment);
+              else
                 fmha::AtomicAddOp::create(b, loc, run, dqAcc,
-                                          ValueRange{batch, row, headQ, d},
+                                          ValueRange{batch, qIdx, headQ, d},
                                           runAlignment);
-                return;
-              }
-              // Partials are plain stores: nothing may land on a valid row.
-              auto ifOp = scf::IfOp::create(b, loc, valid);
-              OpBuilder::InsertionGuard g5(b);
-              b.setInsertionPointToStart(ifOp.thenBlock());
-              vector::StoreOp::create(
-                  b, loc, run, dqAcc,
-                  ValueRange{kvBlock, batch, qIdx, headQ, d},
-                  /*nontemporal=*/false, runAlignment);
             });
       }
 

@@ -71,7 +71,7 @@ func.func @causal_gqa(%q: memref<2x128x8x64xf16>, %k: memref<2x128x4x64xf16>,
 
 // Deterministic: per-KV-block dQ partials (plain stores, no atomics) summed
 // in a fixed order by a last kernel; mma.sync stores its register pairs as
-// one vector each.
+// one vector each, unguarded: the partials' rows run to a whole query block.
 // Dynamic sizes: an empty problem launches nothing.
 // AMD-LABEL: func.func @deterministic_bf16
 // AMD: arith.cmpi ugt
@@ -92,7 +92,6 @@ func.func @causal_gqa(%q: memref<2x128x8x64xf16>, %k: memref<2x128x4x64xf16>,
 // NV: fmha.mma {{.*}} {atom = "mma_sync_m16n8k16_bf16"}
 // NV-NOT: fmha.atomic_add
 // NV: %[[PART:.*]] = vector.from_elements %{{.*}}, %{{.*}} : vector<2xf32>
-// NV-NEXT: scf.if
 // NV-NEXT: vector.store %[[PART]], {{.*}} {alignment = 8 : i64} : memref<?x?x?x4x128xf32, #gpu.address_space<global>>, vector<2xf32>
 // NV-NOT: fmha.atomic_add
 // NV: gpu.func @fmha_bwd_reduce_dq
