@@ -152,11 +152,6 @@ Value subgroupReduce(OpBuilder &b, Location loc, const KernelTarget &target,
                                        cluster);
 }
 
-void workgroupBarrier(OpBuilder &b, Location loc, const KernelTarget &target) {
-  if (!target.host)
-    gpu::BarrierOp::create(b, loc);
-}
-
 //===----------------------------------------------------------------------===//
 // Masks
 //===----------------------------------------------------------------------===//

@@ -129,9 +129,6 @@ mlir::Value subgroupReduce(mlir::OpBuilder &b, mlir::Location loc,
                            const KernelTarget &target, mlir::Value value,
                            mlir::gpu::AllReduceOperation kind,
                            unsigned clusterSize = 0);
-/// gpu.barrier on a GPU; nothing on the host (one lane per workgroup).
-void workgroupBarrier(mlir::OpBuilder &b, mlir::Location loc,
-                      const KernelTarget &target);
 
 //===----------------------------------------------------------------------===//
 // Masks (the band of dialect/Mask.h)

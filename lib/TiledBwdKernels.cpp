@@ -1375,15 +1375,16 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
         gradRows, dvAtomsN, carried.slice(dK.atoms.size(), dV.atoms.size()));
     Value q0 = arith::MulIOp::create(b, loc, qLoop.getInductionVar(), cBlockQ);
 
-    // Every subgroup passed the previous iteration's second barrier, so
-    // nobody reads Q, dO or the statistics any more.
+    // The kernel's workgroup-memory accesses are ordered by
+    // fmha-place-workgroup-barriers: a barrier before the first read of
+    // this block's Q / dO / statistics (also ordering this iteration's dS
+    // writes after the previous dQ reads), and one before the first dQ read
+    // of dS (also ordering the next block's Q / dO writes after this
+    // block's reads).
     if (prefetch)
       storeBlock(carried.drop_front(numAcc));
     else
       copyBlock(q0);
-    // Barrier 1: Q, dO and the statistics are in; every subgroup is done
-    // with the previous iteration's dS.
-    workgroupBarrier(b, loc, target);
 
     // Scores of the subgroup's KV rows against the block's queries: S^T =
     // K Q^T and dP^T = V dO^T, or S = Q K^T and dP = dO V^T.
@@ -1545,14 +1546,12 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     accumulateFromScores(p, dVi, wg(kGradOut), wg(kGradOutT));
     accumulateFromScores(ds, dKi, wg(kQuery), wg(kQueryT));
 
-    // dS into workgroup memory as [q][kv] (the A operand of dQ). Every
-    // subgroup passed barrier 1, so the previous iteration's dQ reads are
-    // done.
+    // dS into workgroup memory as [q][kv] (the A operand of dQ).
     storeAccTile(b, loc, atom, ds, laneC, wg(kScores), /*transposed=*/sT, c0,
                  warpKv);
-    // Barrier 2: dS is in; Q and dO are no longer read this iteration.
-    workgroupBarrier(b, loc, target);
 
+    // The next block's global loads, in flight during dQ (issued before the
+    // barrier that dQ's dS reads get).
     SmallVector<Value> next;
     if (prefetch)
       next = loadBlock(addIdx(b, loc, q0, cfg.blockQ));

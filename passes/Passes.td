@@ -255,6 +255,26 @@ def LowerAtomicAdd : Pass<"fmha-lower-atomic-add"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def PlaceWorkgroupBarriers : Pass<"fmha-place-workgroup-barriers",
+                                  "::mlir::gpu::GPUFuncOp"> {
+  let summary = "Insert gpu.barrier where workgroup-memory accesses conflict";
+  let description = [{
+    For each kernel, inserts a gpu.barrier before every access to workgroup
+    memory that may conflict with another work-item's access since the last
+    barrier: a read after a write or a write after a read of overlapping
+    bytes (views of one allocation at constant byte offsets are told apart by
+    their ranges). Writes are not ordered against writes: a phase writes
+    each element once, and the next phase's writes are ordered by the reads
+    in between. Barriers go as late as possible, inside
+    scf.for loops whose bounds are the same for every work-item (the body is
+    walked until the hazards an iteration leaves to the next are stable),
+    never inside scf.if or loops with work-item dependent bounds, whose
+    accesses are ordered as one. Existing barriers stay. fmha-bwd-to-kernels
+    leaves the tiled main kernel's synchronisation to this pass.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def LowerSubgroupReduce : Pass<"fmha-lower-subgroup-reduce"> {
   let summary = "gpu.subgroup_reduce -> gpu.shuffle xor butterflies";
   let description = [{

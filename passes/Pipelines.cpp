@@ -157,7 +157,8 @@ struct RocdlToHsacoOptions
 };
 
 /// gpu.module kernels (gpu.shuffle, math.exp2, memref.atomic_rmw) -> gpu.binary
-/// holding an HSACO, with native float atomics and v_exp_f32. The passes are
+/// holding an HSACO, with native float atomics and v_exp_f32; workgroup
+/// barriers first, where workgroup-memory accesses need them. The passes are
 /// built from the checked options, not from a pipeline string, so no option
 /// value (a toolkit path with spaces, say) can change the pipeline's shape.
 mlir::LogicalResult buildRocdlToHsacoPipeline(mlir::OpPassManager &pm,
@@ -180,6 +181,8 @@ mlir::LogicalResult buildRocdlToHsacoPipeline(mlir::OpPassManager &pm,
   attach.optLevel = opts.optLevel;
   pm.addPass(mlir::createGpuROCDLAttachTarget(attach));
   mlir::OpPassManager &kernels = pm.nest<mlir::gpu::GPUModuleOp>();
+  kernels.addNestedPass<mlir::gpu::GPUFuncOp>(
+      rocke::createPlaceWorkgroupBarriers());
   kernels.addPass(rocke::createRocdlExp2());
   // Scalar atomics (no vector f32 atomic on these chips), made native below.
   rocke::LowerAtomicAddOptions atomics;
@@ -240,7 +243,8 @@ mlir::LogicalResult checkNvvmChip(llvm::StringRef pipeline,
 /// nvgpu.mma.sync, scf, vector) -> gpu.binary holding PTX: shfl.sync,
 /// atom/red.global.add.f32, ex2.approx.f32, mma.sync m16n8k16 f16/bf16.
 /// Kernel signatures and rocke.launch facts are recorded first, for the
-/// JSON sidecar of fmha-dump-binary.
+/// JSON sidecar of fmha-dump-binary; then workgroup barriers, where
+/// workgroup-memory accesses need them.
 mlir::LogicalResult buildNvvmToPtxPipeline(mlir::OpPassManager &pm,
                                            const NvvmToPtxOptions &opts,
                                            ErrorHandler emitError) {
@@ -265,6 +269,8 @@ mlir::LogicalResult buildNvvmToPtxPipeline(mlir::OpPassManager &pm,
     attach.features = "+ptx81";
   pm.addPass(mlir::createGpuNVVMAttachTarget(attach));
   mlir::OpPassManager &kernels = pm.nest<mlir::gpu::GPUModuleOp>();
+  kernels.addNestedPass<mlir::gpu::GPUFuncOp>(
+      rocke::createPlaceWorkgroupBarriers());
   kernels.addPass(rocke::createNvvmExp2());
   kernels.addPass(rocke::createNvgpuMmaBf16());
   rocke::LowerAtomicAddOptions atomics;

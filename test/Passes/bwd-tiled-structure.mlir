@@ -1,12 +1,12 @@
 // Structural budget of the tiled main kernel's query-block iteration, per
 // target: a speed regression (another barrier, P staged through workgroup
 // memory, more products) fails here.
-// RUN: rocke-opt %s -fmha-bwd-to-kernels='strategy=tiled chip=sm_90' -o %t.nv
+// RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=sm_90},gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.nv
 // RUN: FileCheck %s --check-prefix=BAR < %t.nv
 // RUN: FileCheck %s --check-prefixes=MMA,NV-MMA < %t.nv
 // RUN: FileCheck %s --check-prefixes=WG,NV-WG < %t.nv
 // RUN: FileCheck %s --check-prefixes=DQ,NV-DQ < %t.nv
-// RUN: rocke-opt %s -fmha-bwd-to-kernels='strategy=tiled chip=gfx942' -o %t.amd
+// RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=gfx942},gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.amd
 // RUN: FileCheck %s --check-prefix=BAR < %t.amd
 // RUN: FileCheck %s --check-prefixes=MMA,AMD-MMA < %t.amd
 // RUN: FileCheck %s --check-prefixes=WG,AMD-WG < %t.amd
@@ -17,7 +17,9 @@
 // and query block 32 + 32 atoms for S^T and dP^T, 32 each for dV, dK and dQ.
 // gfx942 (128 KV rows, 4 waves, 32 query rows), scores held as S: 32 atoms
 // for each of the five products.
-// Two barriers per query block and none elsewhere.
+// Two barriers per query block and none elsewhere, placed by
+// fmha-place-workgroup-barriers from the kernel's workgroup-memory accesses
+// (fmha-bwd-to-kernels emits none).
 // BAR-LABEL: gpu.func @fmha_bwd_tiled_main
 // BAR-COUNT-2: gpu.barrier
 // BAR-NOT: gpu.barrier

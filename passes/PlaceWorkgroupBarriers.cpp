@@ -1,0 +1,297 @@
+//===- PlaceWorkgroupBarriers.cpp - barriers from workgroup-memory hazards -===//
+//
+// Inserts gpu.barrier where one work-item's access to workgroup memory may
+// conflict with another's since the last barrier: a read after a write
+// (RAW) or a write after a read (WAR) of overlapping bytes. Writes are not
+// ordered against writes: a kernel writes each element of a buffer once per
+// phase (a tile is stored by many ops, one element by one work-item), and
+// a later phase's writes are ordered by the reads in between. Kernel builders write their workgroup-memory traffic and leave the
+// synchronisation to this pass, so a schedule change (a prefetch moved, a
+// buffer added) cannot leave a race or a barrier too many.
+//
+// The walk is a forward dataflow over the kernel's structured control flow,
+// with the accesses pending since the last barrier as state:
+//  - an access that conflicts with a pending one gets a barrier right before
+//    it (as late as possible, which is optimal for a straight line: each
+//    barrier clears the most accesses);
+//  - the bodies of scf.for loops whose bounds are the same for every
+//    work-item are walked until the state entering an iteration is stable,
+//    so a write at the top of an iteration is ordered against the reads of
+//    the previous one; barriers may go inside such bodies;
+//  - every other op with regions (scf.if, loops with work-item dependent
+//    bounds, ...) may be executed by a part of the workgroup only: its
+//    accesses count as one access of the op, and a barrier goes before it,
+//    never inside.
+// Existing barriers are kept and clear the state.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <optional>
+
+namespace rocke {
+#define GEN_PASS_DEF_PLACEWORKGROUPBARRIERS
+#include "passes/Passes.h.inc"
+} // namespace rocke
+
+using namespace mlir;
+
+namespace {
+
+/// Bytes [begin, end) of a workgroup allocation (`root`); an unknown range
+/// covers the whole allocation.
+struct Access {
+  Value root;
+  std::optional<std::pair<int64_t, int64_t>> bytes;
+  bool write = false;
+
+  bool overlaps(const Access &other) const {
+    if (root != other.root)
+      return false;
+    if (!bytes || !other.bytes)
+      return true;
+    return bytes->first < other.bytes->second &&
+           other.bytes->first < bytes->second;
+  }
+  /// A read and a write of overlapping bytes. Two writes are not ordered:
+  /// kernels write a buffer's elements once per phase, each element by one
+  /// work-item, and order the next phase's writes after the reads between.
+  bool conflicts(const Access &other) const {
+    return write != other.write && overlaps(other);
+  }
+  bool operator==(const Access &o) const {
+    return root == o.root && bytes == o.bytes && write == o.write;
+  }
+};
+
+using AccessSet = SmallVector<Access>;
+
+void addAll(AccessSet &set, ArrayRef<Access> more) {
+  for (const Access &a : more)
+    if (!llvm::is_contained(set, a))
+      set.push_back(a);
+}
+
+bool sameSet(const AccessSet &a, const AccessSet &b) {
+  return a.size() == b.size() &&
+         llvm::all_of(a, [&](const Access &x) { return llvm::is_contained(b, x); });
+}
+
+bool isWorkgroupMemref(Type type) {
+  auto memref = dyn_cast<MemRefType>(type);
+  if (!memref)
+    return false;
+  auto space =
+      dyn_cast_or_null<gpu::AddressSpaceAttr>(memref.getMemorySpace());
+  return space && space.getValue() == gpu::AddressSpace::Workgroup;
+}
+
+/// Static byte size of a memref type, if it has one.
+std::optional<int64_t> staticBytes(MemRefType type) {
+  if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat())
+    return std::nullopt;
+  return type.getNumElements() * type.getElementTypeBitWidth() / 8;
+}
+
+class BarrierPlacer {
+public:
+  explicit BarrierPlacer(gpu::GPUFuncOp func) : func(func) {}
+
+  /// Inserts the barriers; returns how many.
+  unsigned run() {
+    AccessSet pending;
+    walkBlock(func.getBody().front(), pending);
+    return inserted;
+  }
+
+private:
+  /// The allocation and byte range `memref` (a workgroup memref) views:
+  /// through view-like ops; memref.view of a constant byte shift keeps its
+  /// range, so the views of one dynamic shared memory block that a builder
+  /// carves at different offsets are told apart.
+  Access accessOf(Value memref, bool write) {
+    std::optional<std::pair<int64_t, int64_t>> bytes;
+    if (auto type = dyn_cast<MemRefType>(memref.getType()))
+      if (std::optional<int64_t> size = staticBytes(type))
+        bytes = std::make_pair(int64_t(0), *size);
+    Value v = memref;
+    while (Operation *def = v.getDefiningOp()) {
+      if (auto view = dyn_cast<memref::ViewOp>(def)) {
+        APInt shift;
+        if (bytes && matchPattern(view.getByteShift(), m_ConstantInt(&shift)))
+          bytes = std::make_pair(bytes->first + shift.getSExtValue(),
+                                 bytes->second + shift.getSExtValue());
+        else
+          bytes.reset();
+        v = view.getSource();
+        continue;
+      }
+      auto viewLike = dyn_cast<ViewLikeOpInterface>(def);
+      if (!viewLike)
+        break;
+      // Other views (subview, cast, ...) may move the window: the whole
+      // allocation.
+      if (!isa<memref::CastOp>(def))
+        bytes.reset();
+      v = viewLike.getViewSource();
+    }
+    return {v, bytes, write};
+  }
+
+  /// The workgroup-memory accesses of `op` alone (not of its regions).
+  AccessSet ownAccesses(Operation *op) {
+    AccessSet out;
+    auto effectsOp = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effectsOp) {
+      // Unknown semantics: reads and writes every workgroup memref operand.
+      for (Value operand : op->getOperands())
+        if (isWorkgroupMemref(operand.getType()))
+          addAll(out, {accessOf(operand, false), accessOf(operand, true)});
+      return out;
+    }
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    effectsOp.getEffects(effects);
+    for (const auto &effect : effects) {
+      bool write = isa<MemoryEffects::Write>(effect.getEffect());
+      if (!write && !isa<MemoryEffects::Read>(effect.getEffect()))
+        continue;
+      // An effect on no particular value (nvgpu.ldmatrix's read, say)
+      // applies to the op's memref operands.
+      SmallVector<Value> values;
+      if (Value value = effect.getValue())
+        values.push_back(value);
+      else
+        values.append(op->operand_begin(), op->operand_end());
+      for (Value value : values)
+        if (isWorkgroupMemref(value.getType()))
+          addAll(out, {accessOf(value, write)});
+    }
+    return out;
+  }
+
+  /// Every workgroup-memory access of `op` and the ops nested in it.
+  AccessSet allAccesses(Operation *op) {
+    AccessSet out;
+    op->walk([&](Operation *nested) { addAll(out, ownAccesses(nested)); });
+    return out;
+  }
+
+  /// True when `v` may differ between the work-items of a workgroup.
+  bool dependsOnWorkItem(Value v) {
+    auto it = workItemDependent.find(v);
+    if (it != workItemDependent.end())
+      return it->second;
+    workItemDependent[v] = true; // cycles (loop-carried values): dependent
+    bool result = true;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      Operation *owner = arg.getOwner()->getParentOp();
+      if (owner == func.getOperation()) {
+        result = false; // kernel arguments
+      } else if (auto loop = dyn_cast<scf::ForOp>(owner)) {
+        result = arg != loop.getInductionVar() ||
+                 dependsOnWorkItem(loop.getLowerBound()) ||
+                 dependsOnWorkItem(loop.getStep());
+      }
+    } else {
+      Operation *def = v.getDefiningOp();
+      if (isa<gpu::ThreadIdOp, gpu::LaneIdOp, gpu::SubgroupIdOp>(def) ||
+          def->getNumRegions() != 0 || !isMemoryEffectFree(def)) {
+        // Work-item ids, values out of regions and loaded values.
+        result = true;
+      } else {
+        result = llvm::any_of(def->getOperands(), [&](Value operand) {
+          return dependsOnWorkItem(operand);
+        });
+      }
+    }
+    workItemDependent[v] = result;
+    return result;
+  }
+
+  /// A loop every work-item of the workgroup runs with the same trip count.
+  bool isUniformLoop(scf::ForOp loop) {
+    return !dependsOnWorkItem(loop.getLowerBound()) &&
+           !dependsOnWorkItem(loop.getUpperBound()) &&
+           !dependsOnWorkItem(loop.getStep());
+  }
+
+  /// Clears `pending` with a barrier before `op` when `accesses` conflict.
+  void orderBefore(Operation *op, ArrayRef<Access> accesses,
+                   AccessSet &pending) {
+    bool conflict = llvm::any_of(accesses, [&](const Access &a) {
+      return llvm::any_of(pending,
+                          [&](const Access &p) { return a.conflicts(p); });
+    });
+    if (!conflict)
+      return;
+    OpBuilder b(op);
+    gpu::BarrierOp::create(b, op->getLoc());
+    ++inserted;
+    pending.clear();
+  }
+
+  void walkBlock(Block &block, AccessSet &pending) {
+    for (Operation &op : llvm::make_early_inc_range(block)) {
+      if (isa<gpu::BarrierOp>(op)) {
+        pending.clear();
+        continue;
+      }
+      if (auto loop = dyn_cast<scf::ForOp>(op); loop && isUniformLoop(loop)) {
+        walkLoop(loop, pending);
+        continue;
+      }
+      AccessSet accesses =
+          op.getNumRegions() ? allAccesses(&op) : ownAccesses(&op);
+      if (accesses.empty())
+        continue;
+      orderBefore(&op, accesses, pending);
+      addAll(pending, accesses);
+    }
+  }
+
+  /// The body runs zero or more times: walked until the state entering an
+  /// iteration no longer changes (a barrier it gained clears what the
+  /// previous iteration left), then the loop leaves what entered it plus
+  /// what an iteration leaves.
+  void walkLoop(scf::ForOp loop, AccessSet &pending) {
+    AccessSet entry = pending;
+    AccessSet exit;
+    for (;;) {
+      AccessSet state = entry;
+      walkBlock(*loop.getBody(), state);
+      exit = state;
+      AccessSet next = entry;
+      addAll(next, state);
+      if (sameSet(next, entry))
+        break;
+      entry = std::move(next);
+    }
+    addAll(pending, exit);
+  }
+
+  gpu::GPUFuncOp func;
+  llvm::DenseMap<Value, bool> workItemDependent;
+  unsigned inserted = 0;
+};
+
+struct PlaceWorkgroupBarriersPass
+    : public rocke::impl::PlaceWorkgroupBarriersBase<
+          PlaceWorkgroupBarriersPass> {
+  void runOnOperation() override {
+    gpu::GPUFuncOp func = getOperation();
+    if (!func.isKernel() || func.isExternal())
+      return;
+    BarrierPlacer(func).run();
+  }
+};
+
+} // namespace
