@@ -267,6 +267,18 @@ Type AttentionBwdOp::getAccumulatorTypeOrDefault() {
   return Float32Type::get(getContext());
 }
 
+LogicalResult MaskFragmentOp::verify() {
+  const rocke::MatrixAtom *atom = rocke::lookupAtom(getAtom());
+  if (!atom)
+    return emitOpError() << "unknown matrix atom '" << getAtom() << "'";
+  int64_t n = getValue().getType().getNumElements();
+  if (n != atom->regs(rocke::MatrixOperand::C))
+    return emitOpError() << "accumulator fragment of " << atom->name << " has "
+                         << atom->regs(rocke::MatrixOperand::C)
+                         << " elements per lane, got " << n;
+  return success();
+}
+
 LogicalResult MmaOp::verify() {
   const rocke::MatrixAtom *atom = rocke::lookupAtom(getAtom());
   if (!atom)

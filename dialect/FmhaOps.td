@@ -208,6 +208,41 @@ def Fmha_MmaOp : Fmha_Op<"mma", [Pure, AllTypesMatch<["acc", "result"]>]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Masking of score fragments (produced by the tiled lowering)
+//===----------------------------------------------------------------------===//
+
+def Fmha_MaskFragmentOp : Fmha_Op<"mask_fragment",
+    [Pure, AllTypesMatch<["value", "result"]>]> {
+  let summary = "zero the elements of a score fragment that keys or a mask hide";
+  let description = [{
+    `value` is the calling lane's accumulator fragment of matrix atom `atom`
+    (lib/FragmentLayout) over a tile whose element (i, j) pairs query
+    `query + i` with key `key + j`, or, with `keys_along_rows`, key `key + i`
+    with query `query + j`. Elements whose key is at or past `seq_k`, and
+    with `mask` those the band hides (aligned to the bottom right with
+    `seq_k - seq_q` when the mask says so), become 0. `fmha-lower-masks`
+    makes it one index comparison per element against constants and a
+    select.
+
+    ```mlir
+    %p = fmha.mask_fragment %x at(%q0, %k0) lane %lane seq(%sq, %sk)
+        {atom = "mfma_f32_16x16x16_bf16", mask = #fmha.mask<causal>}
+        : vector<4xf32>
+    ```
+  }];
+  let arguments = (ins VectorOfRankAndType<[1], [F32]>:$value, Index:$query,
+                       Index:$key, Index:$lane, Index:$seq_q, Index:$seq_k,
+                       StrAttr:$atom, OptionalAttr<Fmha_MaskAttr>:$mask,
+                       UnitAttr:$keys_along_rows);
+  let results = (outs VectorOfRankAndType<[1], [F32]>:$result);
+  let assemblyFormat = [{
+    $value `at` `(` $query `,` $key `)` `lane` $lane
+    `seq` `(` $seq_q `,` $seq_k `)` attr-dict `:` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Atomic accumulation into global memory (produced by the tiled lowering)
 //===----------------------------------------------------------------------===//
 

@@ -156,6 +156,26 @@ Value subgroupReduce(OpBuilder &b, Location loc, const KernelTarget &target,
 // Masks
 //===----------------------------------------------------------------------===//
 
+std::pair<Value, Value> laneCoordinates(OpBuilder &b, Location loc,
+                                        const MatrixAtom &atom,
+                                        MatrixOperand operand, Value lane) {
+  LaneOffset offset = laneOffset(atom, operand);
+  auto term = [&](LaneTerm t) -> Value {
+    if (t.mul == 0 || t.mod == 1)
+      return constIndex(b, loc, 0);
+    Value v = lane;
+    if (t.div != 1)
+      v = arith::DivUIOp::create(b, loc, v, constIndex(b, loc, t.div));
+    v = arith::RemUIOp::create(b, loc, v, constIndex(b, loc, t.mod));
+    if (t.mul != 1)
+      v = arith::MulIOp::create(b, loc, v, constIndex(b, loc, t.mul));
+    return v;
+  };
+  Value row = term(offset.row);
+  Value col = term(offset.col);
+  return {row, col};
+}
+
 MaskBuilder::MaskBuilder(OpBuilder &b, Location loc, fmha::MaskBand band,
                          Value seqQ, Value seqK)
     : band(band), seqQ(seqQ), seqK(seqK) {

@@ -38,6 +38,7 @@
 #define ROCKE_LIB_KERNELBUILDER_H
 
 #include "dialect/Mask.h"
+#include "lib/FragmentLayout.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
@@ -136,6 +137,13 @@ mlir::Value subgroupReduce(mlir::OpBuilder &b, mlir::Location loc,
 
 /// Runtime form of a MaskBand for one problem: key k is visible from query q
 /// iff -lower <= k - (q + off) <= upper, off = 0 or Sk - Sq (bottom_right).
+/// (row, column) of the first element lane `lane` holds of `operand` of
+/// `atom` (FragmentLayout's laneOffset), as index values; register r adds
+/// regOffset(atom, operand, r).
+std::pair<mlir::Value, mlir::Value>
+laneCoordinates(mlir::OpBuilder &b, mlir::Location loc, const MatrixAtom &atom,
+                MatrixOperand operand, mlir::Value lane);
+
 class MaskBuilder {
 public:
   MaskBuilder(mlir::OpBuilder &b, mlir::Location loc, fmha::MaskBand band,

@@ -422,19 +422,8 @@ struct LaneCoords {
 
   static LaneCoords get(OpBuilder &b, Location loc, const MatrixAtom &atom,
                         MatrixOperand operand, Value lane) {
-    LaneOffset lo = laneOffset(atom, operand);
-    auto term = [&](LaneTerm t) -> Value {
-      if (t.mul == 0 || t.mod == 1)
-        return constIndex(b, loc, 0);
-      Value v = lane;
-      if (t.div != 1)
-        v = arith::DivUIOp::create(b, loc, v, constIndex(b, loc, t.div));
-      v = arith::RemUIOp::create(b, loc, v, constIndex(b, loc, t.mod));
-      if (t.mul != 1)
-        v = arith::MulIOp::create(b, loc, v, constIndex(b, loc, t.mul));
-      return v;
-    };
-    return {term(lo.row), term(lo.col)};
+    auto [row, col] = laneCoordinates(b, loc, atom, operand, lane);
+    return {row, col};
   }
 };
 
@@ -480,16 +469,6 @@ Value truncVector(OpBuilder &b, Location loc, Value v, Type elt) {
   if (type.getElementType() == elt)
     return v;
   return arith::TruncFOp::create(b, loc, type.clone(elt), v);
-}
-
-/// vector<n x index> `base + offsets[i]`.
-Value indexVector(OpBuilder &b, Location loc, Value base,
-                  ArrayRef<int64_t> offsets) {
-  auto type = VectorType::get({int64_t(offsets.size())}, b.getIndexType());
-  Value table = arith::ConstantOp::create(
-      b, loc, type, DenseElementsAttr::get(type, offsets));
-  return arith::AddIOp::create(
-      b, loc, vector::BroadcastOp::create(b, loc, type, base), table);
 }
 
 /// The values at `offsets` (static, one per result element) of `source`, a
@@ -1428,9 +1407,7 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     // P and dS = P (dP - delta), one vector per atom: each lane reads the
     // statistics of its query rows once per atom row/column.
     ArrayRef<int64_t> qOffsets = sT ? scoreLayout.cols : scoreLayout.rows;
-    ArrayRef<int64_t> kvOffsets = sT ? scoreLayout.rows : scoreLayout.cols;
     Value laneQ = sT ? laneC.col : laneC.row;
-    Value laneKv = sT ? laneC.row : laneC.col;
     int64_t qExtent = sT ? atom.n : atom.m, kvExtent = sT ? atom.m : atom.n;
     int64_t regs = atom.regs(MatrixOperand::C);
     auto f32Vec = VectorType::get({regs}, b.getF32Type());
@@ -1438,7 +1415,7 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       return arith::ConstantOp::create(
           b, loc, f32Vec, DenseElementsAttr::get(f32Vec, b.getF32FloatAttr(x)));
     };
-    Value scaleLog2 = splatF(scale * kLog2e), zeros = splatF(0.0f);
+    Value scaleLog2 = splatF(scale * kLog2e);
     struct QStats {
       Value offset, invSum, delta;
     };
@@ -1455,25 +1432,13 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       st.delta = gatherFromBuffer(b, loc, wg(kRowDelta), base, qOffsets);
       return statsOf[qi] = st;
     };
-    // Which keys of each KV atom are inside Sk, likewise once.
-    llvm::DenseMap<int64_t, Value> keysInSequence;
-    auto inSequence = [&](int64_t ki) -> Value {
-      auto it = keysInSequence.find(ki);
-      if (it != keysInSequence.end())
-        return it->second;
-      Value laneKey = addIdx(b, loc, laneKv, ki * kvExtent);
-      Value first = arith::AddIOp::create(b, loc, kvWarp, laneKey);
-      Value index = indexVector(b, loc, first, kvOffsets);
-      Value seqK =
-          vector::BroadcastOp::create(b, loc, index.getType(), sizes.seqK);
-      return keysInSequence[ki] =
-                 cmp(b, loc, arith::CmpIPredicate::ult, index, seqK);
-    };
-    // Keys past Sk and, with a mask, invisible pairs get P = 0. key - query
-    // of the lane's first element; the others differ by constants.
-    Value laneKeyMinusQuery = arith::SubIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, kvWarp, laneKv),
-        arith::AddIOp::create(b, loc, q0, laneQ));
+    // Keys past Sk and, with a mask, invisible pairs get P = 0
+    // (fmha-lower-masks).
+    fmha::AttentionBwdOp bwd = op;
+    fmha::MaskAttr maskAttr =
+        mask.isNone() ? fmha::MaskAttr() : bwd.getMaskOrDefault();
+    StringAttr atomName = b.getStringAttr(atom.name);
+    UnitAttr keysAlongRows = sT ? b.getUnitAttr() : UnitAttr();
     AccTile p = s, ds = s;
     for (int64_t i = 0; i < sRows; ++i)
       for (int64_t j = 0; j < sCols; ++j) {
@@ -1484,17 +1449,11 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
             b, loc, arith::SubFOp::create(b, loc, x, st.offset));
         if (st.invSum)
           pij = arith::MulFOp::create(b, loc, pij, st.invSum);
-        Value visible = inSequence(ki);
-        if (!mask.isNone()) {
-          SmallVector<int64_t> deltas;
-          for (int64_t r = 0; r < regs; ++r)
-            deltas.push_back(ki * kvExtent + kvOffsets[r] - qi * qExtent -
-                             qOffsets[r]);
-          visible = arith::AndIOp::create(
-              b, loc, visible,
-              mask.isVisibleAt(b, loc, laneKeyMinusQuery, deltas));
-        }
-        pij = arith::SelectOp::create(b, loc, visible, pij, zeros);
+        Value firstQuery = addIdx(b, loc, q0, qi * qExtent);
+        Value firstKey = addIdx(b, loc, kvWarp, ki * kvExtent);
+        pij = fmha::MaskFragmentOp::create(
+            b, loc, pij.getType(), pij, firstQuery, firstKey, lane, sizes.seqQ,
+            sizes.seqK, atomName, maskAttr, keysAlongRows);
         p.at(i, j) = pij;
         ds.at(i, j) = arith::MulFOp::create(
             b, loc, pij, arith::SubFOp::create(b, loc, dp.at(i, j), st.delta));

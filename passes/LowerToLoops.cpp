@@ -393,8 +393,10 @@ struct LowerToLoopsPass
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     rocke::populateLowerToLoopsPatterns(patterns);
-    // The strategies' atomic accumulations, as scalar host atomics.
+    // The strategies' atomic accumulations, as scalar host atomics, and
+    // their score masks.
     rocke::populateLowerAtomicAddPatterns(patterns, /*ptxRedWidth=*/1);
+    rocke::populateLowerMasksPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     getOperation()->walk([&](Operation *op) {

@@ -38,6 +38,10 @@ void populateLowerToLoopsPatterns(mlir::RewritePatternSet &patterns);
 void populateLowerAtomicAddPatterns(mlir::RewritePatternSet &patterns,
                                     unsigned ptxRedWidth);
 
+/// fmha.mask_fragment -> index comparisons against constants and a select
+/// (fmha-lower-masks).
+void populateLowerMasksPatterns(mlir::RewritePatternSet &patterns);
+
 /// fmha.mma -> amdgpu.mfma / nvgpu.mma.sync / host atom calls by atom family
 /// (host atoms add functions and stack buffers: apply on a module).
 void populateLowerMmaPatterns(mlir::RewritePatternSet &patterns);

@@ -231,6 +231,21 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
   ];
 }
 
+def LowerMasks : Pass<"fmha-lower-masks"> {
+  let summary = "fmha.mask_fragment -> per-element comparisons and a select";
+  let description = [{
+    The masking stage of the tiled lowering. Each element of a score
+    fragment sits at the lane's coordinates plus a constant of its register
+    (lib/FragmentLayout), so its key - query is one lane value plus a
+    constant: the band becomes one index comparison per element and edge
+    against a constant, the keys past Sk one more, and a select zeroes what
+    is hidden. fmha-lower-to-loops, fmha-rocdl-to-hsaco and
+    fmha-nvvm-to-ptx lower the op the same way.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def LowerAtomicAdd : Pass<"fmha-lower-atomic-add"> {
   let summary = "fmha.atomic_add -> PTX vector reductions or scalar atomics";
   let description = [{

@@ -188,6 +188,7 @@ mlir::LogicalResult buildRocdlToHsacoPipeline(mlir::OpPassManager &pm,
   rocke::LowerAtomicAddOptions atomics;
   atomics.chip = opts.chip;
   kernels.addPass(rocke::createLowerAtomicAdd(atomics));
+  kernels.addPass(rocke::createLowerMasks());
   mlir::ConvertGpuOpsToROCDLOpsOptions lower;
   lower.chipset = opts.chip;
   kernels.addPass(mlir::createConvertGpuOpsToROCDLOps(lower));
@@ -276,6 +277,7 @@ mlir::LogicalResult buildNvvmToPtxPipeline(mlir::OpPassManager &pm,
   rocke::LowerAtomicAddOptions atomics;
   atomics.chip = opts.chip;
   kernels.addPass(rocke::createLowerAtomicAdd(atomics));
+  kernels.addPass(rocke::createLowerMasks());
   addKernelPrelowering(kernels);
   kernels.addPass(mlir::createConvertNVGPUToNVVMPass());
   kernels.addPass(mlir::createConvertGpuOpsToNVVMOps());

@@ -77,3 +77,18 @@ func.func @atomic_add(%v2: vector<2xf32>, %v1: vector<1xf32>, %h: vector<1xf16>,
   fmha.atomic_add %h, %scalar[] : vector<1xf16>, memref<f16>
   return
 }
+
+// -----
+
+// CHECK-LABEL: func.func @mask_fragment
+// CHECK: fmha.mask_fragment %{{.*}} at(%{{.*}}, %{{.*}}) lane %{{.*}} seq(%{{.*}}, %{{.*}}) {atom = "mfma_f32_16x16x16_bf16", mask = #fmha.mask<causal>} : vector<4xf32>
+// CHECK: fmha.mask_fragment %{{.*}} at(%{{.*}}, %{{.*}}) lane %{{.*}} seq(%{{.*}}, %{{.*}}) {atom = "mma_sync_m16n8k16_bf16", keys_along_rows} : vector<4xf32>
+func.func @mask_fragment(%x: vector<4xf32>, %q: index, %k: index, %lane: index,
+    %sq: index, %sk: index) -> (vector<4xf32>, vector<4xf32>) {
+  %a = fmha.mask_fragment %x at(%q, %k) lane %lane seq(%sq, %sk)
+      {atom = "mfma_f32_16x16x16_bf16", mask = #fmha.mask<causal>} : vector<4xf32>
+  // No mask: only the keys past Sk.
+  %b = fmha.mask_fragment %x at(%q, %k) lane %lane seq(%sq, %sk)
+      {atom = "mma_sync_m16n8k16_bf16", keys_along_rows} : vector<4xf32>
+  return %a, %b : vector<4xf32>, vector<4xf32>
+}
