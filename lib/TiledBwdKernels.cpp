@@ -1355,11 +1355,11 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     Value q0 = arith::MulIOp::create(b, loc, qLoop.getInductionVar(), cBlockQ);
 
     // The kernel's workgroup-memory accesses are ordered by
-    // fmha-place-workgroup-barriers: a barrier before the first read of
-    // this block's Q / dO / statistics (also ordering this iteration's dS
-    // writes after the previous dQ reads), and one before the first dQ read
-    // of dS (also ordering the next block's Q / dO writes after this
-    // block's reads).
+    // fmha-place-workgroup-barriers: a barrier after this block's Q / dO /
+    // statistics stores (also ordering this iteration's dS writes after the
+    // previous dQ reads), and one after the dS stores, before the next
+    // block's global loads (also ordering the next block's Q / dO writes
+    // after this block's reads).
     if (prefetch)
       storeBlock(carried.drop_front(numAcc));
     else
@@ -1509,8 +1509,7 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     storeAccTile(b, loc, atom, ds, laneC, wg(kScores), /*transposed=*/sT, c0,
                  warpKv);
 
-    // The next block's global loads, in flight during dQ (issued before the
-    // barrier that dQ's dS reads get).
+    // The next block's global loads, in flight during dQ.
     SmallVector<Value> next;
     if (prefetch)
       next = loadBlock(addIdx(b, loc, q0, cfg.blockQ));

