@@ -853,6 +853,8 @@ public:
   }
   /// load() / store() need every thread to take the same number of chunks.
   bool canSplit() const { return chunks() % threads == 0; }
+  /// How many values load() returns.
+  int64_t loadedValues() const { return chunks() / threads * chunkRows; }
   /// This thread's chunks of rows [row0, row0 + rows), in registers.
   SmallVector<Value> load(OpBuilder &b, Location loc, Value row0) const {
     SmallVector<Value> vals;
@@ -1318,9 +1320,9 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     return vals;
   };
   auto storeBlock = [&](ValueRange vals) {
-    size_t nq = vals.size() - 3;
-    qCopy.store(b, loc, vals.take_front(nq / 2));
-    doCopy.store(b, loc, vals.slice(nq / 2, nq / 2));
+    int64_t nq = qCopy.loadedValues(), ndo = doCopy.loadedValues();
+    qCopy.store(b, loc, vals.take_front(nq));
+    doCopy.store(b, loc, vals.slice(nq, ndo));
     auto ifOp = scf::IfOp::create(
         b, loc, cmp(b, loc, arith::CmpIPredicate::ult, tid, cBlockQ));
     OpBuilder::InsertionGuard g4(b);
