@@ -7,6 +7,7 @@
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=gfx1100' 2>&1 | FileCheck %s --check-prefix=CHIP
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=gfx942 score-layout=kv-q' 2>&1 | FileCheck %s --check-prefix=LAYOUT
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='score-layout=diagonal' 2>&1 | FileCheck %s --check-prefix=BADLAYOUT
+// RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='operand-staging=swizzled' 2>&1 | FileCheck %s --check-prefix=BADSTAGING
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=gfx950 matrix-atom=mfma_f32_32x32x8' 2>&1 | FileCheck %s --check-prefix=NOREUSE
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=sm_90 subgroup-size=64' 2>&1 | FileCheck %s --check-prefix=CHIPLANES
 
@@ -17,6 +18,7 @@
 // LAYOUT: matrix atom 'mfma_f32_16x16x16_f16': no atom of the target can take the scores from its accumulator registers in the requested score layout
 // NOREUSE: matrix atom 'mfma_f32_32x32x8_f16': no atom of the target can take the scores from its accumulator registers{{$}}
 // BADLAYOUT: for the --score-layout option: Cannot find option named 'diagonal'!
+// BADSTAGING: for the --operand-staging option: Cannot find option named 'swizzled'!
 // CHIP: fmha-bwd-to-kernels: unknown chip 'gfx1100'; supported: gfx90a, gfx942, gfx950, sm_80, sm_86, sm_87, sm_89, sm_90, sm_90a
 // CHIPLANES: fmha-bwd-to-kernels: subgroup-size 64 does not match sm_90's 32-lane subgroups
 // LDS: the tiles need {{[0-9]+}} bytes of workgroup memory, more than the 49152 the target has; lower block-q or block-kv
