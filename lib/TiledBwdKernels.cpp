@@ -498,6 +498,18 @@ Value gatherElements(OpBuilder &b, Location loc, ArrayRef<Value> sources,
       b, loc, VectorType::get({int64_t(offsets.size())}, elt), elems);
 }
 
+/// `v` (a 1-D vector) widened to `width` elements by repeating its last one,
+/// so parts of different lengths can go to gatherElements together.
+Value widenTo(OpBuilder &b, Location loc, Value v, int64_t width) {
+  int64_t len = cast<VectorType>(v.getType()).getNumElements();
+  if (len == width)
+    return v;
+  SmallVector<int64_t> picks;
+  for (int64_t i = 0; i < width; ++i)
+    picks.push_back(std::min(i, len - 1));
+  return vector::ShuffleOp::create(b, loc, v, v, picks);
+}
+
 /// buf[base + offsets[i]] of a 1-D buffer as one vector: contiguous runs of
 /// the distinct offsets are read with one vector.load each.
 Value gatherFromBuffer(OpBuilder &b, Location loc, Value buf, Value base,
@@ -524,12 +536,7 @@ Value gatherFromBuffer(OpBuilder &b, Location loc, Value buf, Value base,
   for (auto [first, len] : stretches) {
     Value v = vector::LoadOp::create(b, loc, VectorType::get({len}, elt), buf,
                                      ValueRange{addIdx(b, loc, base, first)});
-    if (len < width) {
-      SmallVector<int64_t> widen;
-      for (int64_t i = 0; i < width; ++i)
-        widen.push_back(std::min(i, len - 1));
-      v = vector::ShuffleOp::create(b, loc, v, v, widen);
-    }
+    v = widenTo(b, loc, v, width);
     for (int64_t i = 0; i < len; ++i)
       position[first + i] = int64_t(runs.size()) * width + i;
     runs.push_back(v);
@@ -805,6 +812,34 @@ bool hasUnitInnerStride(Value memref) {
          strides.back() == 1;
 }
 
+/// `type` elements of row `row` of head `head` of the [B, S, H, D] memref
+/// `src` from column `col`: one vector.load when the inner stride is 1
+/// (`unitInner`, aligned to `align`), else one element broadcast (1-element
+/// runs). With `seqLen`, a row at or past it reads row 0 (always present)
+/// and gives zeros.
+Value loadRowRun(OpBuilder &b, Location loc, Value src, Value batch, Value row,
+                 Value head, Value col, VectorType type, bool unitInner,
+                 llvm::MaybeAlign align, Value seqLen = Value()) {
+  Value valid;
+  if (seqLen) {
+    valid = cmp(b, loc, arith::CmpIPredicate::ult, row, seqLen);
+    row = arith::SelectOp::create(b, loc, valid, row, constIndex(b, loc, 0));
+  }
+  SmallVector<Value> idx{batch, row, head, col};
+  Value v;
+  if (unitInner) {
+    v = vector::LoadOp::create(b, loc, type, src, idx, /*nontemporal=*/false,
+                               align);
+  } else {
+    Value x = memref::LoadOp::create(b, loc, src, idx);
+    v = vector::BroadcastOp::create(b, loc, type, x);
+  }
+  if (!seqLen)
+    return v;
+  Value zeros = arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
+  return arith::SelectOp::create(b, loc, valid, v, zeros);
+}
+
 /// Cooperative copy of rows [row0, row0 + rows) of head `head` of a [B, S,
 /// H, D] memref into the first D columns of a [rows x (D + pad)] workgroup
 /// buffer and, when `dstT` is given, its transpose into the first `rows`
@@ -892,33 +927,18 @@ private:
                                Value row0) const {
     auto [r, c] = coords(b, loc, chunk);
     auto vecType = VectorType::get({width}, elt());
-    Value zeros =
-        arith::ConstantOp::create(b, loc, vecType, b.getZeroAttr(vecType));
+    // GPU kernels ask for 16-byte aligned Q/K/V/dO base pointers and outer
+    // strides in multiples of 16 bytes (runners check), so a row's vector is
+    // aligned to its size up to 16 bytes; the host promises nothing.
+    llvm::MaybeAlign align;
+    if (alignedRows && unitInner)
+      align = llvm::Align(
+          std::min<int64_t>(16, width * elt().getIntOrFloatBitWidth() / 8));
     SmallVector<Value> vals;
     for (int64_t i = 0; i < chunkRows; ++i) {
       Value row = arith::AddIOp::create(b, loc, row0, addIdx(b, loc, r, i));
-      Value valid = cmp(b, loc, arith::CmpIPredicate::ult, row, seqLen);
-      // Out-of-range rows read row 0 (always present) and become zeros.
-      Value safeRow =
-          arith::SelectOp::create(b, loc, valid, row, constIndex(b, loc, 0));
-      SmallVector<Value> idx{batch, safeRow, head, c};
-      Value v;
-      if (unitInner) {
-        // GPU kernels ask for 16-byte aligned Q/K/V/dO base pointers and
-        // outer strides in multiples of 16 bytes (runners check), so a row's
-        // vector is aligned to its size up to 16 bytes; the host promises
-        // nothing.
-        llvm::MaybeAlign align;
-        if (alignedRows)
-          align = llvm::Align(
-              std::min<int64_t>(16, width * elt().getIntOrFloatBitWidth() / 8));
-        v = vector::LoadOp::create(b, loc, vecType, src, idx,
-                                   /*nontemporal=*/false, align);
-      } else {
-        Value x = memref::LoadOp::create(b, loc, src, idx);
-        v = vector::BroadcastOp::create(b, loc, vecType, x);
-      }
-      vals.push_back(arith::SelectOp::create(b, loc, valid, v, zeros));
+      vals.push_back(loadRowRun(b, loc, src, batch, row, head, c, vecType,
+                                unitInner, align, seqLen));
     }
     return vals;
   }
@@ -954,7 +974,8 @@ struct MainKernel {
   const TiledConfig &cfg;
   const KernelTarget &target;
   float scale;
-  fmha::MaskBand band;
+  /// The op's mask (null: none).
+  fmha::MaskAttr maskAttr;
   bool deterministic;
   unsigned numStats;
 
@@ -1031,50 +1052,27 @@ loadRowFragments(OpBuilder &b, Location loc, const MatrixAtom &atom,
                                           addIdx(b, loc, laneRow, run.row));
         Value col = arith::AddIOp::create(b, loc, col0,
                                           addIdx(b, loc, laneCol, run.col));
-        Value valid;
-        if (masked) {
-          valid = cmp(b, loc, arith::CmpIPredicate::ult, row, seqLen);
-          // Rows past S read row 0 (always present) and become zeros.
-          row = arith::SelectOp::create(b, loc, valid, row,
-                                        constIndex(b, loc, 0));
-        }
-        auto partType = VectorType::get({run.length}, elt);
-        SmallVector<Value> idx{batch, row, head, col};
-        Value x;
-        if (unitInner) {
-          x = vector::LoadOp::create(b, loc, partType, src, idx);
-        } else {
-          Value element = memref::LoadOp::create(b, loc, src, idx);
-          x = vector::BroadcastOp::create(b, loc, partType, element);
-        }
-        if (masked) {
-          Value zeros = arith::ConstantOp::create(b, loc, partType,
-                                                  b.getZeroAttr(partType));
-          x = arith::SelectOp::create(b, loc, valid, x, zeros);
-        }
-        parts.push_back(x);
+        parts.push_back(loadRowRun(b, loc, src, batch, row, head, col,
+                                   VectorType::get({run.length}, elt),
+                                   unitInner, llvm::MaybeAlign(),
+                                   masked ? seqLen : Value()));
         width = std::max(width, run.length);
         reg += run.length;
       }
-      // gatherElements takes equal-width parts: widen the short ones.
+      // gatherElements takes equal-width parts.
       SmallVector<int64_t> picks;
       for (auto [p, part] : llvm::enumerate(parts)) {
         int64_t len = cast<VectorType>(part.getType()).getNumElements();
         for (int64_t i = 0; i < len; ++i)
           picks.push_back(int64_t(p) * width + i);
-        if (len < width) {
-          SmallVector<int64_t> widen;
-          for (int64_t i = 0; i < width; ++i)
-            widen.push_back(std::min(i, len - 1));
-          part = vector::ShuffleOp::create(b, loc, part, part, widen);
-        }
+        part = widenTo(b, loc, part, width);
       }
       out.push_back(gatherElements(b, loc, parts, picks));
     }
     return out;
   };
-  // `fill` under a uniform branch on `inside`: its plain loads when true,
-  // else `masked`'s.
+  // `count` fragments under a uniform branch on `inside`: `plain`'s loads
+  // when true, else `masked`'s.
   auto branch = [&](Value inside, int64_t count,
                     function_ref<SmallVector<Value>()> plain,
                     function_ref<SmallVector<Value>()> masked) {
@@ -1247,6 +1245,7 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   }
 
   // Query blocks that see any key of this KV block (block skipping).
+  fmha::MaskBand band = maskAttr ? maskAttr.getBand() : fmha::MaskBand();
   MaskBuilder mask(b, loc, band, sizes.seqQ, sizes.seqK);
   Value kvEnd = arith::MinUIOp::create(
       b, loc, addIdx(b, loc, kv0, cfg.blockKv), sizes.seqK);
@@ -1436,9 +1435,6 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     };
     // Keys past Sk and, with a mask, invisible pairs get P = 0
     // (fmha-lower-masks).
-    fmha::AttentionBwdOp bwd = op;
-    fmha::MaskAttr maskAttr =
-        mask.isNone() ? fmha::MaskAttr() : bwd.getMaskOrDefault();
     StringAttr atomName = b.getStringAttr(atom.name);
     UnitAttr keysAlongRows = sT ? b.getUnitAttr() : UnitAttr();
     AccTile p = s, ds = s;
@@ -1702,7 +1698,7 @@ LogicalResult rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
                     cfg,
                     options.target,
                     op.getScaleOrDefault(),
-                    op.getMaskOrDefault().getBand(),
+                    op.getMaskAttr(),
                     deterministic,
                     static_cast<unsigned>(stats.size())};
   if (failed(emitter.emit(launch, [&](OpBuilder &b, Location l, ValueRange ids,
