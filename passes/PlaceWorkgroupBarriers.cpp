@@ -113,11 +113,9 @@ class BarrierPlacer {
 public:
   explicit BarrierPlacer(gpu::GPUFuncOp func) : func(func) {}
 
-  /// Inserts the barriers; returns how many.
-  unsigned run() {
+  void run() {
     AccessSet pending;
     walkBlock(func.getBody().front(), pending);
-    return inserted;
   }
 
 private:
@@ -251,7 +249,6 @@ private:
     else
       b.setInsertionPointToStart(op->getBlock());
     gpu::BarrierOp::create(b, op->getLoc());
-    ++inserted;
     pending.clear();
   }
 
@@ -296,7 +293,6 @@ private:
 
   gpu::GPUFuncOp func;
   llvm::DenseMap<Value, bool> workItemDependent;
-  unsigned inserted = 0;
 };
 
 struct PlaceWorkgroupBarriersPass
