@@ -670,12 +670,15 @@ LogicalResult emitZeroFill(KernelEmitter &emitter, StringRef name,
 
 LogicalResult emitConvert(KernelEmitter &emitter, StringRef name, Value accum,
                           StringRef accumRole, Value grad, StringRef gradRole,
-                          StringRef countExpr) {
+                          StringRef countExpr, float factor) {
   return emitElementwise(
       emitter, name, {{accum, accumRole.str()}, {grad, gradRole.str()}}, grad,
       1, countExpr,
-      [](OpBuilder &b, Location loc, ValueRange args, ValueRange coords) {
-        storeF32(b, loc, loadF32(b, loc, args[0], coords), args[1], coords);
+      [&](OpBuilder &b, Location loc, ValueRange args, ValueRange coords) {
+        Value x = loadF32(b, loc, args[0], coords);
+        if (factor != 1.0f)
+          x = arith::MulFOp::create(b, loc, x, constF32(b, loc, factor));
+        storeF32(b, loc, x, args[1], coords);
       });
 }
 

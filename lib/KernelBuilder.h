@@ -302,12 +302,12 @@ mlir::LogicalResult emitZeroFill(KernelEmitter &emitter, llvm::StringRef name,
                                  mlir::Value buffer, llvm::StringRef role,
                                  llvm::StringRef countExpr);
 
-/// grad = accum converted to grad's element type (truncf), element by element;
-/// accum and grad have the same logical shape.
+/// grad = factor * accum converted to grad's element type (truncf), element
+/// by element; accum and grad have the same logical shape.
 mlir::LogicalResult emitConvert(KernelEmitter &emitter, llvm::StringRef name,
                                 mlir::Value accum, llvm::StringRef accumRole,
                                 mlir::Value grad, llvm::StringRef gradRole,
-                                llvm::StringRef countExpr);
+                                llvm::StringRef countExpr, float factor = 1.0f);
 
 /// FA2 preprocess: delta[b, h, q] = sum_d dO[b, q, h, d] * O[b, q, h, d] into
 /// the f32 [B, Hq, Sq] buffer `delta` (role "delta:f32:none"). One subgroup

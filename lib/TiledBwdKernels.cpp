@@ -452,12 +452,13 @@ struct AccTile {
 struct AccLayout {
   SmallVector<int64_t> rows, cols;
 
-  static AccLayout get(const MatrixAtom &atom) {
+  /// The registers' (row, col) offsets, or (col, row) when `transposed`.
+  static AccLayout get(const MatrixAtom &atom, bool transposed = false) {
     AccLayout l;
     for (int reg = 0; reg < atom.regs(MatrixOperand::C); ++reg) {
       FragmentCoord at = regOffset(atom, MatrixOperand::C, reg);
-      l.rows.push_back(at.row);
-      l.cols.push_back(at.col);
+      l.rows.push_back(transposed ? at.col : at.row);
+      l.cols.push_back(transposed ? at.row : at.col);
     }
     return l;
   }
@@ -570,29 +571,33 @@ RegisterRun registerRun(const MatrixAtom &atom, MatrixOperand operand,
   return {first.row, first.col, length};
 }
 
-/// How a C fragment of `atom` leaves for a row-major buffer in vector runs:
-/// `width` registers per run (dividing every registerRun of the layout) and
-/// `alignment`, the largest power of two (in elements) dividing each run's
-/// first column, for a fragment window starting at a multiple of the atom's
-/// n in a buffer whose rows are multiples of it too.
+/// How a C fragment of `atom` (its transpose when `transposed`) leaves for a
+/// row-major buffer in vector runs: `width` registers per run (dividing
+/// every registerRun of the layout) and `alignment`, the largest power of
+/// two (in elements) dividing each run's first column, for a fragment window
+/// starting at a multiple of the atom's extent in a buffer whose rows are
+/// multiples of it too.
 struct AccRuns {
   int64_t width = 0, alignment = 0;
 
-  static AccRuns get(const MatrixAtom &atom) {
+  static AccRuns get(const MatrixAtom &atom, bool transposed = false) {
     AccRuns runs;
     int64_t regs = atom.regs(MatrixOperand::C);
     for (int64_t reg = 0; reg < regs;) {
-      RegisterRun run = registerRun(atom, MatrixOperand::C, reg, false);
+      RegisterRun run = registerRun(atom, MatrixOperand::C, reg, transposed);
       runs.width = std::gcd(runs.width, run.length);
       reg += run.length;
     }
-    // Every lane's run starts: the lane part plus the registers' columns.
-    LaneTerm laneCol = laneOffset(atom, MatrixOperand::C).col;
-    int64_t starts =
-        std::gcd<int64_t>(atom.n, laneCol.mod == 1 ? 0 : laneCol.mul);
-    for (int64_t reg = 0; reg < regs; reg += runs.width)
-      starts = std::gcd<int64_t>(starts,
-                                 regOffset(atom, MatrixOperand::C, reg).col);
+    // Every lane's run starts: the lane part plus the registers' columns
+    // (rows of the fragment when transposed).
+    LaneOffset lane = laneOffset(atom, MatrixOperand::C);
+    LaneTerm laneCol = transposed ? lane.row : lane.col;
+    int64_t starts = std::gcd<int64_t>(transposed ? atom.m : atom.n,
+                                       laneCol.mod == 1 ? 0 : laneCol.mul);
+    for (int64_t reg = 0; reg < regs; reg += runs.width) {
+      FragmentCoord at = regOffset(atom, MatrixOperand::C, reg);
+      starts = std::gcd<int64_t>(starts, transposed ? at.row : at.col);
+    }
     runs.alignment = starts & -starts;
     return runs;
   }
@@ -816,10 +821,11 @@ bool hasUnitInnerStride(Value memref) {
 /// `src` from column `col`: one vector.load when the inner stride is 1
 /// (`unitInner`, aligned to `align`), else one element broadcast (1-element
 /// runs). With `seqLen`, a row at or past it reads row 0 (always present)
-/// and gives zeros.
+/// and, with `zeroPastEnd`, gives zeros.
 Value loadRowRun(OpBuilder &b, Location loc, Value src, Value batch, Value row,
                  Value head, Value col, VectorType type, bool unitInner,
-                 llvm::MaybeAlign align, Value seqLen = Value()) {
+                 llvm::MaybeAlign align, Value seqLen = Value(),
+                 bool zeroPastEnd = true) {
   Value valid;
   if (seqLen) {
     valid = cmp(b, loc, arith::CmpIPredicate::ult, row, seqLen);
@@ -834,7 +840,7 @@ Value loadRowRun(OpBuilder &b, Location loc, Value src, Value batch, Value row,
     Value x = memref::LoadOp::create(b, loc, src, idx);
     v = vector::BroadcastOp::create(b, loc, type, x);
   }
-  if (!seqLen)
+  if (!seqLen || !zeroPastEnd)
     return v;
   Value zeros = arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
   return arith::SelectOp::create(b, loc, valid, v, zeros);
@@ -897,9 +903,11 @@ public:
       vals.append(loadChunk(b, loc, chunkOf(b, loc, i), row0));
     return vals;
   }
-  /// Writes what load() read into the workgroup buffers.
+  /// Writes what load() read into the workgroup buffers, the last-loaded
+  /// value first: loads complete in order, so the first store's wait covers
+  /// them all instead of one wait per load.
   void store(OpBuilder &b, Location loc, ValueRange vals) const {
-    for (int64_t i = 0; i < chunks() / threads; ++i)
+    for (int64_t i = chunks() / threads - 1; i >= 0; --i)
       storeChunk(b, loc, chunkOf(b, loc, i),
                  vals.slice(i * chunkRows, chunkRows));
   }
@@ -938,15 +946,16 @@ private:
     for (int64_t i = 0; i < chunkRows; ++i) {
       Value row = arith::AddIOp::create(b, loc, row0, addIdx(b, loc, r, i));
       vals.push_back(loadRowRun(b, loc, src, batch, row, head, c, vecType,
-                                unitInner, align, seqLen));
+                                unitInner, align, seqLen, zeroPastEnd));
     }
     return vals;
   }
   void storeChunk(OpBuilder &b, Location loc, Value chunk,
                   ValueRange vals) const {
     auto [r, c] = coords(b, loc, chunk);
-    for (auto [i, v] : llvm::enumerate(vals))
-      vector::StoreOp::create(b, loc, v, dst,
+    // The last-loaded row first (see store()).
+    for (int64_t i = int64_t(vals.size()) - 1; i >= 0; --i)
+      vector::StoreOp::create(b, loc, vals[i], dst,
                               ValueRange{addIdx(b, loc, r, i), c});
     if (!dstT)
       return;
@@ -962,6 +971,13 @@ private:
     }
   }
 
+public:
+  /// Rows past seqLen read as zeros; when false they hold a copy of row 0
+  /// (finite data the consumer ignores), which saves a select per load and
+  /// lets the loads' waits fall where the values are stored.
+  bool zeroPastEnd = true;
+
+private:
   Value src, batch, head, seqLen, dst, dstT, tid;
   int64_t threads;
   bool alignedRows;
@@ -1237,11 +1253,18 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   SmallVector<Value> vFrags = kvRowFragments(v, cfg.dv);
   int64_t dSteps = cfg.dqk / atom.k, vSteps = cfg.dv / atom.k;
   SmallVector<Value> kFrags, kDqFrags;
+  // dQ is computed as dQ^T = K^T dS^T where the atom's accumulator
+  // registers run along its rows (MFMA): each lane's registers then hold
+  // consecutive columns of a dQ row, which leave from one address (one
+  // vector store into the partials).
+  const bool dqT =
+      AccRuns::get(atom, /*transposed=*/true).width > AccRuns::get(atom).width;
+  MatrixOperand kDqOperand = dqT ? MatrixOperand::A : MatrixOperand::B;
   if (copiesT) {
     kFrags = kvRowFragments(k, cfg.dqk);
-    kDqFrags = loadRowFragments(b, loc, atom, MatrixOperand::B, laneB, k, batch,
-                                kv0, warpCol, headKv, sizes.seqK, cfg.blockKv,
-                                dqCols, /*rowsAlongK=*/true, cfg.elt);
+    kDqFrags = loadRowFragments(
+        b, loc, atom, kDqOperand, dqT ? laneA : laneB, k, batch, kv0, warpCol,
+        headKv, sizes.seqK, cfg.blockKv, dqCols, /*rowsAlongK=*/true, cfg.elt);
   }
 
   // Query blocks that see any key of this KV block (block skipping).
@@ -1280,6 +1303,10 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                  cfg.threads(), !target.host);
   TileCopy doCopy(dO, batch, headQ, sizes.seqQ, wg(kGradOut), wg(kGradOutT),
                   tid, cfg.threads(), !target.host);
+  // Query rows past Sq get P = 0 from their statistics (offset +inf, see
+  // loadStats), which also zeroes their dS: their Q / dO values never reach
+  // a gradient, so the copies need not zero them.
+  qCopy.zeroPastEnd = doCopy.zeroPastEnd = false;
   bool prefetch = !target.host && qCopy.canSplit() && doCopy.canSplit() &&
                   cfg.blockQ <= cfg.threads();
   // (log2 offset, 1/sum, delta) of row q0 + r; rows past Sq (or past the
@@ -1320,8 +1347,8 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   };
   auto storeBlock = [&](ValueRange vals) {
     int64_t nq = qCopy.loadedValues(), ndo = doCopy.loadedValues();
-    qCopy.store(b, loc, vals.take_front(nq));
     doCopy.store(b, loc, vals.slice(nq, ndo));
+    qCopy.store(b, loc, vals.take_front(nq));
     auto ifOp = scf::IfOp::create(
         b, loc, cmp(b, loc, arith::CmpIPredicate::ult, tid, cBlockQ));
     OpBuilder::InsertionGuard g4(b);
@@ -1512,44 +1539,60 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     if (prefetch)
       next = loadBlock(addIdx(b, loc, q0, cfg.blockQ));
 
-    // dQ[rows, cols of this subgroup] += scale * dS K over all KV rows of
-    // the block: A[q][kv] = dS, B[kv][d] = K[kv][d].
-    AccTile dQ = AccTile::zeros(b, loc, atom, dqRows / atom.m,
-                                dqCols / atom.n);
+    // dQ[rows, cols of this subgroup] += dS K over all KV rows of the block
+    // (the scale is applied once, when dQ is converted): A[q][kv] = dS,
+    // B[kv][d] = K[kv][d]; or its transpose, A = K^T, B[kv][q] = dS^T read from
+    // dS's [q][kv] copy.
+    int64_t qAtomExtent = dqT ? atom.n : atom.m;
+    int64_t dAtomExtent = dqT ? atom.m : atom.n;
+    AccTile dQ =
+        dqT ? AccTile::zeros(b, loc, atom, dqCols / atom.m, dqRows / atom.n)
+            : AccTile::zeros(b, loc, atom, dqRows / atom.m, dqCols / atom.n);
+    auto dsOperand = [&](int64_t qi, int64_t ki) {
+      return dqT ? readB.read(b, loc, wg(kScores), qi * atom.n, ki * atom.k,
+                              /*transposed=*/true, warpQ)
+                 : readA.read(b, loc, wg(kScores), qi * atom.m, ki * atom.k,
+                              /*transposed=*/false, warpQ);
+    };
+    auto kOperand = [&](int64_t ki, int64_t di) {
+      if (copiesT)
+        return kDqFrags[ki * (dqCols / dAtomExtent) + di];
+      return dqT ? readA.read(b, loc, wg(kKey), ki * atom.k, di * atom.m,
+                              /*transposed=*/true, Value(), warpCol)
+                 : readB.read(b, loc, wg(kKey), ki * atom.k, di * atom.n,
+                              /*transposed=*/false, Value(), warpCol);
+    };
     contract(
         b, loc, atom, dQ, cfg.blockKv / atom.k,
         [&](int64_t mi, int64_t ki) {
-          return readA.read(b, loc, wg(kScores), mi * atom.m, ki * atom.k,
-                            false, warpQ);
+          return dqT ? kOperand(ki, mi) : dsOperand(mi, ki);
         },
         [&](int64_t ki, int64_t ni) {
-          if (copiesT)
-            return kDqFrags[ki * dQ.nAtoms + ni];
-          return readB.read(b, loc, wg(kKey), ki * atom.k, ni * atom.n, false,
-                            Value(), warpCol);
+          return dqT ? dsOperand(ni, ki) : kOperand(ki, ni);
         });
     // dQ leaves in runs of registers consecutive along its rows: one
     // fmha.atomic_add each (a vector reduction where the chip has one), or
     // one vector store into the partials.
-    AccRuns dqRuns = AccRuns::get(atom);
+    AccRuns dqRuns = AccRuns::get(atom, dqT);
+    AccLayout dqLayout = AccLayout::get(atom, dqT);
     auto runType = VectorType::get({dqRuns.width}, b.getF32Type());
     // dQ rows and the subgroups' column windows are multiples of the atom's
-    // n, and every allocator aligns the buffer to 16 bytes at least (malloc;
-    // cudaMalloc and hipMalloc to 256).
+    // extent, and every allocator aligns the buffer to 16 bytes at least
+    // (malloc; cudaMalloc and hipMalloc to 256).
     IntegerAttr runAlignment =
         b.getI64IntegerAttr(std::min<int64_t>(16, dqRuns.alignment * 4));
-    for (int64_t mi = 0; mi < dQ.mAtoms; ++mi)
-      for (int64_t ni = 0; ni < dQ.nAtoms; ++ni) {
-        Value frag = arith::MulFOp::create(
-            b, loc, dQ.at(mi, ni),
-            vector::BroadcastOp::create(b, loc, f32Vec, cScale));
+    for (int64_t qi = 0; qi < dqRows / qAtomExtent; ++qi)
+      for (int64_t di = 0; di < dqCols / dAtomExtent; ++di) {
+        Value frag = dqT ? dQ.at(di, qi) : dQ.at(qi, di);
         Value warpRow0 = arith::AddIOp::create(b, loc, q0, warpQ);
-        Value laneRow = addIdx(b, loc, laneC.row, mi * atom.m);
+        Value laneRow =
+            addIdx(b, loc, dqT ? laneC.col : laneC.row, qi * qAtomExtent);
         Value row0 = arith::AddIOp::create(b, loc, warpRow0, laneRow);
         Value col0 = arith::AddIOp::create(
-            b, loc, warpCol, addIdx(b, loc, laneC.col, ni * atom.n));
+            b, loc, warpCol,
+            addIdx(b, loc, dqT ? laneC.row : laneC.col, di * dAtomExtent));
         forEachAccRun(
-            b, loc, target, frag, scoreLayout, dqRuns.width, row0, col0,
+            b, loc, target, frag, dqLayout, dqRuns.width, row0, col0,
             [&](Value qIdx, Value d, ValueRange elements) {
               // Rows past Sq land in the buffers' padding rows (whole query
               // blocks), which nobody reads: no row check.
@@ -1709,7 +1752,9 @@ LogicalResult rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
     return failure();
 
   // dQ in the output type: a fixed-order sum of the partials, or a
-  // conversion of the accumulator.
+  // conversion of the accumulator; either applies dQ's softmax scale, which
+  // the main kernel leaves out of its hot loop.
+  float dqScale = op.getScaleOrDefault();
   if (deterministic) {
     KernelLaunch reduce;
     reduce.name = "fmha_bwd_reduce_dq";
@@ -1765,12 +1810,15 @@ LogicalResult rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
                 ValueRange{arith::AddFOp::create(
                     b, l, sum.getRegionIterArgs()[0], x)});
           }
-          storeF32(b, l, sum.getResult(0), dq, c);
+          storeF32(b, l,
+                   arith::MulFOp::create(b, l, sum.getResult(0),
+                                         constF32(b, l, dqScale)),
+                   dq, c);
         })))
       return failure();
   } else if (failed(emitConvert(emitter, "fmha_bwd_convert_dq", dqAcc, dqRole,
-                                op.getGradQuery(), "dq",
-                                "B*Sq*Hq*" + dqkStr))) {
+                                op.getGradQuery(), "dq", "B*Sq*Hq*" + dqkStr,
+                                dqScale))) {
     return failure();
   }
   emitter.finish();

@@ -1,15 +1,16 @@
 // Hot-loop budgets of the tiled main kernel at the chips' default options
 // (bf16, D=128, causal), read off the code object by rocke-report: a change
 // that adds LDS traffic, waits or spills fails here. The numbers are the ones
-// reached (docs/BENCHMARKS.md), not goals: gfx942 19.0 % MFMA, 0.48 LDS and
-// 0.27 waits per MFMA; gfx950 19.5 %, 0.67, 0.35.
+// reached (docs/BENCHMARKS.md), not goals: gfx942 20.3 % MFMA, 0.49 LDS and
+// 0.23 waits per MFMA; gfx950 21.5 %, 0.68, 0.30.
 // RUN: rocke-opt %S/Inputs/tiled_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-rocdl{chip=gfx942},fmha-dump-binary{output=%t.gfx942.hsaco})'
-// RUN: rocke-report %t.gfx942.hsaco --kernel=fmha_bwd_tiled_main --min-mfma-share=19 --max-lds-per-mfma=0.5 --max-waits-per-mfma=0.28 --no-spills | FileCheck %s --check-prefix=GFX942
+// RUN: rocke-report %t.gfx942.hsaco --kernel=fmha_bwd_tiled_main --min-mfma-share=20.2 --max-lds-per-mfma=0.49 --max-waits-per-mfma=0.24 --no-spills | FileCheck %s --check-prefix=GFX942
 // RUN: rocke-opt %S/Inputs/tiled_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-rocdl{chip=gfx950},fmha-dump-binary{output=%t.gfx950.hsaco})'
-// RUN: rocke-report %t.gfx950.hsaco --kernel=fmha_bwd_tiled_main --min-mfma-share=19.4 --max-lds-per-mfma=0.7 --max-waits-per-mfma=0.36 --no-spills | FileCheck %s --check-prefix=GFX950
+// RUN: rocke-report %t.gfx950.hsaco --kernel=fmha_bwd_tiled_main --min-mfma-share=21.4 --max-lds-per-mfma=0.68 --max-waits-per-mfma=0.31 --no-spills | FileCheck %s --check-prefix=GFX950
 // RUN: llvm-objdump -d --mcpu=gfx950 %t.gfx950.hsaco | FileCheck %s --check-prefix=GFX950ISA
-// A budget that does not hold is an error and a non-zero exit.
-// RUN: not rocke-report %t.gfx942.hsaco --kernel=fmha_bwd_tiled_main --max-lds-per-mfma=0.4 --max-waits-per-mfma=0.25 --min-mfma-share=20 2>&1 | FileCheck %s --check-prefix=OVER
+// A budget that does not hold is an error and a non-zero exit (here issue
+// 13's goals, not reached yet).
+// RUN: not rocke-report %t.gfx942.hsaco --kernel=fmha_bwd_tiled_main --max-lds-per-mfma=0.4 --max-waits-per-mfma=0.1 --min-mfma-share=25 2>&1 | FileCheck %s --check-prefix=OVER
 // RUN: not rocke-report %t.gfx942.hsaco --kernel=no_such_kernel 2>&1 | FileCheck %s --check-prefix=NOKERNEL
 
 // GFX942: kernel fmha_bwd_tiled_main
@@ -23,7 +24,7 @@
 // GFX950ISA-DAG: v_mfma_f32_16x16x32_bf16
 // GFX950ISA-DAG: v_mfma_f32_16x16x16_bf16
 
-// OVER-DAG: error: fmha_bwd_tiled_main: hot-loop MFMA share {{[0-9.]+}} % is below 20.00 %
+// OVER-DAG: error: fmha_bwd_tiled_main: hot-loop MFMA share {{[0-9.]+}} % is below 25.00 %
 // OVER-DAG: error: fmha_bwd_tiled_main: hot loop: {{[0-9.]+}} LDS instructions per MFMA, budget 0.40
-// OVER-DAG: error: fmha_bwd_tiled_main: hot loop: {{[0-9.]+}} waits per MFMA, budget 0.25
+// OVER-DAG: error: fmha_bwd_tiled_main: hot loop: {{[0-9.]+}} waits per MFMA, budget 0.10
 // NOKERNEL: error: no kernel 'no_such_kernel'

@@ -50,11 +50,12 @@
 
 // dQ atomics, one per run of a lane's registers along a dQ row: on sm_90 16
 // elements per lane (32 x 128 over 256 lanes) as 8 register pairs, each one
-// red.global.add.v2.f32 later; on gfx942 16 (32 x 128 over 256 lanes), one
-// element each (no vector f32 atomic on AMD).
+// red.global.add.v2.f32 later; on gfx942 16 as 4 runs of 4 columns, since
+// MFMA computes dQ^T = K^T dS^T, whose registers run along a dQ row (each
+// run 4 scalar atomics from one address later: no vector f32 atomic on AMD).
 // DQ-LABEL: gpu.func @fmha_bwd_tiled_main
 // NV-DQ-COUNT-8: fmha.atomic_add {{.*}} {alignment = 8 : i64} : vector<2xf32>
-// AMD-DQ-COUNT-16: fmha.atomic_add {{.*}} {alignment = 4 : i64} : vector<1xf32>
+// AMD-DQ-COUNT-4: fmha.atomic_add {{.*}} {alignment = 16 : i64} : vector<4xf32>
 // DQ-NOT: {{fmha.atomic_add|memref.atomic_rmw}}
 // DQ: gpu.return
 

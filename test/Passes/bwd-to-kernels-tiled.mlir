@@ -26,7 +26,7 @@
 // AMD: scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>
 // AMD: fmha.mma {{.*}} {atom = "mfma_f32_16x16x16_f16"} : vector<4xf16>, vector<4xf16> -> vector<4xf32>
 // AMD: math.exp2
-// AMD: fmha.atomic_add {{.*}} {alignment = 4 : i64} : vector<1xf32>, memref<2x128x8x64xf32, #gpu.address_space<global>>
+// AMD: fmha.atomic_add {{.*}} {alignment = 16 : i64} : vector<4xf32>, memref<2x128x8x64xf32, #gpu.address_space<global>>
 // AMD-NOT: memref.atomic_rmw
 // AMD-NOT: fmha.attention_bwd
 
@@ -112,15 +112,16 @@ func.func @deterministic_bf16(%q: memref<?x?x4x128xbf16>, %k: memref<?x?x4x128xb
 
 // -----
 
-// Dqk != Dv: every thread stores all the Q and dO rows it prefetched, Q's
-// (64 x 64 over 256 lanes) as one 4 x 4 chunk and dO's (64 x 96) as six 2 x 2
-// chunks (each 2 rows of the tile and 2 of its transpose). The store used to
+// Dqk != Dv: every thread stores all the Q and dO rows it prefetched, dO's
+// (64 x 96) as six 2 x 2 chunks (each 2 rows of the tile and 2 of its
+// transpose) and Q's (64 x 64 over 256 lanes) as one 4 x 4 chunk, the
+// last-loaded first. The store used to
 // split the prefetched values in two equal halves (a crash found by
 // rocke-fuzz; silently missing dO rows before the transposed copies).
 // AMD-LABEL: func.func @v_head_dim
 // AMD: gpu.func @fmha_bwd_tiled_main
-// AMD-COUNT-8: vector.store {{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>>, vector<4xf16>
 // AMD-COUNT-12: vector.store {{.*}} : memref<64x104xf16, #gpu.address_space<workgroup>>, vector<2xf16>
+// AMD-COUNT-8: vector.store {{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>>, vector<4xf16>
 // AMD-NOT: memref<64x104xf16, #gpu.address_space<workgroup>>, vector<2xf16>
 // AMD: vector.store {{.*}} : memref<64x136xf16, #gpu.address_space<workgroup>>, vector<1xf16>
 func.func @v_head_dim(%q: memref<1x16x2x64xf16>, %v: memref<1x16x2x96xf16>, %lse: memref<1x2x16xf32>) {
