@@ -114,7 +114,7 @@ def kernel_pipeline(c, names):
     steps = ["fmha-bwd-to-kernels{%s}" % opts,
              "fmha-lower-subgroup-reduce{subgroup-size=%d}" % SUBGROUP]
     if "fmha-lower-mma" in names:
-        steps.append("fmha-lower-mma")
+        steps += ["fmha-distribute-tiles", "fmha-lower-mma"]
     return steps
 
 

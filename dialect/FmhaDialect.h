@@ -3,6 +3,7 @@
 #define ROCKE_DIALECT_FMHADIALECT_H
 
 #include "dialect/Mask.h"
+#include "lib/FragmentLayout.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -15,6 +16,9 @@
 
 #define GET_ATTRDEF_CLASSES
 #include "dialect/FmhaAttrs.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "dialect/FmhaTypes.h.inc"
 
 #define GET_OP_CLASSES
 #include "dialect/FmhaOps.h.inc"

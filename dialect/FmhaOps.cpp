@@ -351,3 +351,126 @@ LogicalResult AtomicAddOp::verify() {
                          << inner;
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Tile ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult TileZeroOp::verify() {
+  if (getType().getRole() != TileRole::c)
+    return emitOpError("makes accumulator tiles (role c), not role ")
+           << stringifyTileRole(getType().getRole());
+  return success();
+}
+
+namespace {
+/// Operand tiles (roles a and b) only; `what` names the op's product.
+LogicalResult verifyOperandTile(Operation *op, TileType type) {
+  if (type.getRole() == TileRole::c)
+    return op->emitOpError("reads operand tiles (role a or b), not "
+                           "accumulators (role c)");
+  return success();
+}
+
+/// The memref's element type is the tile's.
+LogicalResult verifySameElements(Operation *op, Value memref, TileType type) {
+  Type elt = cast<MemRefType>(memref.getType()).getElementType();
+  if (elt != type.getElementType())
+    return op->emitOpError("reads ")
+           << elt << " elements into a tile of " << type.getElementType();
+  return success();
+}
+} // namespace
+
+LogicalResult TileReadOp::verify() {
+  if (getBuffer().getType().getRank() != 2)
+    return emitOpError("reads a 2-D buffer, not rank ")
+           << getBuffer().getType().getRank();
+  if (failed(verifyOperandTile(*this, getType())))
+    return failure();
+  return verifySameElements(*this, getBuffer(), getType());
+}
+
+LogicalResult TileLoadOp::verify() {
+  if (getSource().getType().getRank() != 4)
+    return emitOpError("reads a [B, S, H, D] memref, not rank ")
+           << getSource().getType().getRank();
+  if (failed(verifyOperandTile(*this, getType())))
+    return failure();
+  return verifySameElements(*this, getSource(), getType());
+}
+
+LogicalResult TileMmaOp::verify() {
+  TileType a = getLhs().getType(), b = getRhs().getType(),
+           c = getAcc().getType();
+  if (a.getRole() != TileRole::a || b.getRole() != TileRole::b ||
+      c.getRole() != TileRole::c)
+    return emitOpError("takes tiles in roles a, b and c, got ")
+           << stringifyTileRole(a.getRole()) << ", "
+           << stringifyTileRole(b.getRole()) << " and "
+           << stringifyTileRole(c.getRole());
+  if (a.getAtom() != c.getAtom() || b.getAtom() != c.getAtom())
+    return emitOpError("takes tiles of one atom, got '")
+           << a.getAtom() << "', '" << b.getAtom() << "' and '" << c.getAtom()
+           << "'";
+  if (a.getElementType() != b.getElementType())
+    return emitOpError("multiplies tiles of one element type, got ")
+           << a.getElementType() << " and " << b.getElementType();
+  ArrayRef<int64_t> sa = a.getShape(), sb = b.getShape(), sc = c.getShape();
+  if (sa[1] != sb[0] || sa[0] != sc[0] || sb[1] != sc[1])
+    return emitOpError("shapes do not chain: [")
+           << sa[0] << " x " << sa[1] << "] * [" << sb[0] << " x " << sb[1]
+           << "] + [" << sc[0] << " x " << sc[1] << "]";
+  return success();
+}
+
+LogicalResult TileConvertOp::verify() {
+  TileType from = getSource().getType(), to = getType();
+  if (from.getRole() != TileRole::c || to.getRole() == TileRole::c)
+    return emitOpError("turns an accumulator tile (role c) into an operand "
+                       "tile (role a or b)");
+  ArrayRef<int64_t> s = from.getShape(), r = to.getShape();
+  bool transposed = getTransposed();
+  if (r[0] != (transposed ? s[1] : s[0]) || r[1] != (transposed ? s[0] : s[1]))
+    return emitOpError("result shape must be the source's")
+           << (transposed ? " transposed" : "");
+  // Each result atom must start at an atom of the source.
+  int64_t rowExtent = transposed ? to.getAtomCols() : to.getAtomRows();
+  int64_t colExtent = transposed ? to.getAtomRows() : to.getAtomCols();
+  if (rowExtent % from.getAtomRows() || colExtent % from.getAtomCols())
+    return emitOpError("'") << to.getAtom() << "' atoms do not start at '"
+                            << from.getAtom() << "' atoms";
+  rocke::MatrixOperand operand = to.getRole() == TileRole::a
+                                     ? rocke::MatrixOperand::A
+                                     : rocke::MatrixOperand::B;
+  if (!rocke::operandFromAccumulators(from.getMatrixAtom(), to.getMatrixAtom(),
+                                      operand, transposed))
+    return emitOpError("lanes do not hold the elements of their '")
+           << to.getAtom() << "' " << stringifyTileRole(to.getRole())
+           << " fragments in their '" << from.getAtom()
+           << "' accumulators: the tile has to go through memory";
+  return success();
+}
+
+namespace {
+LogicalResult verifyFragments(Operation *op, TileType tile,
+                              TypeRange fragments) {
+  int64_t atoms = tile.getRowAtoms() * tile.getColAtoms();
+  if (int64_t(fragments.size()) != atoms)
+    return op->emitOpError("a ") << tile << " has " << atoms
+                                 << " fragments, not " << fragments.size();
+  for (Type t : fragments)
+    if (t != tile.getFragmentType())
+      return op->emitOpError("fragments of ")
+             << tile << " are " << tile.getFragmentType() << ", not " << t;
+  return success();
+}
+} // namespace
+
+LogicalResult TileUnpackOp::verify() {
+  return verifyFragments(*this, getTile().getType(), getFragments().getTypes());
+}
+
+LogicalResult TilePackOp::verify() {
+  return verifyFragments(*this, getType(), getFragments().getTypes());
+}

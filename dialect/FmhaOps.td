@@ -17,6 +17,7 @@ def Fmha_Dialect : Dialect {
     layout (BSHD, BHSD, ...) comes from the memref's strides.
   }];
   let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
@@ -271,6 +272,189 @@ def Fmha_AtomicAddOp : Fmha_Op<"atomic_add"> {
   let assemblyFormat = [{
     $value `,` $memref `[` $indices `]` attr-dict `:` type($value) `,`
     type($memref)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Subgroup tiles (produced by the tiled lowering, distributed to lane
+// fragments by fmha-distribute-tiles)
+//===----------------------------------------------------------------------===//
+
+def Fmha_TileRole : I32EnumAttr<"TileRole",
+    "which operand of a matrix atom a tile's atoms are", [
+  I32EnumAttrCase<"a", 0>, I32EnumAttrCase<"b", 1>, I32EnumAttrCase<"c", 2>]> {
+  let cppNamespace = "::rocke::fmha";
+  let genSpecializedAttr = 0;
+}
+
+def Fmha_TileType : TypeDef<Fmha_Dialect, "Tile"> {
+  let mnemonic = "tile";
+  let summary = "a subgroup's 2-D tile, held as fragments of matrix atoms";
+  let description = [{
+    A rows x cols matrix that one subgroup holds in registers, as a
+    row-major grid of fragments of `atom` (lib/FragmentLayout) in the role
+    of operand A ([m x k] atoms), B ([k x n]) or C ([m x n], f32). Each lane
+    holds the registers the atom's layout gives it. `fmha-distribute-tiles`
+    replaces a tile by its fragments, one 1-D vector per atom.
+
+    ```mlir
+    !fmha.tile<32x64xf32, c, "mfma_f32_16x16x16_bf16">
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
+                        "::mlir::Type":$elementType,
+                        "::rocke::fmha::TileRole":$role,
+                        StringRefParameter<"matrix atom name">:$atom);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The atom (lib/FragmentLayout); the verifier guarantees it exists.
+    const ::rocke::MatrixAtom &getMatrixAtom() const;
+    /// Rows and columns of one atom in this role.
+    int64_t getAtomRows() const;
+    int64_t getAtomCols() const;
+    int64_t getRowAtoms() const { return getShape()[0] / getAtomRows(); }
+    int64_t getColAtoms() const { return getShape()[1] / getAtomCols(); }
+    /// One lane's fragment of one atom.
+    ::mlir::VectorType getFragmentType() const;
+  }];
+}
+
+class Fmha_TileOp<string mnemonic, list<Trait> traits = []>
+    : Fmha_Op<"tile_" # mnemonic, traits>;
+
+def Fmha_TileZeroOp : Fmha_TileOp<"zero", [Pure]> {
+  let summary = "an accumulator tile of zeros";
+  let results = (outs Fmha_TileType:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Fmha_TileReadOp : Fmha_TileOp<"read"> {
+  let summary = "an operand tile read from a 2-D workgroup-memory buffer";
+  let description = [{
+    Element (i, j) of the A or B tile is `buffer[row + i][col + j]`, or
+    `buffer[row + j][col + i]` with `transposed`. `lane` is the calling
+    lane's id in its subgroup. Each lane reads the elements its fragments
+    hold: registers contiguous in the buffer with one vector load, mma.sync
+    fragments of 16-bit elements with ldmatrix.
+
+    ```mlir
+    %q = fmha.tile_read %buf[%r, %c] lane %lane {transposed}
+        : memref<64x136xbf16, #gpu.address_space<workgroup>>
+          -> !fmha.tile<16x64xbf16, b, "mma_sync_m16n8k16_bf16">
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$buffer, Index:$row,
+                       Index:$col, Index:$lane, UnitAttr:$transposed);
+  let results = (outs Fmha_TileType:$result);
+  let assemblyFormat = [{
+    $buffer `[` $row `,` $col `]` `lane` $lane attr-dict `:` type($buffer)
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fmha_TileLoadOp : Fmha_TileOp<"load"> {
+  let summary = "an operand tile read once from rows of a [B, S, H, D] memref";
+  let description = [{
+    Element (i, j) of the A or B tile is `source[batch, row + i, head, col +
+    j]`, or `source[batch, row + j, head, col + i]` with `transposed`;
+    sequence rows at or past `seq_len` read as zero. Blocks that end before
+    `seq_len` load without row checks (a uniform branch).
+
+    ```mlir
+    %k = fmha.tile_load %key[%b, %kv0, %h, %c0] lane %lane seq %sk
+        : memref<?x?x8x128xbf16> -> !fmha.tile<32x128xbf16, a, "mfma_f32_16x16x16_bf16">
+    ```
+  }];
+  let arguments = (ins Arg<AnyMemRef, "", [MemRead]>:$source, Index:$batch,
+                       Index:$row, Index:$head, Index:$col, Index:$lane,
+                       Index:$seq_len, UnitAttr:$transposed);
+  let results = (outs Fmha_TileType:$result);
+  let assemblyFormat = [{
+    $source `[` $batch `,` $row `,` $head `,` $col `]` `lane` $lane `seq`
+    $seq_len attr-dict `:` type($source) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fmha_TileMmaOp : Fmha_TileOp<"mma", [Pure,
+    AllTypesMatch<["acc", "result"]>]> {
+  let summary = "acc + lhs * rhs on tiles of one matrix atom";
+  let description = [{
+    `lhs` [M x K] (role a), `rhs` [K x N] (role b) and `acc` [M x N] (role c)
+    are tiles of the same atom; one fmha.mma per atom of the product.
+
+    ```mlir
+    %s = fmha.tile_mma %k, %q, %z
+        : !fmha.tile<32x128xbf16, a, "mfma_f32_16x16x16_bf16">,
+          !fmha.tile<128x32xbf16, b, "mfma_f32_16x16x16_bf16">
+          -> !fmha.tile<32x32xf32, c, "mfma_f32_16x16x16_bf16">
+    ```
+  }];
+  let arguments = (ins Fmha_TileType:$lhs, Fmha_TileType:$rhs,
+                       Fmha_TileType:$acc);
+  let results = (outs Fmha_TileType:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `,` $acc attr-dict `:` type($lhs) `,` type($rhs) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fmha_TileConvertOp : Fmha_TileOp<"convert", [Pure]> {
+  let summary = "an accumulator tile reused as an operand tile, in registers";
+  let description = [{
+    The C tile `source` (or its transpose, with `transposed`) as an A or B
+    tile of `result`'s atom, in `result`'s element type. Legal only where
+    every lane already holds the elements its operand fragments need
+    (`operandFromAccumulators` in lib/FragmentLayout): two mma.sync m16n8
+    accumulators are one m16k16 A fragment; an MFMA C fragment is the A
+    fragment of the transpose. So P and dS feed dV += P^T dO and dK += dS^T Q
+    without leaving registers.
+
+    ```mlir
+    %pt = fmha.tile_convert %p {transposed}
+        : !fmha.tile<32x32xf32, c, "mfma_f32_16x16x16_bf16">
+          -> !fmha.tile<32x32xbf16, a, "mfma_f32_16x16x16_bf16">
+    ```
+  }];
+  let arguments = (ins Fmha_TileType:$source, UnitAttr:$transposed);
+  let results = (outs Fmha_TileType:$result);
+  let assemblyFormat = [{
+    $source attr-dict `:` type($source) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fmha_TileUnpackOp : Fmha_TileOp<"unpack", [Pure]> {
+  let summary = "a tile's fragments, one per atom, row-major";
+  let description = [{
+    The calling lane's fragment of each atom of the tile: code that works on
+    fragments (the softmax recompute, masks, dQ accumulation) reads tiles
+    through it.
+
+    ```mlir
+    %f:4 = fmha.tile_unpack %s : !fmha.tile<32x32xf32, c, "mfma_f32_16x16x16_bf16">
+        -> vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>
+    ```
+  }];
+  let arguments = (ins Fmha_TileType:$tile);
+  let results = (outs Variadic<VectorOfRank<[1]>>:$fragments);
+  let assemblyFormat = [{
+    $tile attr-dict `:` type($tile) `->` type($fragments)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fmha_TilePackOp : Fmha_TileOp<"pack", [Pure]> {
+  let summary = "a tile from its fragments, one per atom, row-major";
+  let arguments = (ins Variadic<VectorOfRank<[1]>>:$fragments);
+  let results = (outs Fmha_TileType:$tile);
+  let assemblyFormat = [{
+    $fragments attr-dict `:` type($fragments) `->` type($tile)
   }];
   let hasVerifier = 1;
 }

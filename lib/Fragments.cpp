@@ -50,8 +50,8 @@ Value gatherElements(OpBuilder &b, Location loc, ArrayRef<Value> sources,
   Type elt = cast<VectorType>(sources[0].getType()).getElementType();
   SmallVector<Value> elems;
   for (int64_t o : offsets)
-    elems.push_back(vector::ExtractOp::create(
-        b, loc, sources[o / width], ArrayRef<int64_t>{o % width}));
+    elems.push_back(vector::ExtractOp::create(b, loc, sources[o / width],
+                                              ArrayRef<int64_t>{o % width}));
   return vector::FromElementsOp::create(
       b, loc, VectorType::get({int64_t(offsets.size())}, elt), elems);
 }
@@ -129,9 +129,9 @@ void contract(OpBuilder &b, Location loc, const MatrixAtom &atom, AccTile &acc,
       bs.push_back(bFrag(ki, ni));
     for (int64_t mi = 0; mi < acc.mAtoms; ++mi)
       for (int64_t ni = 0; ni < acc.nAtoms; ++ni)
-        acc.at(mi, ni) = fmha::MmaOp::create(b, loc, acc.at(mi, ni).getType(),
-                                             as[mi], bs[ni], acc.at(mi, ni),
-                                             atomName);
+        acc.at(mi, ni) =
+            fmha::MmaOp::create(b, loc, acc.at(mi, ni).getType(), as[mi],
+                                bs[ni], acc.at(mi, ni), atomName);
   }
 }
 
@@ -163,9 +163,9 @@ void storeAccTile(OpBuilder &b, Location loc, const MatrixAtom &atom,
         SmallVector<int64_t> picks;
         for (int64_t i = 0; i < run.length; ++i)
           picks.push_back(reg + i);
-        Value part = run.length == regs ? frag
-                                        : vector::ShuffleOp::create(
-                                              b, loc, frag, frag, picks);
+        Value part = run.length == regs
+                         ? frag
+                         : vector::ShuffleOp::create(b, loc, frag, frag, picks);
         vector::StoreOp::create(
             b, loc, part, buf,
             ValueRange{addIdx(b, loc, r, run.row), addIdx(b, loc, c, run.col)});
@@ -351,9 +351,10 @@ void forEachAccRun(
     };
     Value row = arith::AddIOp::create(b, loc, row0, at(runRows));
     Value col = arith::AddIOp::create(b, loc, col0, at(runCols));
-    Value firstReg = width == 1 ? run
-                                : arith::MulIOp::create(
-                                      b, loc, run, constIndex(b, loc, width));
+    Value firstReg =
+        width == 1
+            ? run
+            : arith::MulIOp::create(b, loc, run, constIndex(b, loc, width));
     SmallVector<Value> elements;
     for (int64_t i = 0; i < width; ++i) {
       Value reg = addIdx(b, loc, firstReg, i);
@@ -370,10 +371,9 @@ void forEachAccElement(
     OpBuilder &b, Location loc, const KernelTarget &target, Value frag,
     const AccLayout &layout, Value row0, Value col0,
     llvm::function_ref<void(Value row, Value col, Value x)> fn) {
-  forEachAccRun(b, loc, target, frag, layout, /*width=*/1, row0, col0,
-                [&](Value row, Value col, ValueRange run) {
-                  fn(row, col, run.front());
-                });
+  forEachAccRun(
+      b, loc, target, frag, layout, /*width=*/1, row0, col0,
+      [&](Value row, Value col, ValueRange run) { fn(row, col, run.front()); });
 }
 
 } // namespace rocke

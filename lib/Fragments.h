@@ -26,8 +26,7 @@ using namespace mlir;
 
 Value addIdx(OpBuilder &b, Location loc, Value x, int64_t c);
 
-Value cmp(OpBuilder &b, Location loc, arith::CmpIPredicate p, Value x,
-          Value y);
+Value cmp(OpBuilder &b, Location loc, arith::CmpIPredicate p, Value x, Value y);
 
 /// The lane-dependent part of one operand's coordinates, computed once.
 struct LaneCoords {
@@ -143,8 +142,8 @@ struct AccRuns {
 /// with one vector.load; mma.sync fragments with one ldmatrix.
 class FragmentReader {
 public:
-  FragmentReader(const MatrixAtom &atom, MatrixOperand operand,
-                 LaneCoords lane, Value laneId)
+  FragmentReader(const MatrixAtom &atom, MatrixOperand operand, LaneCoords lane,
+                 Value laneId)
       : atom(atom), operand(operand), lane(lane), laneId(laneId) {}
 
   /// rowBase / colBase (optional, index values) shift the buffer position.
@@ -183,8 +182,8 @@ public:
               arith::ConstantOp::create(b, loc, elt, b.getZeroAttr(elt))),
           ArrayRef<bool>{true, true});
       if (transposed)
-        block = vector::TransposeOp::create(b, loc, block,
-                                            ArrayRef<int64_t>{1, 0});
+        block =
+            vector::TransposeOp::create(b, loc, block, ArrayRef<int64_t>{1, 0});
       return vector::ShapeCastOp::create(b, loc, type, block);
     }
     SmallVector<Value> elems;
@@ -197,8 +196,8 @@ public:
       Value part = vector::LoadOp::create(
           b, loc, VectorType::get({run.length}, elt), buf, idx);
       for (int64_t i = 0; i < run.length; ++i)
-        elems.push_back(vector::ExtractOp::create(b, loc, part,
-                                                  ArrayRef<int64_t>{i}));
+        elems.push_back(
+            vector::ExtractOp::create(b, loc, part, ArrayRef<int64_t>{i}));
       reg += run.length;
     }
     return vector::FromElementsOp::create(b, loc, type, elems);

@@ -578,15 +578,37 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   Value cLanes = constIndex(b, loc, cfg.lanes);
   Value warp = arith::DivUIOp::create(b, loc, tid, cLanes);
   Value lane = arith::RemUIOp::create(b, loc, tid, cLanes);
-  LaneCoords laneA = LaneCoords::get(b, loc, atom, MatrixOperand::A, lane);
-  LaneCoords laneB = LaneCoords::get(b, loc, atom, MatrixOperand::B, lane);
   LaneCoords laneC = LaneCoords::get(b, loc, atom, MatrixOperand::C, lane);
-  LaneCoords gLaneB = LaneCoords::get(b, loc, gAtom, MatrixOperand::B, lane);
   LaneCoords gLaneC = LaneCoords::get(b, loc, gAtom, MatrixOperand::C, lane);
-  FragmentReader readA(atom, MatrixOperand::A, laneA, lane);
-  FragmentReader readB(atom, MatrixOperand::B, laneB, lane);
-  FragmentReader gReadB(gAtom, MatrixOperand::B, gLaneB, lane);
   AccLayout scoreLayout = AccLayout::get(atom);
+  // The subgroup's tiles (fmha-distribute-tiles gives each lane its
+  // fragments): [rows x cols] of atom `a` in role `role`.
+  auto tileType = [&](int64_t rows, int64_t cols, fmha::TileRole role,
+                      const MatrixAtom &a) {
+    Type elt = role == fmha::TileRole::c ? b.getF32Type() : cfg.elt;
+    return fmha::TileType::get(b.getContext(), {rows, cols}, elt, role, a.name);
+  };
+  auto zeroTile = [&](int64_t rows, int64_t cols,
+                      const MatrixAtom &a) -> Value {
+    return fmha::TileZeroOp::create(b, loc,
+                                    tileType(rows, cols, fmha::TileRole::c, a));
+  };
+  auto readTile = [&](Value buf, Value row, Value col, bool transposed,
+                      fmha::TileType type) -> Value {
+    auto op = fmha::TileReadOp::create(b, loc, type, buf, row, col, lane);
+    op.setTransposed(transposed);
+    return op;
+  };
+  auto mma = [&](Value lhs, Value rhs, Value acc) -> Value {
+    return fmha::TileMmaOp::create(b, loc, acc.getType(), lhs, rhs, acc);
+  };
+  auto unpack = [&](Value tile) {
+    auto type = cast<fmha::TileType>(tile.getType());
+    SmallVector<Type> frags(type.getRowAtoms() * type.getColAtoms(),
+                            type.getFragmentType());
+    return SmallVector<Value>(
+        fmha::TileUnpackOp::create(b, loc, frags, tile).getResults());
+  };
 
   Value kv0 = arith::MulIOp::create(b, loc, kvBlock,
                                     constIndex(b, loc, cfg.blockKv));
@@ -606,38 +628,47 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   Value warpCol =
       arith::MulIOp::create(b, loc, gridCol, constIndex(b, loc, dqCols));
 
-  // V fragments of the subgroup's rows, loaded once from global memory: the
-  // A operand of dP^T = V dO^T, or the B operand of dP = dO V^T. Likewise,
-  // with transposed copies, K's of S^T = K Q^T or S = Q K^T, and the B
-  // operand K[kv][d] of dQ for the subgroup's columns of the dQ grid; else
-  // K is staged in workgroup memory.
-  MatrixOperand kvOperand = sT ? MatrixOperand::A : MatrixOperand::B;
-  LaneCoords kvLane = sT ? laneA : laneB;
-  Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
-  auto kvRowFragments = [&](Value src, int64_t depth) {
-    return loadRowFragments(b, loc, atom, kvOperand, kvLane, src, batch, kvWarp,
-                            c0, headKv, sizes.seqK, cfg.kvRowsPerWarp, depth,
-                            /*rowsAlongK=*/false, cfg.elt);
+  // The key side of the score products, [kv x depth] rows of K or V of the
+  // subgroup: the A operand of S^T = K Q^T and dP^T = V dO^T, or,
+  // transposed, the B operand of S = Q K^T and dP = dO V^T.
+  int64_t kvRows = cfg.kvRowsPerWarp;
+  auto keySideType = [&](int64_t depth) {
+    return sT ? tileType(kvRows, depth, fmha::TileRole::a, atom)
+              : tileType(depth, kvRows, fmha::TileRole::b, atom);
   };
+  Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+  // Rows [row, +rows) x columns [col, +cols) of a [B, S, H, D] memref (or
+  // the transpose), loaded once from global memory.
+  auto loadTile = [&](Value src, Value row, Value col, bool transposed,
+                      fmha::TileType type) -> Value {
+    auto op = fmha::TileLoadOp::create(b, loc, type, src, batch, row, headKv,
+                                       col, lane, sizes.seqK);
+    op.setTransposed(transposed);
+    return op;
+  };
+  // V rows of the subgroup stay in registers; so do K's with transposed
+  // copies (and the K columns of the subgroup's part of dQ), else K is
+  // staged in workgroup memory.
   if (!copiesT)
     TileCopy(k, batch, headKv, sizes.seqK, wg(kKey), Value(), tid,
              cfg.threads(), !target.host)
         .copy(b, loc, kv0);
-  SmallVector<Value> vFrags = kvRowFragments(v, cfg.dv);
-  int64_t dSteps = cfg.dqk / atom.k, vSteps = cfg.dv / atom.k;
-  SmallVector<Value> kFrags, kDqFrags;
+  Value vTile = loadTile(v, kvWarp, c0, !sT, keySideType(cfg.dv));
   // dQ is computed as dQ^T = K^T dS^T where the atom's accumulator
   // registers run along its rows (MFMA): each lane's registers then hold
   // consecutive columns of a dQ row, which leave from one address (one
   // vector store into the partials).
   const bool dqT =
       AccRuns::get(atom, /*transposed=*/true).width > AccRuns::get(atom).width;
-  MatrixOperand kDqOperand = dqT ? MatrixOperand::A : MatrixOperand::B;
+  // K's [blockKv x dqCols] part of dQ: B of dS K, or transposed, A of K^T
+  // dS^T.
+  fmha::TileType kDqType =
+      dqT ? tileType(dqCols, cfg.blockKv, fmha::TileRole::a, atom)
+          : tileType(cfg.blockKv, dqCols, fmha::TileRole::b, atom);
+  Value kTile, kDqTile;
   if (copiesT) {
-    kFrags = kvRowFragments(k, cfg.dqk);
-    kDqFrags = loadRowFragments(
-        b, loc, atom, kDqOperand, dqT ? laneA : laneB, k, batch, kv0, warpCol,
-        headKv, sizes.seqK, cfg.blockKv, dqCols, /*rowsAlongK=*/true, cfg.elt);
+    kTile = loadTile(k, kvWarp, c0, !sT, keySideType(cfg.dqk));
+    kDqTile = loadTile(k, kv0, warpCol, dqT, kDqType);
   }
 
   // Query blocks that see any key of this KV block (block skipping).
@@ -652,12 +683,8 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
 
   // dK / dV accumulators of the subgroup's rows, in the gradient atom's
   // layout.
-  int64_t gradRows = cfg.kvRowsPerWarp / gAtom.m;
-  int64_t dkAtomsN = cfg.dqk / gAtom.n, dvAtomsN = cfg.dv / gAtom.n;
-  AccTile dK = AccTile::zeros(b, loc, gAtom, gradRows, dkAtomsN);
-  AccTile dV = AccTile::zeros(b, loc, gAtom, gradRows, dvAtomsN);
-  SmallVector<Value> init(dK.atoms);
-  init.append(dV.atoms);
+  SmallVector<Value> init{zeroTile(kvRows, cfg.dqk, gAtom),
+                          zeroTile(kvRows, cfg.dv, gAtom)};
 
   Value cScale = constF32(b, loc, scale);
 
@@ -739,7 +766,7 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     storeStats(r, loadStats(q0, r));
   };
 
-  size_t numAcc = dK.atoms.size() + dV.atoms.size();
+  size_t numAcc = init.size();
   SmallVector<Value> loopInit(headLoop.getRegionIterArgs());
   if (prefetch)
     loopInit.append(
@@ -749,10 +776,7 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     OpBuilder::InsertionGuard g2(b);
     b.setInsertionPointToStart(qLoop.getBody());
     ValueRange carried = qLoop.getRegionIterArgs();
-    AccTile dKi = AccTile::fromValues(gradRows, dkAtomsN,
-                                      carried.take_front(dK.atoms.size()));
-    AccTile dVi = AccTile::fromValues(
-        gradRows, dvAtomsN, carried.slice(dK.atoms.size(), dV.atoms.size()));
+    Value dKi = carried[0], dVi = carried[1];
     Value q0 = arith::MulIOp::create(b, loc, qLoop.getInductionVar(), cBlockQ);
 
     // The kernel's workgroup-memory accesses are ordered by
@@ -768,42 +792,28 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
 
     // Scores of the subgroup's KV rows against the block's queries: S^T =
     // K Q^T and dP^T = V dO^T, or S = Q K^T and dP = dO V^T.
-    int64_t kvAtoms = cfg.kvRowsPerWarp / (sT ? atom.m : atom.n);
-    int64_t qAtoms = cfg.blockQ / (sT ? atom.n : atom.m);
-    int64_t sRows = sT ? kvAtoms : qAtoms, sCols = sT ? qAtoms : kvAtoms;
-    auto qkOperand = [&](Value buf, bool asA, int64_t x, int64_t ki) {
-      // The query-side operand (Q or dO rows): B[d][q] of S^T, A[q][d] of S.
-      return asA ? readA.read(b, loc, buf, x * atom.m, ki * atom.k, false)
-                 : readB.read(b, loc, buf, x * atom.n, ki * atom.k, true);
+    int64_t sRowsN = sT ? kvRows : cfg.blockQ;
+    int64_t sColsN = sT ? cfg.blockQ : kvRows;
+    auto scoreProduct = [&](Value queryBuf, Value keySide, int64_t depth) {
+      // The query side (Q or dO rows): B = Q^T [d x q] of S^T, A [q x d] of
+      // S.
+      Value querySide =
+          sT ? readTile(queryBuf, c0, c0, /*transposed=*/true,
+                        tileType(depth, cfg.blockQ, fmha::TileRole::b, atom))
+             : readTile(queryBuf, c0, c0, /*transposed=*/false,
+                        tileType(cfg.blockQ, depth, fmha::TileRole::a, atom));
+      // K's workgroup copy: K [kv x d] of S^T, K^T of S.
+      if (!keySide)
+        keySide = readTile(wg(kKey), warpKv, c0, /*transposed=*/!sT,
+                           keySideType(depth));
+      Value acc = zeroTile(sRowsN, sColsN, atom);
+      return sT ? mma(keySide, querySide, acc) : mma(querySide, keySide, acc);
     };
-    // The key-side operand (K or V rows of the subgroup) of atom x at step
-    // ki: from registers, or from K's workgroup copy.
-    auto keySide = [&](ArrayRef<Value> frags, int64_t steps, int64_t x,
-                       int64_t ki) -> Value {
-      if (!frags.empty())
-        return frags[x * steps + ki];
-      return sT ? readA.read(b, loc, wg(kKey), x * atom.m, ki * atom.k, false,
-                             warpKv)
-                : readB.read(b, loc, wg(kKey), x * atom.n, ki * atom.k, true,
-                             warpKv);
-    };
-    auto scoreProduct = [&](Value querySide, ArrayRef<Value> keyFrags,
-                            int64_t steps) {
-      AccTile acc = AccTile::zeros(b, loc, atom, sRows, sCols);
-      contract(
-          b, loc, atom, acc, steps,
-          [&](int64_t mi, int64_t ki) {
-            return sT ? keySide(keyFrags, steps, mi, ki)
-                      : qkOperand(querySide, true, mi, ki);
-          },
-          [&](int64_t ki, int64_t ni) {
-            return sT ? qkOperand(querySide, false, ni, ki)
-                      : keySide(keyFrags, steps, ni, ki);
-          });
-      return acc;
-    };
-    AccTile s = scoreProduct(wg(kQuery), kFrags, dSteps);
-    AccTile dp = scoreProduct(wg(kGradOut), vFrags, vSteps);
+    int64_t sRows = sRowsN / atom.m, sCols = sColsN / atom.n;
+    AccTile s = AccTile::fromValues(
+        sRows, sCols, unpack(scoreProduct(wg(kQuery), kTile, cfg.dqk)));
+    AccTile dp = AccTile::fromValues(
+        sRows, sCols, unpack(scoreProduct(wg(kGradOut), vTile, cfg.dv)));
 
     // P and dS = P (dP - delta), one vector per atom: each lane reads the
     // statistics of its query rows once per atom row/column.
@@ -857,51 +867,29 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
             b, loc, pij, arith::SubFOp::create(b, loc, dp.at(i, j), st.delta));
       }
 
-    // The A operand (P^T or dS^T, [kv x q]) of the gradient atom at (mi,
-    // ki), assembled from the score accumulators in the input type.
-    auto scoreOperand = [&](const AccTile &x, int64_t mi, int64_t ki) {
-      // Origin of the fragment in the score tile's coordinates.
-      int64_t kvOrigin = mi * gAtom.m, qOrigin = ki * gAtom.k;
-      int64_t rowOrigin = sT ? kvOrigin : qOrigin;
-      int64_t colOrigin = sT ? qOrigin : kvOrigin;
-      int64_t atomRow0 = rowOrigin / atom.m, atomCol0 = colOrigin / atom.n;
-      SmallVector<std::pair<int64_t, int64_t>> used;
-      SmallVector<Value> sources;
-      SmallVector<int64_t> picks;
-      int64_t cRegs = atom.regs(MatrixOperand::C);
-      for (const RegisterSource &src : cfg.repack) {
-        std::pair<int64_t, int64_t> at{atomRow0 + src.atomRow,
-                                       atomCol0 + src.atomCol};
-        auto pos = llvm::find(used, at);
-        if (pos == used.end()) {
-          used.push_back(at);
-          sources.push_back(
-              truncVector(b, loc, x.at(at.first, at.second), cfg.elt));
-          pos = used.end() - 1;
-        }
-        picks.push_back((pos - used.begin()) * cRegs + src.reg);
-      }
-      return gatherElements(b, loc, sources, picks);
-    };
-    int64_t qSteps = cfg.blockQ / gAtom.k;
     // acc += X^T rhs for X = P or dS, rhs the block's [q x D] tile read as
-    // B[q][d]: dV += P^T dO and dK += dS^T Q (scaled once at the end).
-    // With transposed copies B[q][d] is read along the rows of the [d][q]
-    // copy.
-    auto accumulateFromScores = [&](const AccTile &x, AccTile &acc, Value rhs,
+    // B[q][d]: dV += P^T dO and dK += dS^T Q (scaled once at the end). X^T
+    // [kv x q] is the gradient atom's A operand, taken from the score
+    // accumulators in registers. With transposed copies B[q][d] is read
+    // along the rows of the [d][q] copy.
+    auto accumulateFromScores = [&](const AccTile &x, Value acc, Value rhs,
                                     Value rhsT) {
-      contract(
-          b, loc, gAtom, acc, qSteps,
-          [&](int64_t mi, int64_t ki) { return scoreOperand(x, mi, ki); },
-          [&](int64_t ki, int64_t ni) {
-            return rhsT ? gReadB.read(b, loc, rhsT, ni * gAtom.n, ki * gAtom.k,
-                                      /*transposed=*/true)
-                        : gReadB.read(b, loc, rhs, ki * gAtom.k, ni * gAtom.n,
-                                      /*transposed=*/false);
-          });
+      Value scores = fmha::TilePackOp::create(
+          b, loc, tileType(sRowsN, sColsN, fmha::TileRole::c, atom), x.atoms);
+      auto xT = fmha::TileConvertOp::create(
+          b, loc, tileType(kvRows, cfg.blockQ, fmha::TileRole::a, gAtom),
+          scores);
+      xT.setTransposed(!sT);
+      int64_t depth = cast<fmha::TileType>(acc.getType()).getShape()[1];
+      fmha::TileType rhsType =
+          tileType(cfg.blockQ, depth, fmha::TileRole::b, gAtom);
+      Value rhsTile =
+          rhsT ? readTile(rhsT, c0, c0, /*transposed=*/true, rhsType)
+               : readTile(rhs, c0, c0, /*transposed=*/false, rhsType);
+      return mma(xT, rhsTile, acc);
     };
-    accumulateFromScores(p, dVi, wg(kGradOut), wg(kGradOutT));
-    accumulateFromScores(ds, dKi, wg(kQuery), wg(kQueryT));
+    dVi = accumulateFromScores(p, dVi, wg(kGradOut), wg(kGradOutT));
+    dKi = accumulateFromScores(ds, dKi, wg(kQuery), wg(kQueryT));
 
     // dS into workgroup memory as [q][kv] (the A operand of dQ).
     storeAccTile(b, loc, atom, ds, laneC, wg(kScores), /*transposed=*/sT, c0,
@@ -918,31 +906,21 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     // dS's [q][kv] copy.
     int64_t qAtomExtent = dqT ? atom.n : atom.m;
     int64_t dAtomExtent = dqT ? atom.m : atom.n;
-    AccTile dQ =
-        dqT ? AccTile::zeros(b, loc, atom, dqCols / atom.m, dqRows / atom.n)
-            : AccTile::zeros(b, loc, atom, dqRows / atom.m, dqCols / atom.n);
-    auto dsOperand = [&](int64_t qi, int64_t ki) {
-      return dqT ? readB.read(b, loc, wg(kScores), qi * atom.n, ki * atom.k,
-                              /*transposed=*/true, warpQ)
-                 : readA.read(b, loc, wg(kScores), qi * atom.m, ki * atom.k,
-                              /*transposed=*/false, warpQ);
-    };
-    auto kOperand = [&](int64_t ki, int64_t di) {
-      if (copiesT)
-        return kDqFrags[ki * (dqCols / dAtomExtent) + di];
-      return dqT ? readA.read(b, loc, wg(kKey), ki * atom.k, di * atom.m,
-                              /*transposed=*/true, Value(), warpCol)
-                 : readB.read(b, loc, wg(kKey), ki * atom.k, di * atom.n,
-                              /*transposed=*/false, Value(), warpCol);
-    };
-    contract(
-        b, loc, atom, dQ, cfg.blockKv / atom.k,
-        [&](int64_t mi, int64_t ki) {
-          return dqT ? kOperand(ki, mi) : dsOperand(mi, ki);
-        },
-        [&](int64_t ki, int64_t ni) {
-          return dqT ? dsOperand(ni, ki) : kOperand(ki, ni);
-        });
+    // dS [q x kv] of the subgroup's rows, or dS^T read from the same copy.
+    Value dsTile =
+        dqT ? readTile(wg(kScores), warpQ, c0, /*transposed=*/true,
+                       tileType(cfg.blockKv, dqRows, fmha::TileRole::b, atom))
+            : readTile(wg(kScores), warpQ, c0, /*transposed=*/false,
+                       tileType(dqRows, cfg.blockKv, fmha::TileRole::a, atom));
+    // K of the subgroup's dQ columns: in registers, or from K's copy.
+    Value kTileDq =
+        copiesT ? kDqTile : readTile(wg(kKey), c0, warpCol, dqT, kDqType);
+    Value dqTile = dqT ? mma(kTileDq, dsTile, zeroTile(dqCols, dqRows, atom))
+                       : mma(dsTile, kTileDq, zeroTile(dqRows, dqCols, atom));
+    AccTile dQ = dqT ? AccTile::fromValues(dqCols / atom.m, dqRows / atom.n,
+                                           unpack(dqTile))
+                     : AccTile::fromValues(dqRows / atom.m, dqCols / atom.n,
+                                           unpack(dqTile));
     // dQ leaves in runs of registers consecutive along its rows: one
     // fmha.atomic_add each (a vector reduction where the chip has one), or
     // one vector store into the partials.
@@ -983,8 +961,7 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
             });
       }
 
-    SmallVector<Value> yielded(dKi.atoms);
-    yielded.append(dVi.atoms);
+    SmallVector<Value> yielded{dKi, dVi};
     yielded.append(next);
     scf::YieldOp::create(b, loc, yielded);
   }
@@ -993,10 +970,11 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
 
   // dK = scale * dS^T Q and dV, written once: this workgroup owns the rows.
   ValueRange results = headLoop.getResults();
-  AccTile dKf = AccTile::fromValues(gradRows, dkAtomsN,
-                                    results.take_front(dK.atoms.size()));
-  AccTile dVf = AccTile::fromValues(gradRows, dvAtomsN,
-                                    results.drop_front(dK.atoms.size()));
+  int64_t gradRows = kvRows / gAtom.m;
+  AccTile dKf =
+      AccTile::fromValues(gradRows, cfg.dqk / gAtom.n, unpack(results[0]));
+  AccTile dVf =
+      AccTile::fromValues(gradRows, cfg.dv / gAtom.n, unpack(results[1]));
   AccLayout gradLayout = AccLayout::get(gAtom);
   auto writeRows = [&](const AccTile &tile, Value grad, Value factor) {
     for (int64_t mi = 0; mi < tile.mAtoms; ++mi)

@@ -238,6 +238,17 @@ private:
 
 struct LowerMmaPass : rocke::impl::LowerMmaBase<LowerMmaPass> {
   void runOnOperation() override {
+    // Tiles are distributed into the fmha.mma atoms this pass lowers.
+    WalkResult tiles = getOperation()->walk([](Operation *op) {
+      if (!llvm::any_of(op->getResultTypes(),
+                        llvm::IsaPred<rocke::fmha::TileType>))
+        return WalkResult::advance();
+      op->emitOpError("produces a subgroup tile: run fmha-distribute-tiles "
+                      "before fmha-lower-mma");
+      return WalkResult::interrupt();
+    });
+    if (tiles.wasInterrupted())
+      return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     rocke::populateLowerMmaPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

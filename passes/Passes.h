@@ -8,7 +8,9 @@
 #include "mlir/Pass/PassRegistry.h"
 
 namespace mlir {
+class ConversionTarget;
 class RewritePatternSet;
+class TypeConverter;
 } // namespace mlir
 
 namespace rocke {
@@ -41,6 +43,15 @@ void populateLowerAtomicAddPatterns(mlir::RewritePatternSet &patterns,
 /// fmha.mask_fragment -> index comparisons against constants and a select
 /// (fmha-lower-masks).
 void populateLowerMasksPatterns(mlir::RewritePatternSet &patterns);
+
+/// fmha-distribute-tiles: !fmha.tile values become their lanes' fragments
+/// (one vector per atom), and the tile ops the code on those fragments. The
+/// patterns convert tile-typed scf loops too; `target` learns which ops are
+/// left to convert.
+void populateDistributeTilesTypeConversion(mlir::TypeConverter &converter);
+void populateDistributeTilesPatterns(mlir::TypeConverter &converter,
+                                     mlir::RewritePatternSet &patterns,
+                                     mlir::ConversionTarget &target);
 
 /// fmha.mma -> amdgpu.mfma / nvgpu.mma.sync / host atom calls by atom family
 /// (host atoms add functions and stack buffers: apply on a module).

@@ -231,6 +231,27 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
   ];
 }
 
+def DistributeTiles : Pass<"fmha-distribute-tiles"> {
+  let summary = "subgroup tiles (!fmha.tile) -> per-lane fragments of matrix atoms";
+  let description = [{
+    The distribution stage of the tiled lowering. fmha-bwd-to-kernels writes
+    the main kernel's products on subgroup tiles: operand tiles read from
+    workgroup memory (fmha.tile_read) or once from global memory
+    (fmha.tile_load), products (fmha.tile_mma), and accumulator tiles reused
+    as the next product's operand in registers (fmha.tile_convert). This
+    pass gives each lane its fragments (lib/FragmentLayout), one 1-D vector
+    per atom, row-major over the tile: fragment reads at the lane's
+    coordinates (vector loads, ldmatrix on mma.sync), one fmha.mma per atom
+    of a product, and register picks for the conversions. Tile-carrying scf
+    loops carry the fragments. Runs before fmha-lower-mma.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def LowerMasks : Pass<"fmha-lower-masks"> {
   let summary = "fmha.mask_fragment -> per-element comparisons and a select";
   let description = [{

@@ -355,6 +355,7 @@ void addBwdKernelPasses(mlir::OpPassManager &pm, const BwdPipelineOptions &opts,
   rocke::LowerSubgroupReduceOptions reduce;
   reduce.subgroupSize = subgroupSize;
   pm.addPass(rocke::createLowerSubgroupReduce(reduce));
+  pm.addPass(rocke::createDistributeTiles());
   pm.addPass(rocke::createLowerMma());
 }
 

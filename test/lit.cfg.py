@@ -22,7 +22,7 @@ config.substitutions.append(
 config.substitutions.append(
     ("%tiled_host",
      "fmha-bwd-to-kernels{strategy=tiled target=host block-q=16 block-kv=32},"
-     "fmha-lower-mma,fmha-lower-to-loops"))
+     "fmha-distribute-tiles,fmha-lower-mma,fmha-lower-to-loops"))
 # The same with the schedule MFMA targets run: scores held as S [q x kv]
 # (score-layout=q-kv), Q and dO staged as rows and transposed, K in registers
 # (operand-staging=transposed-copies): checks their register reuse and
@@ -30,8 +30,8 @@ config.substitutions.append(
 config.substitutions.append(
     ("%tiled_mfma_host",
      "fmha-bwd-to-kernels{strategy=tiled target=host block-q=16 block-kv=32 "
-     "score-layout=q-kv operand-staging=transposed-copies},fmha-lower-mma,"
-     "fmha-lower-to-loops"))
+     "score-layout=q-kv operand-staging=transposed-copies},"
+     "fmha-distribute-tiles,fmha-lower-mma,fmha-lower-to-loops"))
 llvm_config.use_default_substitutions()
 
 tool_dirs = [os.path.join(config.rocke_obj_root, "bin"), config.llvm_tools_dir]

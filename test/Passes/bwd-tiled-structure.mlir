@@ -1,17 +1,17 @@
 // Structural budget of the tiled main kernel's query-block iteration, per
 // target: a speed regression (another barrier, P staged through workgroup
 // memory, more products) fails here.
-// RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=sm_90},gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.nv
+// RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=sm_90},fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.nv
 // RUN: FileCheck %s --check-prefix=BAR < %t.nv
 // RUN: FileCheck %s --check-prefixes=MMA,NV-MMA < %t.nv
 // RUN: FileCheck %s --check-prefixes=WG,NV-WG < %t.nv
 // RUN: FileCheck %s --check-prefixes=DQ,NV-DQ < %t.nv
-// RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=gfx942},gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.amd
+// RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=gfx942},fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.amd
 // RUN: FileCheck %s --check-prefix=BAR < %t.amd
 // RUN: FileCheck %s --check-prefixes=MMA,AMD-MMA < %t.amd
 // RUN: FileCheck %s --check-prefixes=WG,AMD-WG < %t.amd
 // RUN: FileCheck %s --check-prefixes=DQ,AMD-DQ < %t.amd
-// RUN: rocke-opt %s -fmha-bwd-to-kernels='strategy=tiled target=host' | FileCheck %s --check-prefix=HOST
+// RUN: rocke-opt %s -fmha-bwd-to-kernels='strategy=tiled target=host' -fmha-distribute-tiles | FileCheck %s --check-prefix=HOST
 
 // bf16, D=128, causal. sm_90 (128 KV rows, 8 warps, 32 query rows): per warp
 // and query block 32 + 32 atoms for S^T and dP^T, 32 each for dV, dK and dQ.

@@ -23,9 +23,13 @@
 // AMD-SAME: workgroup(%{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>> {{.*}}, %{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>> {{.*}}, %{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>> {{.*}}, %{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>> {{.*}}, %{{.*}} : memref<64x136xf16, #gpu.address_space<workgroup>>
 // AMD-SAME: known_block_size = array<i32: 256, 1, 1>
 // AMD-SAME: rocke.launch = {args = ["q", "k", "v", "do", "delta:f32:none", "dq_accum:f32:zero:[B,ceildiv(Sq,BQ)*BQ,Hq,Dqk]", "dk", "dv", "lse"], block = [256, 1, 1], grid = ["ceildiv(Sk,128)", "Hkv", "B"], ops = [0], order = 2 : i64, symbols = {BKV = 128 : i64, BQ = 64 : i64}}
-// AMD: scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>
-// AMD: fmha.mma {{.*}} {atom = "mfma_f32_16x16x16_f16"} : vector<4xf16>, vector<4xf16> -> vector<4xf32>
+// The products are subgroup tiles (fmha-distribute-tiles makes them lane
+// fragments): dK and dV accumulate across query blocks, the scores' P^T is
+// the A operand of dV in registers.
+// AMD: scf.for {{.*}} iter_args({{.*}}) -> (!fmha.tile<32x64xf32, c, "mfma_f32_16x16x16_f16">, !fmha.tile<32x64xf32, c, "mfma_f32_16x16x16_f16">)
+// AMD: fmha.tile_mma {{.*}} : <64x64xf16, a, "mfma_f32_16x16x16_f16">, <64x32xf16, b, "mfma_f32_16x16x16_f16"> -> <64x32xf32, c, "mfma_f32_16x16x16_f16">
 // AMD: math.exp2
+// AMD: fmha.tile_convert {{.*}} {transposed} : <64x32xf32, c, "mfma_f32_16x16x16_f16"> -> <32x64xf16, a, "mfma_f32_16x16x16_f16">
 // AMD: fmha.atomic_add {{.*}} {alignment = 16 : i64} : vector<4xf32>, memref<2x128x8x64xf32, #gpu.address_space<global>>
 // AMD-NOT: memref.atomic_rmw
 // AMD-NOT: fmha.attention_bwd
@@ -38,8 +42,9 @@
 // NV-SAME: dynamic_shared_bytes = 55040 : i64, grid = ["ceildiv(Sk,128)", "Hkv", "B"]
 // NV: gpu.dynamic_shared_memory
 // NV: memref.view {{.*}} to memref<128x72xf16, #gpu.address_space<workgroup>>
-// NV: nvgpu.ldmatrix
-// NV: fmha.mma {{.*}} {atom = "mma_sync_m16n8k16_f16"} : vector<8xf16>, vector<4xf16> -> vector<4xf32>
+// NV: fmha.tile_read {{.*}} {transposed} : memref<64x72xf16, #gpu.address_space<workgroup>> -> <64x64xf16, b, "mma_sync_m16n8k16_f16">
+// NV: fmha.tile_mma {{.*}} -> <16x64xf32, c, "mma_sync_m16n8k16_f16">
+// NV: fmha.tile_convert {{.*}} : <16x64xf32, c, "mma_sync_m16n8k16_f16"> -> <16x64xf16, a, "mma_sync_m16n8k16_f16">
 // NV: fmha.atomic_add {{.*}} {alignment = 8 : i64} : vector<2xf32>, memref<2x128x8x64xf32, #gpu.address_space<global>>
 // NV-NOT: memref.atomic_rmw
 
@@ -48,7 +53,7 @@
 // HOST-LABEL: func.func @causal_gqa
 // HOST: call @fmha_bwd_tiled_main
 // HOST: func.func private @fmha_bwd_tiled_main
-// HOST: fmha.mma {{.*}} {atom = "host_16x16x16"} : vector<256xf16>, vector<256xf16> -> vector<256xf32>
+// HOST: fmha.tile_mma {{.*}} -> <32x16xf32, c, "host_16x16x16">
 // HOST: fmha.atomic_add {{.*}} {alignment = 16 : i64} : vector<16xf32>, memref<2x128x8x64xf32>
 // block-q=0 on the host takes 16-row query tiles (the largest tile that fits
 // is unbounded there, and 64-row tiles took minutes to JIT at D=256).
@@ -84,12 +89,12 @@ func.func @causal_gqa(%q: memref<2x128x8x64xf16>, %k: memref<2x128x4x64xf16>,
 // AMD: gpu.func @fmha_bwd_tiled_main
 // AMD-SAME: "dq_partial:f32:zero:[ceildiv(Sk,BKV),B,ceildiv(Sq,BQ)*BQ,Hq,Dqk]"
 // AMD-NOT: {{memref.atomic_rmw|fmha.atomic_add}}
-// AMD: fmha.mma {{.*}} {atom = "mfma_f32_16x16x16_bf16"}
+// AMD: fmha.tile_mma {{.*}} "mfma_f32_16x16x16_bf16">
 // AMD-NOT: {{memref.atomic_rmw|fmha.atomic_add}}
 // AMD: gpu.func @fmha_bwd_reduce_dq
 
 // NV-LABEL: func.func @deterministic_bf16
-// NV: fmha.mma {{.*}} {atom = "mma_sync_m16n8k16_bf16"}
+// NV: fmha.tile_mma {{.*}} "mma_sync_m16n8k16_bf16">
 // NV-NOT: fmha.atomic_add
 // NV: %[[PART:.*]] = vector.from_elements %{{.*}}, %{{.*}} : vector<2xf32>
 // NV-NEXT: vector.store %[[PART]], {{.*}} {alignment = 8 : i64} : memref<?x?x?x4x128xf32, #gpu.address_space<global>>, vector<2xf32>

@@ -205,6 +205,7 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   getPipelines() = {
       {"fmha-lower-to-loops"},
       {"fmha-lower-mma"},
+      {"fmha-distribute-tiles"},
       {"fmha-lower-atomic-add{chip=sm_90}"},
       {"fmha-bwd-to-kernels", "fmha-rocdl-to-hsaco{chip=gfx942 format=isa}",
        dump},

@@ -1,0 +1,89 @@
+// RUN: rocke-opt %s -split-input-file -verify-diagnostics
+// Tile types and ops reject what fmha-distribute-tiles cannot distribute.
+
+// expected-error @+1 {{unknown matrix atom 'no_such_atom'}}
+func.func @unknown_atom(%t: !fmha.tile<16x16xf32, c, "no_such_atom">) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a 24x16 tile is no grid of 16x16 atoms ('mfma_f32_16x16x16_bf16' in role c)}}
+func.func @ragged(%t: !fmha.tile<24x16xf32, c, "mfma_f32_16x16x16_bf16">) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a tile in role c holds f32, not 'bf16'}}
+func.func @bf16_acc(%t: !fmha.tile<16x16xbf16, c, "mfma_f32_16x16x16_bf16">) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{tile role must be a, b or c, got 'd'}}
+func.func @role(%t: !fmha.tile<16x16xf32, d, "mfma_f32_16x16x16_bf16">) {
+  return
+}
+
+// -----
+
+func.func @zero_operand() {
+  // expected-error @+1 {{makes accumulator tiles (role c), not role a}}
+  %z = fmha.tile_zero : !fmha.tile<16x16xbf16, a, "mfma_f32_16x16x16_bf16">
+  return
+}
+
+// -----
+
+func.func @read_acc(%buf: memref<16x16xf32>, %i: index) {
+  // expected-error @+1 {{reads operand tiles (role a or b), not accumulators (role c)}}
+  %t = fmha.tile_read %buf[%i, %i] lane %i : memref<16x16xf32> -> !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16">
+  return
+}
+
+// -----
+
+func.func @read_type(%buf: memref<16x16xf16>, %i: index) {
+  // expected-error @+1 {{reads 'f16' elements into a tile of 'bf16'}}
+  %t = fmha.tile_read %buf[%i, %i] lane %i : memref<16x16xf16> -> !fmha.tile<16x16xbf16, a, "mfma_f32_16x16x16_bf16">
+  return
+}
+
+// -----
+
+func.func @mma_shapes(%a: !fmha.tile<16x32xbf16, a, "mfma_f32_16x16x16_bf16">,
+                      %b: !fmha.tile<16x16xbf16, b, "mfma_f32_16x16x16_bf16">,
+                      %c: !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16">) {
+  // expected-error @+1 {{shapes do not chain: [16 x 32] * [16 x 16] + [16 x 16]}}
+  %d = fmha.tile_mma %a, %b, %c : !fmha.tile<16x32xbf16, a, "mfma_f32_16x16x16_bf16">, !fmha.tile<16x16xbf16, b, "mfma_f32_16x16x16_bf16"> -> !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16">
+  return
+}
+
+// -----
+
+func.func @mma_atoms(%a: !fmha.tile<16x16xbf16, a, "mfma_f32_16x16x16_bf16">,
+                     %b: !fmha.tile<16x16xbf16, b, "mfma_f32_16x16x16_bf16">,
+                     %c: !fmha.tile<16x16xf32, c, "host_16x16x16">) {
+  // expected-error @+1 {{takes tiles of one atom}}
+  %d = fmha.tile_mma %a, %b, %c : !fmha.tile<16x16xbf16, a, "mfma_f32_16x16x16_bf16">, !fmha.tile<16x16xbf16, b, "mfma_f32_16x16x16_bf16"> -> !fmha.tile<16x16xf32, c, "host_16x16x16">
+  return
+}
+
+// -----
+
+// An MFMA C fragment is the A fragment of the transpose, not of itself.
+func.func @convert_not_in_registers(%c: !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16">) {
+  // expected-error @+1 {{lanes do not hold the elements of their 'mfma_f32_16x16x16_bf16' a fragments in their 'mfma_f32_16x16x16_bf16' accumulators: the tile has to go through memory}}
+  %a = fmha.tile_convert %c : !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16"> -> !fmha.tile<16x16xbf16, a, "mfma_f32_16x16x16_bf16">
+  return
+}
+
+// -----
+
+func.func @unpack_count(%c: !fmha.tile<32x16xf32, c, "mfma_f32_16x16x16_bf16">) {
+  // expected-error @+1 {{has 2 fragments, not 1}}
+  %f = fmha.tile_unpack %c : !fmha.tile<32x16xf32, c, "mfma_f32_16x16x16_bf16"> -> vector<4xf32>
+  return
+}
