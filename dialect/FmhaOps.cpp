@@ -474,3 +474,80 @@ LogicalResult TileUnpackOp::verify() {
 LogicalResult TilePackOp::verify() {
   return verifyFragments(*this, getType(), getFragments().getTypes());
 }
+
+namespace {
+/// Accumulator tiles (role c) only.
+LogicalResult verifyAccumulatorTile(Operation *op, TileType type) {
+  if (type.getRole() != TileRole::c)
+    return op->emitOpError("works on accumulator tiles (role c), not role ")
+           << stringifyTileRole(type.getRole());
+  return success();
+}
+} // namespace
+
+LogicalResult TileBroadcastOp::verify() {
+  return verifyAccumulatorTile(*this, getType());
+}
+
+LogicalResult TileMapOp::verify() {
+  if (getInputs().empty() || getResults().empty())
+    return emitOpError("maps at least one tile to at least one tile");
+  auto layoutOf = [](TileType t) {
+    return std::make_tuple(t.getShape(), t.getRole(), t.getAtom());
+  };
+  auto first = cast<TileType>(getInputs().front().getType());
+  for (Type t : llvm::concat<Type>(llvm::to_vector(getInputs().getTypes()),
+                                   llvm::to_vector(getResultTypes())))
+    if (layoutOf(cast<TileType>(t)) != layoutOf(first))
+      return emitOpError("tiles must share shape, role and atom: ")
+             << first << " and " << t;
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError("body takes one element per input tile, ")
+           << getInputs().size() << ", not " << body.getNumArguments();
+  for (auto [arg, input] : llvm::zip(body.getArguments(), getInputs()))
+    if (arg.getType() != cast<TileType>(input.getType()).getElementType())
+      return emitOpError("body argument of type ")
+             << arg.getType() << " for a tile of "
+             << cast<TileType>(input.getType()).getElementType();
+  auto yield = cast<YieldOp>(body.getTerminator());
+  if (yield.getValues().size() != getResults().size())
+    return emitOpError("body yields ")
+           << yield.getValues().size() << " elements for "
+           << getResults().size() << " result tiles";
+  for (auto [v, r] : llvm::zip(yield.getValues(), getResults()))
+    if (v.getType() != cast<TileType>(r.getType()).getElementType())
+      return emitOpError("body yields ")
+             << v.getType() << " for a tile of "
+             << cast<TileType>(r.getType()).getElementType();
+  for (Operation &op : body.without_terminator()) {
+    bool scalar = llvm::all_of(op.getResultTypes(),
+                               [](Type t) { return t.isIntOrIndexOrFloat(); });
+    if (!scalar || op.getNumRegions() != 0 ||
+        !(op.hasTrait<OpTrait::Elementwise>() ||
+          op.hasTrait<OpTrait::ConstantLike>()))
+      return op.emitOpError("cannot be applied to fragments: a tile_map body "
+                            "holds elementwise ops on scalars");
+  }
+  return success();
+}
+
+LogicalResult TileMaskOp::verify() {
+  return verifyAccumulatorTile(*this, getType());
+}
+
+LogicalResult TileWriteOp::verify() {
+  return verifyAccumulatorTile(*this, getValue().getType());
+}
+
+LogicalResult TileAccumulateOp::verify() {
+  if (failed(verifyAccumulatorTile(*this, getValue().getType())))
+    return failure();
+  int64_t rank = getDest().getType().getRank();
+  if (rank < 3)
+    return emitOpError("needs a buffer ending in [S, H, D], not rank ") << rank;
+  if (int64_t(getIndices().size()) != rank)
+    return emitOpError("takes ") << rank << " indices for a rank-" << rank
+                                 << " buffer, not " << getIndices().size();
+  return success();
+}

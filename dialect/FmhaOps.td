@@ -459,4 +459,152 @@ def Fmha_TilePackOp : Fmha_TileOp<"pack", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Fmha_TileBroadcastOp : Fmha_TileOp<"broadcast"> {
+  let summary = "an accumulator tile of per-row or per-column values";
+  let description = [{
+    Element (i, j) of the C tile is `buffer[base + i]` (`dim` 0: one value
+    per row) or `buffer[base + j]` (`dim` 1: one value per column), from a
+    1-D buffer: the softmax statistics of a score tile's queries. Each lane
+    reads the values of its rows or columns once.
+
+    ```mlir
+    %off = fmha.tile_broadcast %stats[%c0] lane %lane dim 1
+        : memref<64xf32, #gpu.address_space<workgroup>>
+          -> !fmha.tile<16x64xf32, c, "mma_sync_m16n8k16_f16">
+    ```
+  }];
+  let arguments = (ins Arg<MemRefRankOf<[F32], [1]>, "", [MemRead]>:$buffer,
+                       Index:$base, Index:$lane,
+                       ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<1>]>:$dim);
+  let results = (outs Fmha_TileType:$result);
+  let assemblyFormat = [{
+    $buffer `[` $base `]` `lane` $lane `dim` $dim attr-dict `:` type($buffer)
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fmha_TileMapOp : Fmha_TileOp<"map", [Pure,
+    SingleBlockImplicitTerminator<"YieldOp">]> {
+  let summary = "an elementwise function of tiles of one layout";
+  let description = [{
+    Applies the body to each element position of the input tiles (same
+    shape, role and atom; element types may differ): the block arguments are
+    the inputs' elements, `fmha.yield` gives the results' elements. The body
+    holds elementwise ops on scalars (arith, math) and may use scalars
+    defined outside. `fmha-distribute-tiles` applies it to each lane's
+    fragments as vector ops.
+
+    ```mlir
+    %p = fmha.tile_map(%s, %off) : !fmha.tile<16x64xf32, c, "...">,
+        !fmha.tile<16x64xf32, c, "..."> -> !fmha.tile<16x64xf32, c, "..."> {
+    ^bb0(%x: f32, %o: f32):
+      %d = arith.subf %x, %o : f32
+      %e = math.exp2 %d : f32
+      fmha.yield %e : f32
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<Fmha_TileType>:$inputs);
+  let results = (outs Variadic<Fmha_TileType>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `(` $inputs `)` attr-dict `:` type($inputs) `->` type($results) $body
+  }];
+  let hasVerifier = 1;
+}
+
+def Fmha_YieldOp : Fmha_Op<"yield", [Pure, Terminator,
+    HasParent<"TileMapOp">]> {
+  let summary = "the elements a tile_map body computes";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let builders = [OpBuilder<(ins), [{ build($_builder, $_state, {}); }]>];
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+}
+
+def Fmha_TileMaskOp : Fmha_TileOp<"mask", [Pure,
+    AllTypesMatch<["value", "result"]>]> {
+  let summary = "zero the elements of a score tile that keys or a mask hide";
+  let description = [{
+    Element (i, j) of the C tile pairs query `query + i` with key `key + j`,
+    or, with `keys_along_rows`, key `key + i` with query `query + j`. Keys at
+    or past `seq_k`, and with `mask` the pairs its band hides, become 0.
+    Distributed into one fmha.mask_fragment per atom (fmha-lower-masks).
+
+    ```mlir
+    %p = fmha.tile_mask %x at(%q0, %k0) lane %lane seq(%sq, %sk)
+        {keys_along_rows, mask = #fmha.mask<causal>}
+        : !fmha.tile<16x64xf32, c, "mma_sync_m16n8k16_f16">
+    ```
+  }];
+  let arguments = (ins Fmha_TileType:$value, Index:$query, Index:$key,
+                       Index:$lane, Index:$seq_q, Index:$seq_k,
+                       OptionalAttr<Fmha_MaskAttr>:$mask,
+                       UnitAttr:$keys_along_rows);
+  let results = (outs Fmha_TileType:$result);
+  let assemblyFormat = [{
+    $value `at` `(` $query `,` $key `)` `lane` $lane
+    `seq` `(` $seq_q `,` $seq_k `)` attr-dict `:` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fmha_TileWriteOp : Fmha_TileOp<"write"> {
+  let summary = "an accumulator tile written into a 2-D workgroup buffer";
+  let description = [{
+    Element (i, j) of the C tile goes to `buffer[row + i][col + j]`, or
+    `buffer[row + j][col + i]` with `transposed`, in the buffer's element
+    type; each lane writes its registers, runs contiguous in the buffer as
+    one vector store.
+
+    ```mlir
+    fmha.tile_write %ds, %buf[%c0, %kv] lane %lane
+        : !fmha.tile<16x64xf32, c, "mma_sync_m16n8k16_f16">,
+          memref<64x136xf16, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins Fmha_TileType:$value,
+                       Arg<MemRefRankOf<[AnyFloat], [2]>, "", [MemWrite]>:$buffer,
+                       Index:$row, Index:$col, Index:$lane,
+                       UnitAttr:$transposed);
+  let assemblyFormat = [{
+    $value `,` $buffer `[` $row `,` $col `]` `lane` $lane attr-dict `:`
+    type($value) `,` type($buffer)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fmha_AccumulateKind : I32EnumAttr<"AccumulateKind",
+    "how a gradient tile reaches its f32 buffer", [
+  I32EnumAttrCase<"atomic_add", 0>, I32EnumAttrCase<"store", 1>]> {
+  let cppNamespace = "::rocke::fmha";
+}
+
+def Fmha_TileAccumulateOp : Fmha_TileOp<"accumulate"> {
+  let summary = "a gradient tile added atomically to, or stored into, an f32 buffer";
+  let description = [{
+    `dest` is an f32 buffer whose last three dimensions are [S, H, D]; the
+    indices give its leading positions, then (row, head, col). Element (i, j)
+    of the C tile goes to `dest[..., row + i, head, col + j]`, or to `row +
+    j`, `col + i` with `transposed`: added atomically (`atomic_add`, the dQ
+    accumulator) or stored (`store`, one KV block's dQ partial, summed in a
+    fixed order later). Each lane's registers leave in runs along the
+    buffer's rows: one fmha.atomic_add or vector.store per run.
+
+    ```mlir
+    fmha.tile_accumulate atomic_add %dq, %acc[%b, %q0, %h, %d0] lane %lane
+        : !fmha.tile<64x64xf32, c, "mma_sync_m16n8k16_f16">, memref<?x?x8x64xf32>
+    ```
+  }];
+  let arguments = (ins Fmha_AccumulateKind:$kind, Fmha_TileType:$value,
+                       Arg<MemRefOf<[F32]>, "", [MemRead, MemWrite]>:$dest,
+                       Variadic<Index>:$indices, Index:$lane,
+                       UnitAttr:$transposed);
+  let assemblyFormat = [{
+    $kind $value `,` $dest `[` $indices `]` `lane` $lane attr-dict `:`
+    type($value) `,` type($dest)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // ROCKE_FMHA_OPS

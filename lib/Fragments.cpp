@@ -4,7 +4,6 @@
 #include "dialect/FmhaDialect.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/SCF/Utils/Utils.h"
 
 #include <map>
 #include <numeric>
@@ -335,26 +334,8 @@ void forEachAccRun(
     runRows.push_back(layout.rows[r * width]);
     runCols.push_back(layout.cols[r * width]);
   }
-  Value c0 = constIndex(b, loc, 0);
-  Value cRuns = constIndex(b, loc, runs);
-  Value c1 = constIndex(b, loc, 1);
-  auto runLoop = scf::ForOp::create(b, loc, c0, cRuns, c1);
-  {
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPoint(runLoop.getBody()->getTerminator());
-    Value run = runLoop.getInductionVar();
-    auto at = [&](ArrayRef<int64_t> offsets) {
-      auto type = VectorType::get({runs}, b.getIndexType());
-      Value t = arith::ConstantOp::create(
-          b, loc, type, DenseElementsAttr::get(type, offsets));
-      return vector::ExtractOp::create(b, loc, t, ArrayRef<OpFoldResult>{run});
-    };
-    Value row = arith::AddIOp::create(b, loc, row0, at(runRows));
-    Value col = arith::AddIOp::create(b, loc, col0, at(runCols));
-    Value firstReg =
-        width == 1
-            ? run
-            : arith::MulIOp::create(b, loc, run, constIndex(b, loc, width));
+  // Run `run` (an index value) whose first register is `firstReg`.
+  auto visit = [&](Value row, Value col, Value firstReg) {
     SmallVector<Value> elements;
     for (int64_t i = 0; i < width; ++i) {
       Value reg = addIdx(b, loc, firstReg, i);
@@ -362,9 +343,38 @@ void forEachAccRun(
           vector::ExtractOp::create(b, loc, frag, ArrayRef<OpFoldResult>{reg}));
     }
     fn(row, col, elements);
+  };
+  // GPUs: straight-line code with constant register indices (built
+  // unrolled rather than unrolled afterwards, so dialect conversions can
+  // call it).
+  if (!target.host) {
+    for (int64_t r = 0; r < runs; ++r) {
+      OpBuilder::InsertionGuard g(b);
+      visit(addIdx(b, loc, row0, runRows[r]), addIdx(b, loc, col0, runCols[r]),
+            constIndex(b, loc, r * width));
+    }
+    return;
   }
-  if (!target.host)
-    (void)loopUnrollFull(runLoop);
+  Value c0 = constIndex(b, loc, 0);
+  Value cRuns = constIndex(b, loc, runs);
+  Value c1 = constIndex(b, loc, 1);
+  auto runLoop = scf::ForOp::create(b, loc, c0, cRuns, c1);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPoint(runLoop.getBody()->getTerminator());
+  Value run = runLoop.getInductionVar();
+  auto at = [&](ArrayRef<int64_t> offsets) {
+    auto type = VectorType::get({runs}, b.getIndexType());
+    Value t = arith::ConstantOp::create(b, loc, type,
+                                        DenseElementsAttr::get(type, offsets));
+    return vector::ExtractOp::create(b, loc, t, ArrayRef<OpFoldResult>{run});
+  };
+  Value row = arith::AddIOp::create(b, loc, row0, at(runRows));
+  Value col = arith::AddIOp::create(b, loc, col0, at(runCols));
+  Value firstReg =
+      width == 1
+          ? run
+          : arith::MulIOp::create(b, loc, run, constIndex(b, loc, width));
+  visit(row, col, firstReg);
 }
 
 void forEachAccElement(

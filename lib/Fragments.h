@@ -320,9 +320,9 @@ loadRowFragments(OpBuilder &b, Location loc, const MatrixAtom &atom,
 /// `layout`, whose lane part puts register 0 at (row0, col0)) in runs of
 /// `width` registers, each run consecutive along a row (`width` divides
 /// every run of AccRuns): fn(row, col, run) with run[i] the element at (row,
-/// col + i), each call under its own insertion point. A loop over the runs
-/// that GPUs unroll (constant register indices); the host's atom holds
-/// hundreds of elements and keeps it rolled.
+/// col + i), each call under its own insertion point. Straight-line code
+/// on GPUs (constant register indices); the host's atom holds hundreds of
+/// elements and keeps a loop over the runs.
 void forEachAccRun(
     OpBuilder &b, Location loc, const KernelTarget &target, Value frag,
     const AccLayout &layout, int64_t width, Value row0, Value col0,

@@ -578,9 +578,7 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   Value cLanes = constIndex(b, loc, cfg.lanes);
   Value warp = arith::DivUIOp::create(b, loc, tid, cLanes);
   Value lane = arith::RemUIOp::create(b, loc, tid, cLanes);
-  LaneCoords laneC = LaneCoords::get(b, loc, atom, MatrixOperand::C, lane);
   LaneCoords gLaneC = LaneCoords::get(b, loc, gAtom, MatrixOperand::C, lane);
-  AccLayout scoreLayout = AccLayout::get(atom);
   // The subgroup's tiles (fmha-distribute-tiles gives each lane its
   // fragments): [rows x cols] of atom `a` in role `role`.
   auto tileType = [&](int64_t rows, int64_t cols, fmha::TileRole role,
@@ -809,73 +807,59 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       Value acc = zeroTile(sRowsN, sColsN, atom);
       return sT ? mma(keySide, querySide, acc) : mma(querySide, keySide, acc);
     };
-    int64_t sRows = sRowsN / atom.m, sCols = sColsN / atom.n;
-    AccTile s = AccTile::fromValues(
-        sRows, sCols, unpack(scoreProduct(wg(kQuery), kTile, cfg.dqk)));
-    AccTile dp = AccTile::fromValues(
-        sRows, sCols, unpack(scoreProduct(wg(kGradOut), vTile, cfg.dv)));
+    Value sTile = scoreProduct(wg(kQuery), kTile, cfg.dqk);
+    Value dpTile = scoreProduct(wg(kGradOut), vTile, cfg.dv);
 
-    // P and dS = P (dP - delta), one vector per atom: each lane reads the
-    // statistics of its query rows once per atom row/column.
-    ArrayRef<int64_t> qOffsets = sT ? scoreLayout.cols : scoreLayout.rows;
-    Value laneQ = sT ? laneC.col : laneC.row;
-    int64_t qExtent = sT ? atom.n : atom.m, kvExtent = sT ? atom.m : atom.n;
-    int64_t regs = atom.regs(MatrixOperand::C);
-    auto f32Vec = VectorType::get({regs}, b.getF32Type());
-    auto splatF = [&](float x) {
-      return arith::ConstantOp::create(
-          b, loc, f32Vec, DenseElementsAttr::get(f32Vec, b.getF32FloatAttr(x)));
+    // P and dS = P (dP - delta) on the score tiles. The statistics of the
+    // tile's queries (its columns with S^T, rows with S), read once per
+    // lane from the block's copy.
+    fmha::TileType scoreType =
+        tileType(sRowsN, sColsN, fmha::TileRole::c, atom);
+    auto queryStats = [&](WorkgroupBuffer buf) -> Value {
+      return fmha::TileBroadcastOp::create(b, loc, scoreType, wg(buf), c0, lane,
+                                           /*dim=*/sT ? 1 : 0);
     };
-    Value scaleLog2 = splatF(scale * kLog2e);
-    struct QStats {
-      Value offset, invSum, delta;
+    // Elementwise on tiles: `fn` gets the inputs' elements.
+    auto tileMap = [&](ValueRange inputs,
+                       function_ref<Value(ValueRange)> fn) -> Value {
+      auto map = fmha::TileMapOp::create(b, loc, TypeRange{scoreType}, inputs);
+      OpBuilder::InsertionGuard g3(b);
+      SmallVector<Type> elts(inputs.size(), b.getF32Type());
+      Block *body = b.createBlock(&map.getBody(), {}, elts,
+                                  SmallVector<Location>(inputs.size(), loc));
+      fmha::YieldOp::create(b, loc, fn(body->getArguments()));
+      return map.getResult(0);
     };
-    llvm::DenseMap<int64_t, QStats> statsOf;
-    auto statsFor = [&](int64_t qi) -> QStats {
-      auto it = statsOf.find(qi);
-      if (it != statsOf.end())
-        return it->second;
-      Value base = addIdx(b, loc, laneQ, qi * qExtent);
-      QStats st;
-      st.offset = gatherFromBuffer(b, loc, wg(kRowOffset), base, qOffsets);
-      if (numStats == 2)
-        st.invSum = gatherFromBuffer(b, loc, wg(kRowInvSum), base, qOffsets);
-      st.delta = gatherFromBuffer(b, loc, wg(kRowDelta), base, qOffsets);
-      return statsOf[qi] = st;
-    };
-    // Keys past Sk and, with a mask, invisible pairs get P = 0
-    // (fmha-lower-masks).
-    StringAttr atomName = b.getStringAttr(atom.name);
-    UnitAttr keysAlongRows = sT ? b.getUnitAttr() : UnitAttr();
-    AccTile p = s, ds = s;
-    for (int64_t i = 0; i < sRows; ++i)
-      for (int64_t j = 0; j < sCols; ++j) {
-        int64_t qi = sT ? j : i, ki = sT ? i : j;
-        QStats st = statsFor(qi);
-        Value x = arith::MulFOp::create(b, loc, s.at(i, j), scaleLog2);
-        Value pij = math::Exp2Op::create(
-            b, loc, arith::SubFOp::create(b, loc, x, st.offset));
-        if (st.invSum)
-          pij = arith::MulFOp::create(b, loc, pij, st.invSum);
-        Value firstQuery = addIdx(b, loc, q0, qi * qExtent);
-        Value firstKey = addIdx(b, loc, kvWarp, ki * kvExtent);
-        pij = fmha::MaskFragmentOp::create(
-            b, loc, pij.getType(), pij, firstQuery, firstKey, lane, sizes.seqQ,
-            sizes.seqK, atomName, maskAttr, keysAlongRows);
-        p.at(i, j) = pij;
-        ds.at(i, j) = arith::MulFOp::create(
-            b, loc, pij, arith::SubFOp::create(b, loc, dp.at(i, j), st.delta));
-      }
+    SmallVector<Value> pInputs{sTile, queryStats(kRowOffset)};
+    if (numStats == 2)
+      pInputs.push_back(queryStats(kRowInvSum));
+    Value pTile = tileMap(pInputs, [&](ValueRange x) -> Value {
+      Value scaled =
+          arith::MulFOp::create(b, loc, x[0], constF32(b, loc, scale * kLog2e));
+      Value e = math::Exp2Op::create(
+          b, loc, arith::SubFOp::create(b, loc, scaled, x[1]));
+      return x.size() == 3 ? arith::MulFOp::create(b, loc, e, x[2]) : e;
+    });
+    // Keys past Sk and, with a mask, invisible pairs get P = 0 (queries past
+    // Sq already have: their offset is +inf).
+    auto masked =
+        fmha::TileMaskOp::create(b, loc, scoreType, pTile, q0, kvWarp, lane,
+                                 sizes.seqQ, sizes.seqK, maskAttr);
+    masked.setKeysAlongRows(sT);
+    pTile = masked;
+    Value dsTile = tileMap(
+        {pTile, dpTile, queryStats(kRowDelta)}, [&](ValueRange x) -> Value {
+          return arith::MulFOp::create(
+              b, loc, x[0], arith::SubFOp::create(b, loc, x[1], x[2]));
+        });
 
     // acc += X^T rhs for X = P or dS, rhs the block's [q x D] tile read as
     // B[q][d]: dV += P^T dO and dK += dS^T Q (scaled once at the end). X^T
     // [kv x q] is the gradient atom's A operand, taken from the score
     // accumulators in registers. With transposed copies B[q][d] is read
     // along the rows of the [d][q] copy.
-    auto accumulateFromScores = [&](const AccTile &x, Value acc, Value rhs,
+    auto accumulateFromScores = [&](Value scores, Value acc, Value rhs,
                                     Value rhsT) {
-      Value scores = fmha::TilePackOp::create(
-          b, loc, tileType(sRowsN, sColsN, fmha::TileRole::c, atom), x.atoms);
       auto xT = fmha::TileConvertOp::create(
           b, loc, tileType(kvRows, cfg.blockQ, fmha::TileRole::a, gAtom),
           scores);
@@ -888,12 +872,13 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                : readTile(rhs, c0, c0, /*transposed=*/false, rhsType);
       return mma(xT, rhsTile, acc);
     };
-    dVi = accumulateFromScores(p, dVi, wg(kGradOut), wg(kGradOutT));
-    dKi = accumulateFromScores(ds, dKi, wg(kQuery), wg(kQueryT));
+    dVi = accumulateFromScores(pTile, dVi, wg(kGradOut), wg(kGradOutT));
+    dKi = accumulateFromScores(dsTile, dKi, wg(kQuery), wg(kQueryT));
 
     // dS into workgroup memory as [q][kv] (the A operand of dQ).
-    storeAccTile(b, loc, atom, ds, laneC, wg(kScores), /*transposed=*/sT, c0,
-                 warpKv);
+    auto dsWrite = fmha::TileWriteOp::create(b, loc, dsTile, wg(kScores), c0,
+                                             warpKv, lane);
+    dsWrite.setTransposed(sT);
 
     // The next block's global loads, in flight during dQ.
     SmallVector<Value> next;
@@ -904,10 +889,8 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     // (the scale is applied once, when dQ is converted): A[q][kv] = dS,
     // B[kv][d] = K[kv][d]; or its transpose, A = K^T, B[kv][q] = dS^T read from
     // dS's [q][kv] copy.
-    int64_t qAtomExtent = dqT ? atom.n : atom.m;
-    int64_t dAtomExtent = dqT ? atom.m : atom.n;
     // dS [q x kv] of the subgroup's rows, or dS^T read from the same copy.
-    Value dsTile =
+    Value dsT =
         dqT ? readTile(wg(kScores), warpQ, c0, /*transposed=*/true,
                        tileType(cfg.blockKv, dqRows, fmha::TileRole::b, atom))
             : readTile(wg(kScores), warpQ, c0, /*transposed=*/false,
@@ -915,51 +898,22 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     // K of the subgroup's dQ columns: in registers, or from K's copy.
     Value kTileDq =
         copiesT ? kDqTile : readTile(wg(kKey), c0, warpCol, dqT, kDqType);
-    Value dqTile = dqT ? mma(kTileDq, dsTile, zeroTile(dqCols, dqRows, atom))
-                       : mma(dsTile, kTileDq, zeroTile(dqRows, dqCols, atom));
-    AccTile dQ = dqT ? AccTile::fromValues(dqCols / atom.m, dqRows / atom.n,
-                                           unpack(dqTile))
-                     : AccTile::fromValues(dqRows / atom.m, dqCols / atom.n,
-                                           unpack(dqTile));
-    // dQ leaves in runs of registers consecutive along its rows: one
-    // fmha.atomic_add each (a vector reduction where the chip has one), or
-    // one vector store into the partials.
-    AccRuns dqRuns = AccRuns::get(atom, dqT);
-    AccLayout dqLayout = AccLayout::get(atom, dqT);
-    auto runType = VectorType::get({dqRuns.width}, b.getF32Type());
-    // dQ rows and the subgroups' column windows are multiples of the atom's
-    // extent, and every allocator aligns the buffer to 16 bytes at least
-    // (malloc; cudaMalloc and hipMalloc to 256).
-    IntegerAttr runAlignment =
-        b.getI64IntegerAttr(std::min<int64_t>(16, dqRuns.alignment * 4));
-    for (int64_t qi = 0; qi < dqRows / qAtomExtent; ++qi)
-      for (int64_t di = 0; di < dqCols / dAtomExtent; ++di) {
-        Value frag = dqT ? dQ.at(di, qi) : dQ.at(qi, di);
-        Value warpRow0 = arith::AddIOp::create(b, loc, q0, warpQ);
-        Value laneRow =
-            addIdx(b, loc, dqT ? laneC.col : laneC.row, qi * qAtomExtent);
-        Value row0 = arith::AddIOp::create(b, loc, warpRow0, laneRow);
-        Value col0 = arith::AddIOp::create(
-            b, loc, warpCol,
-            addIdx(b, loc, dqT ? laneC.row : laneC.col, di * dAtomExtent));
-        forEachAccRun(
-            b, loc, target, frag, dqLayout, dqRuns.width, row0, col0,
-            [&](Value qIdx, Value d, ValueRange elements) {
-              // Rows past Sq land in the buffers' padding rows (whole query
-              // blocks), which nobody reads: no row check.
-              Value run =
-                  vector::FromElementsOp::create(b, loc, runType, elements);
-              if (deterministic)
-                vector::StoreOp::create(
-                    b, loc, run, dqAcc,
-                    ValueRange{kvBlock, batch, qIdx, headQ, d},
-                    /*nontemporal=*/false, runAlignment);
-              else
-                fmha::AtomicAddOp::create(b, loc, run, dqAcc,
-                                          ValueRange{batch, qIdx, headQ, d},
-                                          runAlignment);
-            });
-      }
+    Value dqTile = dqT ? mma(kTileDq, dsT, zeroTile(dqCols, dqRows, atom))
+                       : mma(dsT, kTileDq, zeroTile(dqRows, dqCols, atom));
+    // dQ leaves in runs of registers consecutive along its rows: atomic adds
+    // (a vector reduction where the chip has one), or one vector store per
+    // run into this KV block's partials. Rows past Sq land in the buffers'
+    // padding rows (whole query blocks), which nobody reads: no row check.
+    Value warpRow0 = arith::AddIOp::create(b, loc, q0, warpQ);
+    SmallVector<Value> dqAt{batch, warpRow0, headQ, warpCol};
+    if (deterministic)
+      dqAt.insert(dqAt.begin(), kvBlock);
+    auto dqAdd = fmha::TileAccumulateOp::create(
+        b, loc,
+        deterministic ? fmha::AccumulateKind::store
+                      : fmha::AccumulateKind::atomic_add,
+        dqTile, dqAcc, dqAt, lane);
+    dqAdd.setTransposed(dqT);
 
     SmallVector<Value> yielded{dKi, dVi};
     yielded.append(next);

@@ -24,7 +24,9 @@
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Iterators.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace rocke {
@@ -255,6 +257,216 @@ struct DistributePack : OpConversionPattern<fmha::TilePackOp> {
   }
 };
 
+/// The lane's C-layout coordinates of a tile's atoms.
+LaneCoords accumulatorLane(OpBuilder &b, Location loc, const MatrixAtom &atom,
+                           Value lane) {
+  return LaneCoords::get(b, loc, atom, MatrixOperand::C, lane);
+}
+
+KernelTarget targetOf(const MatrixAtom &atom) {
+  return atom.isHost() ? KernelTarget::cpu() : KernelTarget::gpu(atom.lanes);
+}
+
+struct DistributeBroadcast : OpConversionPattern<fmha::TileBroadcastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(fmha::TileBroadcastOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    TileType t = op.getType();
+    const MatrixAtom &atom = t.getMatrixAtom();
+    LaneCoords lane =
+        accumulatorLane(rewriter, loc, atom, single(adaptor.getLane()));
+    bool alongCols = op.getDim() == 1;
+    AccLayout layout = AccLayout::get(atom);
+    ArrayRef<int64_t> offsets = alongCols ? layout.cols : layout.rows;
+    Value laneBase =
+        arith::AddIOp::create(rewriter, loc, single(adaptor.getBase()),
+                              alongCols ? lane.col : lane.row);
+    // One read per atom row (column), shared by the atoms along it.
+    int64_t extent = alongCols ? t.getAtomCols() : t.getAtomRows();
+    int64_t count = alongCols ? t.getColAtoms() : t.getRowAtoms();
+    SmallVector<Value> values;
+    for (int64_t x = 0; x < count; ++x)
+      values.push_back(gatherFromBuffer(
+          rewriter, loc, single(adaptor.getBuffer()),
+          addIdx(rewriter, loc, laneBase, x * extent), offsets));
+    SmallVector<Value> frags;
+    for (int64_t ai = 0; ai < t.getRowAtoms(); ++ai)
+      for (int64_t aj = 0; aj < t.getColAtoms(); ++aj)
+        frags.push_back(values[alongCols ? aj : ai]);
+    rewriter.replaceOpWithMultiple(op, {frags});
+    return success();
+  }
+};
+
+struct DistributeMap : OpConversionPattern<fmha::TileMapOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(fmha::TileMapOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto first = cast<TileType>(op.getInputs().front().getType());
+    int64_t atoms = first.getRowAtoms() * first.getColAtoms();
+    int64_t regs = first.getFragmentType().getNumElements();
+    auto vectorOf = [&](Type scalar) {
+      return VectorType::get({regs}, scalar);
+    };
+    Block &body = op.getBody().front();
+    SmallVector<SmallVector<Value>> results(op.getNumResults());
+    // Scalars from outside the body, splat once.
+    DenseMap<Value, Value> splats;
+    for (int64_t n = 0; n < atoms; ++n) {
+      IRMapping map;
+      for (auto [arg, input] :
+           llvm::zip(body.getArguments(), adaptor.getInputs()))
+        map.map(arg, input[n]);
+      for (Operation &inner : body.without_terminator()) {
+        TypedAttr value;
+        if (matchPattern(&inner, m_Constant(&value))) {
+          auto type = vectorOf(value.getType());
+          map.map(inner.getResult(0), arith::ConstantOp::create(
+                                          rewriter, loc, type,
+                                          DenseElementsAttr::get(type, value)));
+          continue;
+        }
+        OperationState state(inner.getLoc(), inner.getName());
+        for (Value operand : inner.getOperands()) {
+          if (Value mapped = map.lookupOrNull(operand)) {
+            state.operands.push_back(mapped);
+            continue;
+          }
+          Value &splat = splats[operand];
+          if (!splat)
+            splat = vector::BroadcastOp::create(
+                rewriter, loc, vectorOf(operand.getType()), operand);
+          state.operands.push_back(splat);
+        }
+        for (Type t : inner.getResultTypes())
+          state.types.push_back(vectorOf(t));
+        state.attributes = inner.getAttrDictionary();
+        Operation *vectorized = rewriter.create(state);
+        map.map(inner.getResults(), vectorized->getResults());
+      }
+      for (auto [i, v] : llvm::enumerate(
+               cast<fmha::YieldOp>(body.getTerminator()).getValues()))
+        results[i].push_back(map.lookup(v));
+    }
+    SmallVector<ValueRange> replacements(results.begin(), results.end());
+    rewriter.replaceOpWithMultiple(op, replacements);
+    return success();
+  }
+};
+
+struct DistributeMask : OpConversionPattern<fmha::TileMaskOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(fmha::TileMaskOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    TileType t = op.getType();
+    bool keysAlongRows = op.getKeysAlongRows();
+    StringAttr atom = rewriter.getStringAttr(t.getAtom());
+    ValueRange frags = adaptor.getValue();
+    SmallVector<Value> masked;
+    for (int64_t ai = 0; ai < t.getRowAtoms(); ++ai)
+      for (int64_t aj = 0; aj < t.getColAtoms(); ++aj) {
+        int64_t rowOffset = ai * t.getAtomRows();
+        int64_t colOffset = aj * t.getAtomCols();
+        Value query = addIdx(rewriter, loc, single(adaptor.getQuery()),
+                             keysAlongRows ? colOffset : rowOffset);
+        Value key = addIdx(rewriter, loc, single(adaptor.getKey()),
+                           keysAlongRows ? rowOffset : colOffset);
+        masked.push_back(fmha::MaskFragmentOp::create(
+            rewriter, loc, t.getFragmentType(),
+            frags[ai * t.getColAtoms() + aj], query, key,
+            single(adaptor.getLane()), single(adaptor.getSeqQ()),
+            single(adaptor.getSeqK()), atom, op.getMaskAttr(),
+            op.getKeysAlongRowsAttr()));
+      }
+    rewriter.replaceOpWithMultiple(op, {masked});
+    return success();
+  }
+};
+
+struct DistributeWrite : OpConversionPattern<fmha::TileWriteOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(fmha::TileWriteOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    TileType t = op.getValue().getType();
+    const MatrixAtom &atom = t.getMatrixAtom();
+    AccTile tile = AccTile::fromValues(t.getRowAtoms(), t.getColAtoms(),
+                                       adaptor.getValue());
+    storeAccTile(
+        rewriter, loc, atom, tile,
+        accumulatorLane(rewriter, loc, atom, single(adaptor.getLane())),
+        single(adaptor.getBuffer()), op.getTransposed(),
+        single(adaptor.getRow()), single(adaptor.getCol()));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct DistributeAccumulate : OpConversionPattern<fmha::TileAccumulateOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(fmha::TileAccumulateOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    TileType t = op.getValue().getType();
+    const MatrixAtom &atom = t.getMatrixAtom();
+    bool transposed = op.getTransposed();
+    LaneCoords lane =
+        accumulatorLane(rewriter, loc, atom, single(adaptor.getLane()));
+    SmallVector<Value> indices;
+    for (ValueRange index : adaptor.getIndices())
+      indices.push_back(single(index));
+    Value row = indices[indices.size() - 3], head = indices[indices.size() - 2],
+          col = indices.back();
+    // Runs of registers consecutive along the buffer's rows.
+    AccRuns runs = AccRuns::get(atom, transposed);
+    AccLayout layout = AccLayout::get(atom, transposed);
+    auto runType = VectorType::get({runs.width}, rewriter.getF32Type());
+    // Atom origins are multiples of the atom's extent, and every allocator
+    // aligns the buffer to 16 bytes at least (malloc; cudaMalloc and
+    // hipMalloc to 256).
+    IntegerAttr alignment =
+        rewriter.getI64IntegerAttr(std::min<int64_t>(16, runs.alignment * 4));
+    ValueRange frags = adaptor.getValue();
+    for (int64_t ai = 0; ai < t.getRowAtoms(); ++ai)
+      for (int64_t aj = 0; aj < t.getColAtoms(); ++aj) {
+        Value tileRow = addIdx(rewriter, loc, lane.row, ai * t.getAtomRows());
+        Value tileCol = addIdx(rewriter, loc, lane.col, aj * t.getAtomCols());
+        Value row0 = arith::AddIOp::create(rewriter, loc, row,
+                                           transposed ? tileCol : tileRow);
+        Value col0 = arith::AddIOp::create(rewriter, loc, col,
+                                           transposed ? tileRow : tileCol);
+        forEachAccRun(rewriter, loc, targetOf(atom),
+                      frags[ai * t.getColAtoms() + aj], layout, runs.width,
+                      row0, col0, [&](Value r, Value c, ValueRange elements) {
+                        Value run = vector::FromElementsOp::create(
+                            rewriter, loc, runType, elements);
+                        SmallVector<Value> at(indices);
+                        at[at.size() - 3] = r;
+                        at[at.size() - 2] = head;
+                        at.back() = c;
+                        if (op.getKind() == fmha::AccumulateKind::store)
+                          vector::StoreOp::create(
+                              rewriter, loc, run, single(adaptor.getDest()), at,
+                              /*nontemporal=*/false, alignment);
+                        else
+                          fmha::AtomicAddOp::create(rewriter, loc, run,
+                                                    single(adaptor.getDest()),
+                                                    at, alignment);
+                      });
+      }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct DistributeTilesPass
     : public rocke::impl::DistributeTilesBase<DistributeTilesPass> {
   void runOnOperation() override {
@@ -292,12 +504,19 @@ void rocke::populateDistributeTilesPatterns(TypeConverter &converter,
                                             RewritePatternSet &patterns,
                                             ConversionTarget &target) {
   patterns.add<DistributeZero, DistributeRead, DistributeLoad, DistributeMma,
-               DistributeConvert, DistributeUnpack, DistributePack>(
-      converter, patterns.getContext());
+               DistributeConvert, DistributeUnpack, DistributePack,
+               DistributeBroadcast, DistributeMap, DistributeMask,
+               DistributeWrite, DistributeAccumulate>(converter,
+                                                      patterns.getContext());
   target.addIllegalOp<fmha::TileZeroOp, fmha::TileReadOp, fmha::TileLoadOp,
                       fmha::TileMmaOp, fmha::TileConvertOp, fmha::TileUnpackOp,
-                      fmha::TilePackOp>();
-  target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+                      fmha::TilePackOp, fmha::TileBroadcastOp, fmha::TileMapOp,
+                      fmha::TileMaskOp, fmha::TileWriteOp,
+                      fmha::TileAccumulateOp>();
+  // Any other op that takes or makes a tile (a function returning one, say)
+  // cannot be distributed: a "failed to legalize" diagnostic names it.
+  target.markUnknownOpDynamicallyLegal(
+      [&converter](Operation *op) { return converter.isLegal(op); });
   scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
                                                        target);
 }

@@ -87,3 +87,55 @@ func.func @unpack_count(%c: !fmha.tile<32x16xf32, c, "mfma_f32_16x16x16_bf16">) 
   %f = fmha.tile_unpack %c : !fmha.tile<32x16xf32, c, "mfma_f32_16x16x16_bf16"> -> vector<4xf32>
   return
 }
+
+// -----
+
+func.func @map_layouts(%a: !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16">,
+                       %b: !fmha.tile<16x32xf32, c, "mfma_f32_16x16x16_bf16">) {
+  // expected-error @+1 {{tiles must share shape, role and atom}}
+  %r = fmha.tile_map(%a, %b) : !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16">, !fmha.tile<16x32xf32, c, "mfma_f32_16x16x16_bf16"> -> !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16"> {
+  ^bb0(%x: f32, %y: f32):
+    fmha.yield %x : f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_body(%a: !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16">, %m: memref<f32>) {
+  %r = fmha.tile_map(%a) : !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16"> -> !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16"> {
+  ^bb0(%x: f32):
+    // expected-error @+1 {{cannot be applied to fragments: a tile_map body holds elementwise ops on scalars}}
+    %l = memref.load %m[] : memref<f32>
+    fmha.yield %l : f32
+  }
+  return
+}
+
+// -----
+
+func.func @map_yield(%a: !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16">) {
+  // expected-error @+1 {{body yields 'f16' for a tile of 'f32'}}
+  %r = fmha.tile_map(%a) : !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16"> -> !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16"> {
+  ^bb0(%x: f32):
+    %t = arith.truncf %x : f32 to f16
+    fmha.yield %t : f16
+  }
+  return
+}
+
+// -----
+
+func.func @accumulate_rank(%t: !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16">, %m: memref<?x?x8x64xf32>, %i: index) {
+  // expected-error @+1 {{takes 4 indices for a rank-4 buffer, not 3}}
+  fmha.tile_accumulate atomic_add %t, %m[%i, %i, %i] lane %i : !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16">, memref<?x?x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @mask_operand(%t: !fmha.tile<16x16xbf16, a, "mfma_f32_16x16x16_bf16">, %i: index) {
+  // expected-error @+1 {{works on accumulator tiles (role c), not role a}}
+  %m = fmha.tile_mask %t at(%i, %i) lane %i seq(%i, %i) : !fmha.tile<16x16xbf16, a, "mfma_f32_16x16x16_bf16">
+  return
+}

@@ -30,3 +30,30 @@ func.func @tiles(%buf: memref<32x136xbf16>, %src: memref<?x?x8x128xbf16>,
         -> !fmha.tile<32x32xf32, c, "mfma_f32_16x16x16_bf16">
   return %p : !fmha.tile<32x32xf32, c, "mfma_f32_16x16x16_bf16">
 }
+
+// CHECK-LABEL: func.func @softmax
+// CHECK: fmha.tile_broadcast %{{.*}}[%{{.*}}] lane %{{.*}} dim 1 : memref<64xf32> -> <32x64xf32, c, "mma_sync_m16n8k16_f16">
+// CHECK: fmha.tile_map(%{{.*}}, %{{.*}}) : !fmha.tile<32x64xf32, c, "mma_sync_m16n8k16_f16">, !fmha.tile<32x64xf32, c, "mma_sync_m16n8k16_f16"> -> !fmha.tile<32x64xf32, c, "mma_sync_m16n8k16_f16"> {
+// CHECK: math.exp2
+// CHECK: fmha.yield %{{.*}} : f32
+// CHECK: fmha.tile_mask %{{.*}} at(%{{.*}}, %{{.*}}) lane %{{.*}} seq(%{{.*}}, %{{.*}}) {keys_along_rows, mask = #fmha.mask<causal>}
+// CHECK: fmha.tile_write %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] lane %{{.*}} {transposed}
+// CHECK: fmha.tile_accumulate atomic_add %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] lane %{{.*}}
+// CHECK: fmha.tile_accumulate store
+func.func @softmax(%s: !fmha.tile<32x64xf32, c, "mma_sync_m16n8k16_f16">, %stats: memref<64xf32>,
+                   %ds: memref<64x40xf16>, %acc: memref<?x?x8x64xf32>, %part: memref<?x?x?x8x64xf32>, %i: index) {
+  %o = fmha.tile_broadcast %stats[%i] lane %i dim 1 : memref<64xf32> -> !fmha.tile<32x64xf32, c, "mma_sync_m16n8k16_f16">
+  %p = fmha.tile_map(%s, %o) : !fmha.tile<32x64xf32, c, "mma_sync_m16n8k16_f16">, !fmha.tile<32x64xf32, c, "mma_sync_m16n8k16_f16">
+      -> !fmha.tile<32x64xf32, c, "mma_sync_m16n8k16_f16"> {
+  ^bb0(%x: f32, %y: f32):
+    %d = arith.subf %x, %y : f32
+    %e = math.exp2 %d : f32
+    fmha.yield %e : f32
+  }
+  %m = fmha.tile_mask %p at(%i, %i) lane %i seq(%i, %i) {keys_along_rows, mask = #fmha.mask<causal>}
+      : !fmha.tile<32x64xf32, c, "mma_sync_m16n8k16_f16">
+  fmha.tile_write %m, %ds[%i, %i] lane %i {transposed} : !fmha.tile<32x64xf32, c, "mma_sync_m16n8k16_f16">, memref<64x40xf16>
+  fmha.tile_accumulate atomic_add %m, %acc[%i, %i, %i, %i] lane %i : !fmha.tile<32x64xf32, c, "mma_sync_m16n8k16_f16">, memref<?x?x8x64xf32>
+  fmha.tile_accumulate store %m, %part[%i, %i, %i, %i, %i] lane %i : !fmha.tile<32x64xf32, c, "mma_sync_m16n8k16_f16">, memref<?x?x?x8x64xf32>
+  return
+}

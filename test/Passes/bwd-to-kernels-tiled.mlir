@@ -6,10 +6,9 @@
 // Launch order: zero dQ accumulator, delta preprocess, KV-block main kernel,
 // dQ conversion. The main kernel runs one workgroup per (KV block, kv head,
 // batch), loops over the query heads of its group and the query blocks the
-// mask lets through, and accumulates dQ with f32 atomics, one
-// fmha.atomic_add per run of registers consecutive along a dQ row (one
-// register in the MFMA layout, two in mma.sync's, a 16-column row of the
-// host atom), promising the runs' alignment. The chip picks the atoms, tiles
+// mask lets through, and accumulates dQ with f32 atomics
+// (fmha.tile_accumulate atomic_add; dQ^T on MFMA, whose registers run along
+// a dQ row). The chip picks the atoms, tiles
 // and operand staging: gfx942 128 KV rows over 4 waves, K in registers and
 // Q / dO staged as rows and transposed (Q, dO, Q^T, dO^T, dS in 64 KiB of
 // LDS); sm_90 128 KV rows over 8 warps, K, Q and dO in dynamic shared memory
@@ -30,7 +29,7 @@
 // AMD: fmha.tile_mma {{.*}} : <64x64xf16, a, "mfma_f32_16x16x16_f16">, <64x32xf16, b, "mfma_f32_16x16x16_f16"> -> <64x32xf32, c, "mfma_f32_16x16x16_f16">
 // AMD: math.exp2
 // AMD: fmha.tile_convert {{.*}} {transposed} : <64x32xf32, c, "mfma_f32_16x16x16_f16"> -> <32x64xf16, a, "mfma_f32_16x16x16_f16">
-// AMD: fmha.atomic_add {{.*}} {alignment = 16 : i64} : vector<4xf32>, memref<2x128x8x64xf32, #gpu.address_space<global>>
+// AMD: fmha.tile_accumulate atomic_add {{.*}} {transposed} : <32x32xf32, c, "mfma_f32_16x16x16_f16">, memref<2x128x8x64xf32, #gpu.address_space<global>>
 // AMD-NOT: memref.atomic_rmw
 // AMD-NOT: fmha.attention_bwd
 
@@ -45,7 +44,7 @@
 // NV: fmha.tile_read {{.*}} {transposed} : memref<64x72xf16, #gpu.address_space<workgroup>> -> <64x64xf16, b, "mma_sync_m16n8k16_f16">
 // NV: fmha.tile_mma {{.*}} -> <16x64xf32, c, "mma_sync_m16n8k16_f16">
 // NV: fmha.tile_convert {{.*}} : <16x64xf32, c, "mma_sync_m16n8k16_f16"> -> <16x64xf16, a, "mma_sync_m16n8k16_f16">
-// NV: fmha.atomic_add {{.*}} {alignment = 8 : i64} : vector<2xf32>, memref<2x128x8x64xf32, #gpu.address_space<global>>
+// NV: fmha.tile_accumulate atomic_add {{.*}} : <32x16xf32, c, "mma_sync_m16n8k16_f16">, memref<2x128x8x64xf32, #gpu.address_space<global>>
 // NV-NOT: memref.atomic_rmw
 
 // The host runs the same body with one lane: a private function per kernel
@@ -54,7 +53,7 @@
 // HOST: call @fmha_bwd_tiled_main
 // HOST: func.func private @fmha_bwd_tiled_main
 // HOST: fmha.tile_mma {{.*}} -> <32x16xf32, c, "host_16x16x16">
-// HOST: fmha.atomic_add {{.*}} {alignment = 16 : i64} : vector<16xf32>, memref<2x128x8x64xf32>
+// HOST: fmha.tile_accumulate atomic_add {{.*}} : <16x64xf32, c, "host_16x16x16">, memref<2x128x8x64xf32>
 // block-q=0 on the host takes 16-row query tiles (the largest tile that fits
 // is unbounded there, and 64-row tiles took minutes to JIT at D=256).
 // HOSTAUTO-LABEL: func.func private @fmha_bwd_tiled_main
@@ -88,17 +87,17 @@ func.func @causal_gqa(%q: memref<2x128x8x64xf16>, %k: memref<2x128x4x64xf16>,
 // AMD: gpu.launch_func @fmha_kernels::@fmha_bwd_reduce_dq
 // AMD: gpu.func @fmha_bwd_tiled_main
 // AMD-SAME: "dq_partial:f32:zero:[ceildiv(Sk,BKV),B,ceildiv(Sq,BQ)*BQ,Hq,Dqk]"
-// AMD-NOT: {{memref.atomic_rmw|fmha.atomic_add}}
+// AMD-NOT: {{memref.atomic_rmw|fmha.atomic_add|tile_accumulate atomic_add}}
 // AMD: fmha.tile_mma {{.*}} "mfma_f32_16x16x16_bf16">
-// AMD-NOT: {{memref.atomic_rmw|fmha.atomic_add}}
+// AMD: fmha.tile_accumulate store {{.*}} {transposed} : <32x32xf32, c, "mfma_f32_16x16x16_bf16">, memref<?x?x?x4x128xf32, #gpu.address_space<global>>
+// AMD-NOT: {{memref.atomic_rmw|fmha.atomic_add|tile_accumulate atomic_add}}
 // AMD: gpu.func @fmha_bwd_reduce_dq
 
 // NV-LABEL: func.func @deterministic_bf16
 // NV: fmha.tile_mma {{.*}} "mma_sync_m16n8k16_bf16">
-// NV-NOT: fmha.atomic_add
-// NV: %[[PART:.*]] = vector.from_elements %{{.*}}, %{{.*}} : vector<2xf32>
-// NV-NEXT: vector.store %[[PART]], {{.*}} {alignment = 8 : i64} : memref<?x?x?x4x128xf32, #gpu.address_space<global>>, vector<2xf32>
-// NV-NOT: fmha.atomic_add
+// NV-NOT: {{fmha.atomic_add|tile_accumulate atomic_add}}
+// NV: fmha.tile_accumulate store {{.*}} : <32x16xf32, c, "mma_sync_m16n8k16_bf16">, memref<?x?x?x4x128xf32, #gpu.address_space<global>>
+// NV-NOT: {{fmha.atomic_add|tile_accumulate atomic_add}}
 // NV: gpu.func @fmha_bwd_reduce_dq
 
 // HOST-LABEL: func.func @deterministic_bf16
@@ -128,7 +127,7 @@ func.func @deterministic_bf16(%q: memref<?x?x4x128xbf16>, %k: memref<?x?x4x128xb
 // AMD-COUNT-12: vector.store {{.*}} : memref<64x104xf16, #gpu.address_space<workgroup>>, vector<2xf16>
 // AMD-COUNT-8: vector.store {{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>>, vector<4xf16>
 // AMD-NOT: memref<64x104xf16, #gpu.address_space<workgroup>>, vector<2xf16>
-// AMD: vector.store {{.*}} : memref<64x136xf16, #gpu.address_space<workgroup>>, vector<1xf16>
+// AMD: fmha.tile_write {{.*}} : <64x32xf32, c, "mfma_f32_16x16x16_f16">, memref<64x136xf16, #gpu.address_space<workgroup>>
 func.func @v_head_dim(%q: memref<1x16x2x64xf16>, %v: memref<1x16x2x96xf16>, %lse: memref<1x2x16xf32>) {
   fmha.attention_bwd %q, %q, %v, %v, %v, stats(%lse) -> %q, %q, %v
       : memref<1x16x2x64xf16>, memref<1x16x2x64xf16>, memref<1x16x2x96xf16>,

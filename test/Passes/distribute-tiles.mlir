@@ -62,3 +62,39 @@ func.func @loop(%buf: memref<16x24xbf16>, %n: index, %lane: index) -> (vector<4x
   %f:2 = fmha.tile_unpack %r : !fmha.tile<16x32xf32, c, "mfma_f32_16x16x16_bf16"> -> vector<4xf32>, vector<4xf32>
   return %f#0, %f#1 : vector<4xf32>, vector<4xf32>
 }
+
+// -----
+
+// The softmax recompute on an mma.sync score tile S^T [kv x q] (2 x 2
+// atoms of 16 x 8): the queries' statistics read once per atom column (a
+// lane's 2 columns), the map as vector ops per fragment with outside
+// scalars splat once, one mask per atom at its (query, key) origin, dS
+// written transposed, and dQ added in register pairs along its rows.
+// CHECK-LABEL: func.func @softmax
+// CHECK-COUNT-2: vector.load %arg1[{{.*}}] : memref<64xf32>, vector<2xf32>
+// CHECK: vector.broadcast %arg5 : f32 to vector<4xf32>
+// CHECK-COUNT-4: math.exp2 {{.*}} : vector<4xf32>
+// CHECK-COUNT-4: fmha.mask_fragment {{.*}} {atom = "mma_sync_m16n8k16_f16", keys_along_rows, mask = #fmha.mask<causal>} : vector<4xf32>
+// CHECK-COUNT-16: vector.store {{.*}} : memref<64x40xf16>, vector<1xf16>
+// CHECK-COUNT-8: fmha.atomic_add {{.*}} {alignment = 8 : i64} : vector<2xf32>, memref<?x?x8x64xf32>
+// CHECK-NOT: fmha.tile
+func.func @softmax(%f0: vector<4xf32>, %stats: memref<64xf32>, %ds: memref<64x40xf16>,
+                   %acc: memref<?x?x8x64xf32>, %i: index, %scale: f32) {
+  %s = fmha.tile_pack %f0, %f0, %f0, %f0 : vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>
+      -> !fmha.tile<32x16xf32, c, "mma_sync_m16n8k16_f16">
+  %o = fmha.tile_broadcast %stats[%i] lane %i dim 1 : memref<64xf32> -> !fmha.tile<32x16xf32, c, "mma_sync_m16n8k16_f16">
+  %p = fmha.tile_map(%s, %o) : !fmha.tile<32x16xf32, c, "mma_sync_m16n8k16_f16">, !fmha.tile<32x16xf32, c, "mma_sync_m16n8k16_f16">
+      -> !fmha.tile<32x16xf32, c, "mma_sync_m16n8k16_f16"> {
+  ^bb0(%x: f32, %y: f32):
+    %m = arith.mulf %x, %scale : f32
+    %d = arith.subf %m, %y : f32
+    %e = math.exp2 %d : f32
+    fmha.yield %e : f32
+  }
+  %k = fmha.tile_mask %p at(%i, %i) lane %i seq(%i, %i) {keys_along_rows, mask = #fmha.mask<causal>}
+      : !fmha.tile<32x16xf32, c, "mma_sync_m16n8k16_f16">
+  fmha.tile_write %k, %ds[%i, %i] lane %i {transposed} : !fmha.tile<32x16xf32, c, "mma_sync_m16n8k16_f16">, memref<64x40xf16>
+  fmha.tile_accumulate atomic_add %k, %acc[%i, %i, %i, %i] lane %i : !fmha.tile<32x16xf32, c, "mma_sync_m16n8k16_f16">, memref<?x?x8x64xf32>
+  return
+}
+
