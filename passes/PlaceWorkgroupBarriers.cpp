@@ -24,7 +24,8 @@
 //  - the bodies of scf.for loops whose bounds are the same for every
 //    work-item are walked until the state entering an iteration is stable,
 //    so a write at the top of an iteration is ordered against the reads of
-//    the previous one; barriers may go inside such bodies;
+//    the previous one, then once more placing the barriers that state
+//    needs; barriers may go inside such bodies;
 //  - every other op with regions (scf.if, loops with work-item dependent
 //    bounds, ...) may be executed by a part of the workgroup only: its
 //    accesses count as one access of the op, and a barrier goes before it,
@@ -290,6 +291,9 @@ private:
     });
     if (!conflict)
       return;
+    pending.clear();
+    if (!insert)
+      return;
     // Right after the last op before `op` that touches workgroup memory (or
     // waits for copies into it), or at the top of the block.
     Operation *last = op->getPrevNode();
@@ -301,7 +305,6 @@ private:
     else
       b.setInsertionPointToStart(op->getBlock());
     gpu::BarrierOp::create(b, op->getLoc());
-    pending.clear();
   }
 
   /// The copies in flight become pending writes; a wait for all groups
@@ -351,28 +354,35 @@ private:
     }
   }
 
-  /// The body runs zero or more times: walked until the state entering an
-  /// iteration no longer changes (a barrier it gained clears what the
-  /// previous iteration left), then the loop leaves what entered it plus
-  /// what an iteration leaves.
+  /// The body runs zero or more times: walked without placing barriers
+  /// until the state entering an iteration no longer changes, then once
+  /// placing them for that state (a barrier placed for the first iteration's
+  /// hazards would stay though a later one placed for the previous
+  /// iteration's clears them too); the loop leaves what entered it plus what
+  /// an iteration leaves.
   void walkLoop(scf::ForOp loop, State &state) {
     State entry = state;
-    State exit;
+    bool placing = insert;
+    insert = false;
     for (;;) {
       State iteration = entry;
       walkBlock(*loop.getBody(), iteration);
-      exit = iteration;
       State next = entry;
       next.merge(iteration);
       if (next == entry)
         break;
       entry = std::move(next);
     }
+    insert = placing;
+    State exit = entry;
+    walkBlock(*loop.getBody(), exit);
     state.merge(exit);
   }
 
   gpu::GPUFuncOp func;
   llvm::DenseMap<Value, bool> workItemDependent;
+  /// False while a loop's entry state is being found.
+  bool insert = true;
 };
 
 struct PlaceWorkgroupBarriersPass
