@@ -42,6 +42,17 @@ enum class ScoreLayout { Auto, KvByQ, QByKv };
 /// TransposedCopies on the host runs the MFMA schedule on the CPU.
 enum class OperandStaging { Auto, TransposingReads, TransposedCopies };
 
+/// How the tiled main kernel fetches the next query block's Q and dO rows
+/// while it works on the current one.
+///   Registers: global loads into registers before dQ, stored to workgroup
+///     memory at the top of the next iteration.
+///   AsyncCopies: 16-byte cp.async copies (nvgpu.device_async_copy) straight
+///     into the other half of double-buffered Q / dO tiles, issued at the top
+///     of the iteration and waited for at the top of the next (NVIDIA).
+/// Auto: AsyncCopies on NVIDIA chips (all supported ones are sm_80+) where
+/// the tiles allow it, else Registers.
+enum class QueryPipelining { Auto, Registers, AsyncCopies };
+
 /// Options of fmha-bwd-to-kernels shared by both strategies.
 struct BwdKernelOptions {
   KernelTarget target;
@@ -55,6 +66,7 @@ struct BwdKernelOptions {
   int64_t blockQ = 0, blockKv = 0, numWarps = 0;
   ScoreLayout scoreLayout = ScoreLayout::Auto;
   OperandStaging operandStaging = OperandStaging::Auto;
+  QueryPipelining queryPipelining = QueryPipelining::Auto;
 };
 
 /// One subgroup per (batch, query token, query head); lanes split the head

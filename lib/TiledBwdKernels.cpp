@@ -76,6 +76,9 @@ struct TiledConfig {
   /// OperandStaging::TransposedCopies: Q^T and dO^T are staged next to Q and
   /// dO, and K stays in registers.
   bool transposedCopies = false;
+  /// QueryPipelining::AsyncCopies: Q and dO tiles have two slots, the next
+  /// block's rows land in one by cp.async while the other is read.
+  bool asyncCopies = false;
   int64_t blockQ = 0, blockKv = 0, numWarps = 0;
   int64_t lanes = 0; ///< lanes of a subgroup (= the atom's lanes)
   int64_t kvRowsPerWarp = 0;
@@ -92,9 +95,10 @@ struct TiledConfig {
   int64_t threads() const { return numWarps * lanes; }
   int64_t dqCols() const { return dqk / (numWarps / dqWarpRows); }
   /// The workgroup buffers in use, in KernelLaunch order: K [blockKv x Dqk]
-  /// (unless in registers), Q [blockQ x Dqk], dO [blockQ x Dv] and, with
-  /// transposed copies, their transposes; dS [blockQ x blockKv] (all in the
-  /// input type, rows padded) and three f32 row vectors of statistics.
+  /// (unless in registers), Q [blockQ x Dqk], dO [blockQ x Dv] (two slots
+  /// each with async copies) and, with transposed copies, their transposes;
+  /// dS [blockQ x blockKv] (all in the input type, rows padded) and three
+  /// f32 row vectors of statistics.
   SmallVector<WorkgroupBuffer> buffers() const {
     if (transposedCopies)
       return {kQuery,  kGradOut,   kQueryT,    kGradOutT,
@@ -105,13 +109,16 @@ struct TiledConfig {
     auto tile = [&](int64_t r, int64_t c) {
       return MemRefType::get({r, c + pad}, elt);
     };
+    auto slotted = [&](int64_t r, int64_t c) {
+      return asyncCopies ? MemRefType::get({2, r, c + pad}, elt) : tile(r, c);
+    };
     switch (buf) {
     case kKey:
       return tile(blockKv, dqk);
     case kQuery:
-      return tile(blockQ, dqk);
+      return slotted(blockQ, dqk);
     case kGradOut:
-      return tile(blockQ, dv);
+      return slotted(blockQ, dv);
     case kQueryT:
       return tile(dqk, blockQ);
     case kGradOutT:
@@ -137,7 +144,9 @@ struct TiledConfig {
   /// Registers (32-bit) a lane holds across the query-block loop and in the
   /// score phase: dK / dV accumulators, the V (and with transposed copies K)
   /// fragments, S and dP accumulators, and the next block's Q / dO rows being
-  /// fetched (GPU).
+  /// fetched (GPU). Async copies keep that last term: the tile candidates
+  /// were tuned with it, and without it sm_90 would take 64 query rows at
+  /// D = 128 and 128 at D = 64, which spill (ptxas).
   int64_t liveRegisters() const {
     int64_t perWarpRows = kvRowsPerWarp;
     int64_t acc = perWarpRows * (dqk + dv) / lanes;
@@ -291,6 +300,30 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
   cfg.dqk = sizes.headDimQk;
   cfg.dv = sizes.headDimV;
   cfg.group = sizes.groupSize();
+  // cp.async moves 16 bytes of consecutive elements: Q and dO rows with a
+  // unit inner stride, head dims in whole 16-byte chunks.
+  bool asyncRequested = options.queryPipelining == QueryPipelining::AsyncCopies;
+  bool nvidia = !target.host && options.chip && options.chip->isNvidia();
+  if (asyncRequested && !nvidia) {
+    InFlightDiagnostic diag =
+        op.emitOpError("query-pipelining=async-copies needs an NVIDIA chip "
+                       "(cp.async, sm_80+): ");
+    if (target.host)
+      return diag << "target=host has none";
+    if (options.chip)
+      return diag << "chip " << options.chip->name << " has none";
+    return diag << "set chip=";
+  }
+  int64_t chunkElems = 128 / cfg.elt.getIntOrFloatBitWidth();
+  bool rowsInChunks = hasUnitInnerStride(op.getQuery()) &&
+                      hasUnitInnerStride(op.getGradOut()) &&
+                      cfg.dqk % chunkElems == 0 && cfg.dv % chunkElems == 0;
+  if (asyncRequested && !rowsInChunks)
+    return op.emitOpError("query-pipelining=async-copies needs Q and dO rows "
+                          "of consecutive elements and head dims in whole "
+                          "16-byte chunks");
+  bool wantAsync = nvidia && rowsInChunks &&
+                   options.queryPipelining != QueryPipelining::Registers;
   if (options.numWarps < 0 || options.blockKv < 0 || options.blockQ < 0)
     return op.emitOpError("block sizes and num-warps must be positive or 0 "
                           "(auto)");
@@ -365,6 +398,19 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
       return failure();
     }
     cfg.dqWarpRows = *best;
+    // Every work-item issues as many 16-byte copies of each tile, and
+    // prefetches the statistics of at most one row.
+    int64_t threads = cfg.threads();
+    cfg.asyncCopies = wantAsync && cfg.blockQ <= threads &&
+                      cfg.blockQ * cfg.dqk / chunkElems % threads == 0 &&
+                      cfg.blockQ * cfg.dv / chunkElems % threads == 0;
+    if (asyncRequested && !cfg.asyncCopies) {
+      if (report)
+        op.emitOpError("query-pipelining=async-copies: the ")
+            << cfg.blockQ << "-row Q and dO tiles do not split evenly into "
+            << "16-byte copies over the " << threads << " work-items";
+      return failure();
+    }
     return success();
   };
 
@@ -542,6 +588,42 @@ private:
   bool unitInner = false;
 };
 
+/// Issues the work-item's 16-byte nvgpu.device_async_copy chunks of rows
+/// [row0, row0 + rows) of head `head` of the [B, S, H, D] memref `src` into
+/// slot `slot` of the [2 x rows x (D + pad)] workgroup buffer `dst`, chunks
+/// split over the work-items as TileCopy does (consecutive work-items take
+/// consecutive chunks of a row: the reads coalesce). Rows at or past `rowEnd`
+/// read nothing and are zero-filled (srcElements = 0). Returns the tokens.
+SmallVector<Value> asyncCopyRows(OpBuilder &b, Location loc, Value src,
+                                 Value batch, Value head, Value row0,
+                                 Value rowEnd, Value dst, Value slot, Value tid,
+                                 int64_t threads) {
+  auto dstType = cast<MemRefType>(dst.getType());
+  int64_t rows = dstType.getDimSize(1);
+  int64_t width = 128 / dstType.getElementTypeBitWidth();
+  int64_t perRow = cast<MemRefType>(src.getType()).getDimSize(3) / width;
+  Value cPerRow = constIndex(b, loc, perRow);
+  Value cWidth = constIndex(b, loc, width);
+  Value none = constIndex(b, loc, 0);
+  auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+  SmallVector<Value> tokens;
+  for (int64_t i = 0; i < rows * perRow / threads; ++i) {
+    Value chunk = addIdx(b, loc, tid, i * threads);
+    Value r = arith::DivUIOp::create(b, loc, chunk, cPerRow);
+    Value inRow = arith::RemUIOp::create(b, loc, chunk, cPerRow);
+    Value c = arith::MulIOp::create(b, loc, inRow, cWidth);
+    Value row = arith::AddIOp::create(b, loc, row0, r);
+    Value valid = cmp(b, loc, arith::CmpIPredicate::ult, row, rowEnd);
+    Value srcElements = arith::SelectOp::create(b, loc, valid, cWidth, none);
+    auto copy = nvgpu::DeviceAsyncCopyOp::create(
+        b, loc, tokenType, dst, ValueRange{slot, r, c}, src,
+        ValueRange{batch, row, head, c}, b.getIndexAttr(width), srcElements,
+        b.getUnitAttr());
+    tokens.push_back(copy.getAsyncToken());
+  }
+  return tokens;
+}
+
 struct MainKernel {
   fmha::AttentionBwdOp op;
   const TiledConfig &cfg;
@@ -705,8 +787,9 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   // loadStats), which also zeroes their dS: their Q / dO values never reach
   // a gradient, so the copies need not zero them.
   qCopy.zeroPastEnd = doCopy.zeroPastEnd = false;
-  bool prefetch = !target.host && qCopy.canSplit() && doCopy.canSplit() &&
-                  cfg.blockQ <= cfg.threads();
+  const bool async = cfg.asyncCopies;
+  bool prefetch = !async && !target.host && qCopy.canSplit() &&
+                  doCopy.canSplit() && cfg.blockQ <= cfg.threads();
   // (log2 offset, 1/sum, delta) of row q0 + r; rows past Sq (or past the
   // block) get P = 0.
   auto loadStats = [&](Value q0, Value r) -> SmallVector<Value> {
@@ -743,15 +826,55 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     vals.append(loadStats(q0, tid));
     return vals;
   };
-  auto storeBlock = [&](ValueRange vals) {
-    int64_t nq = qCopy.loadedValues(), ndo = doCopy.loadedValues();
-    doCopy.store(b, loc, vals.slice(nq, ndo));
-    qCopy.store(b, loc, vals.take_front(nq));
+  // The statistics of row `tid` that loadStats(q0, tid) prefetched.
+  auto storeThreadStats = [&](ValueRange st) {
     auto ifOp = scf::IfOp::create(
         b, loc, cmp(b, loc, arith::CmpIPredicate::ult, tid, cBlockQ));
     OpBuilder::InsertionGuard g4(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
-    storeStats(tid, vals.take_back(3));
+    storeStats(tid, st);
+  };
+  auto storeBlock = [&](ValueRange vals) {
+    int64_t nq = qCopy.loadedValues(), ndo = doCopy.loadedValues();
+    doCopy.store(b, loc, vals.slice(nq, ndo));
+    qCopy.store(b, loc, vals.take_front(nq));
+    storeThreadStats(vals.take_back(3));
+  };
+  // Async copies: block qb lands in slot qb % 2 of the Q and dO tiles, in
+  // one group. Rows past Sq, and the block after the last visible one (which
+  // the last iteration asks for), are zero-filled without reading memory.
+  Value rowEnd, c2;
+  if (async) {
+    c2 = constIndex(b, loc, 2);
+    Value visibleEnd = arith::MulIOp::create(b, loc, qbEnd, cBlockQ);
+    rowEnd = arith::MinUIOp::create(b, loc, sizes.seqQ, visibleEnd);
+  }
+  auto issueBlock = [&](Value qb) -> Value {
+    Value slot = arith::RemUIOp::create(b, loc, qb, c2);
+    Value q0 = arith::MulIOp::create(b, loc, qb, cBlockQ);
+    SmallVector<Value> tokens =
+        asyncCopyRows(b, loc, q, batch, headQ, q0, rowEnd, wg(kQuery), slot,
+                      tid, cfg.threads());
+    tokens.append(asyncCopyRows(b, loc, dO, batch, headQ, q0, rowEnd,
+                                wg(kGradOut), slot, tid, cfg.threads()));
+    return nvgpu::DeviceAsyncCreateGroupOp::create(
+        b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tokens);
+  };
+  // Slot `slot` of a double-buffered tile as a 2-D buffer.
+  auto slotView = [&](Value tile, Value slot) -> Value {
+    auto type = cast<MemRefType>(tile.getType());
+    int64_t rows = type.getDimSize(1), cols = type.getDimSize(2);
+    auto viewType = MemRefType::get(
+        {rows, cols}, type.getElementType(),
+        StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, {cols, 1}),
+        type.getMemorySpace());
+    return memref::SubViewOp::create(
+        b, loc, viewType, tile,
+        ArrayRef<OpFoldResult>{slot, b.getIndexAttr(0), b.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(rows),
+                               b.getIndexAttr(cols)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
+                               b.getIndexAttr(1)});
   };
   auto copyBlock = [&](Value q0) {
     qCopy.copy(b, loc, q0);
@@ -769,6 +892,11 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   if (prefetch)
     loopInit.append(
         loadBlock(arith::MulIOp::create(b, loc, qbBegin, cBlockQ)));
+  if (async) {
+    loopInit.push_back(issueBlock(qbBegin));
+    loopInit.append(
+        loadStats(arith::MulIOp::create(b, loc, qbBegin, cBlockQ), tid));
+  }
   auto qLoop = scf::ForOp::create(b, loc, qbBegin, qbEnd, c1, loopInit);
   {
     OpBuilder::InsertionGuard g2(b);
@@ -783,10 +911,22 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     // previous dQ reads), and one after the dS stores, before the next
     // block's global loads (also ordering the next block's Q / dO writes
     // after this block's reads).
-    if (prefetch)
+    // With async copies: this block's copies are waited for, the next
+    // block's issued into the other slot (its last reads, in the previous
+    // iteration, come before that iteration's dS barrier).
+    Value qBuf = wg(kQuery), doBuf = wg(kGradOut), nextGroup;
+    if (async) {
+      nvgpu::DeviceAsyncWaitOp::create(b, loc, carried[numAcc], IntegerAttr());
+      nextGroup = issueBlock(addIdx(b, loc, qLoop.getInductionVar(), 1));
+      storeThreadStats(carried.take_back(3));
+      Value slot = arith::RemUIOp::create(b, loc, qLoop.getInductionVar(), c2);
+      qBuf = slotView(qBuf, slot);
+      doBuf = slotView(doBuf, slot);
+    } else if (prefetch) {
       storeBlock(carried.drop_front(numAcc));
-    else
+    } else {
       copyBlock(q0);
+    }
 
     // Scores of the subgroup's KV rows against the block's queries: S^T =
     // K Q^T and dP^T = V dO^T, or S = Q K^T and dP = dO V^T.
@@ -807,8 +947,8 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       Value acc = zeroTile(sRowsN, sColsN, atom);
       return sT ? mma(keySide, querySide, acc) : mma(querySide, keySide, acc);
     };
-    Value sTile = scoreProduct(wg(kQuery), kTile, cfg.dqk);
-    Value dpTile = scoreProduct(wg(kGradOut), vTile, cfg.dv);
+    Value sTile = scoreProduct(qBuf, kTile, cfg.dqk);
+    Value dpTile = scoreProduct(doBuf, vTile, cfg.dv);
 
     // P and dS = P (dP - delta) on the score tiles. The statistics of the
     // tile's queries (its columns with S^T, rows with S), read once per
@@ -872,8 +1012,8 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                : readTile(rhs, c0, c0, /*transposed=*/false, rhsType);
       return mma(xT, rhsTile, acc);
     };
-    dVi = accumulateFromScores(pTile, dVi, wg(kGradOut), wg(kGradOutT));
-    dKi = accumulateFromScores(dsTile, dKi, wg(kQuery), wg(kQueryT));
+    dVi = accumulateFromScores(pTile, dVi, doBuf, wg(kGradOutT));
+    dKi = accumulateFromScores(dsTile, dKi, qBuf, wg(kQueryT));
 
     // dS into workgroup memory as [q][kv] (the A operand of dQ).
     auto dsWrite = fmha::TileWriteOp::create(b, loc, dsTile, wg(kScores), c0,
@@ -884,6 +1024,10 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     SmallVector<Value> next;
     if (prefetch)
       next = loadBlock(addIdx(b, loc, q0, cfg.blockQ));
+    if (async) {
+      next.push_back(nextGroup);
+      next.append(loadStats(addIdx(b, loc, q0, cfg.blockQ), tid));
+    }
 
     // dQ[rows, cols of this subgroup] += dS K over all KV rows of the block
     // (the scale is applied once, when dQ is converted): A[q][kv] = dS,
@@ -919,6 +1063,12 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     yielded.append(next);
     scf::YieldOp::create(b, loc, yielded);
   }
+  // No copy may be in flight when the next head's first block is issued
+  // (into the same slot, maybe) or the kernel ends: the zero-filled block
+  // after the last one, or the first block of an empty loop.
+  if (async)
+    nvgpu::DeviceAsyncWaitOp::create(b, loc, qLoop.getResult(numAcc),
+                                     IntegerAttr());
   scf::YieldOp::create(b, loc, qLoop.getResults().take_front(numAcc));
   b.setInsertionPointAfter(headLoop);
 

@@ -93,6 +93,7 @@ struct BwdToKernelsPass
              << "-work-item workgroup limit";
     opts.scoreLayout = scoreLayout;
     opts.operandStaging = operandStaging;
+    opts.queryPipelining = queryPipelining;
     opts.target.indexBitwidth = indexBitwidth;
     opts.matrixAtom = matrixAtom;
     opts.blockQ = blockQ;

@@ -218,6 +218,20 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
                         "transposed-copies",
                         "Q and dO as rows and transposed, K fragments in "
                         "registers"))}]>,
+    Option<"queryPipelining", "query-pipelining", "::rocke::QueryPipelining",
+           /*default=*/"::rocke::QueryPipelining::Auto",
+           "How the tiled main kernel fetches the next query block's Q and "
+           "dO rows",
+           [{::llvm::cl::values(
+             clEnumValN(::rocke::QueryPipelining::Auto, "auto",
+                        "async-copies on NVIDIA chips, else registers"),
+             clEnumValN(::rocke::QueryPipelining::Registers, "registers",
+                        "global loads into registers, stored to workgroup "
+                        "memory at the next iteration"),
+             clEnumValN(::rocke::QueryPipelining::AsyncCopies,
+                        "async-copies",
+                        "cp.async into double-buffered workgroup tiles "
+                        "(NVIDIA sm_80+)"))}]>,
     Option<"indexBitwidth", "index-bitwidth", "unsigned", /*default=*/"64",
            "Index width the target lowering uses (32 or 64); static shapes "
            "it cannot address are rejected">,
@@ -307,8 +321,12 @@ def PlaceWorkgroupBarriers : Pass<"fmha-place-workgroup-barriers",
     scf.for loops whose bounds are the same for every work-item (the body is
     walked until the hazards an iteration leaves to the next are stable),
     never inside scf.if or loops with work-item dependent bounds, whose
-    accesses are ordered as one. Existing barriers stay. fmha-bwd-to-kernels
-    leaves the tiled main kernel's synchronisation to this pass.
+    accesses are ordered as one. Existing barriers stay. An
+    nvgpu.device_async_copy writes its destination at some point up to the
+    nvgpu.device_async_wait covering its group: a write at the issue against
+    earlier reads, at the wait against later ones (a barrier after the
+    wait). fmha-bwd-to-kernels leaves the tiled main kernel's
+    synchronisation to this pass.
   }];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
 }

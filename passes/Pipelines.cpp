@@ -331,6 +331,18 @@ struct BwdPipelineOptions
       llvm::cl::desc("subgroups per workgroup (tiled main, preprocess); 0 = "
                      "from the chip"),
       llvm::cl::init(0)};
+  Option<rocke::QueryPipelining> queryPipelining{
+      *this, "query-pipelining",
+      llvm::cl::desc("next query block's Q / dO (tiled): registers or "
+                     "async-copies; auto = async copies on NVIDIA"),
+      llvm::cl::init(rocke::QueryPipelining::Auto),
+      llvm::cl::values(
+          clEnumValN(rocke::QueryPipelining::Auto, "auto",
+                     "async-copies on NVIDIA chips, else registers"),
+          clEnumValN(rocke::QueryPipelining::Registers, "registers",
+                     "register staging"),
+          clEnumValN(rocke::QueryPipelining::AsyncCopies, "async-copies",
+                     "cp.async into double-buffered tiles"))};
   Option<unsigned> optLevel{*this, "O", llvm::cl::desc("LLVM opt level"),
                             llvm::cl::init(3)};
 };
@@ -351,6 +363,7 @@ void addBwdKernelPasses(mlir::OpPassManager &pm, const BwdPipelineOptions &opts,
   kernels.blockQ = opts.blockQ;
   kernels.blockKv = opts.blockKv;
   kernels.numWarps = opts.numWarps;
+  kernels.queryPipelining = opts.queryPipelining;
   pm.addPass(rocke::createBwdToKernels(kernels));
   rocke::LowerSubgroupReduceOptions reduce;
   reduce.subgroupSize = subgroupSize;

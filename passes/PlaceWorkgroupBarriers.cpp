@@ -24,18 +24,31 @@
 //  - the bodies of scf.for loops whose bounds are the same for every
 //    work-item are walked until the state entering an iteration is stable,
 //    so a write at the top of an iteration is ordered against the reads of
-//    the previous one; barriers may go inside such bodies;
+//    the previous one, then once more placing the barriers that state
+//    needs; barriers may go inside such bodies;
 //  - every other op with regions (scf.if, loops with work-item dependent
 //    bounds, ...) may be executed by a part of the workgroup only: its
 //    accesses count as one access of the op, and a barrier goes before it,
 //    never inside.
 // Existing barriers are kept and clear the state.
 //
+// Asynchronous copies (nvgpu.device_async_copy) write their destination at
+// some point up to the nvgpu.device_async_wait that covers their group: the
+// write conflicts with earlier reads at the issue (WAR) and with later reads
+// at the wait (RAW). So the state also holds the copies in flight; a barrier
+// does not clear them, a wait moves them to the pending accesses, and a
+// barrier that a read needs after a wait goes after the wait. A wait for
+// all but the newest N groups (numGroups = N > 0) leaves them all in flight
+// as well: which groups complete is not tracked. Copies and waits inside an
+// op with regions are ordered like its other accesses, in flight from the
+// op on; a wait there does not order the reads after it in that region.
+//
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -93,6 +106,20 @@ bool sameSet(const AccessSet &a, const AccessSet &b) {
          llvm::all_of(a, [&](const Access &x) { return llvm::is_contained(b, x); });
 }
 
+/// Accesses since the last barrier, and asynchronous copies not yet waited
+/// for (their destinations, as writes).
+struct State {
+  AccessSet pending, inFlight;
+
+  void merge(const State &other) {
+    addAll(pending, other.pending);
+    addAll(inFlight, other.inFlight);
+  }
+  bool operator==(const State &o) const {
+    return sameSet(pending, o.pending) && sameSet(inFlight, o.inFlight);
+  }
+};
+
 bool isWorkgroupMemref(Type type) {
   auto memref = dyn_cast<MemRefType>(type);
   if (!memref)
@@ -114,15 +141,15 @@ public:
   explicit BarrierPlacer(gpu::GPUFuncOp func) : func(func) {}
 
   void run() {
-    AccessSet pending;
-    walkBlock(func.getBody().front(), pending);
+    State state;
+    walkBlock(func.getBody().front(), state);
   }
 
 private:
   /// The allocation and byte range `memref` (a workgroup memref) views:
   /// through view-like ops; memref.view of a constant byte shift keeps its
   /// range, so the views of one dynamic shared memory block that a builder
-  /// carves at different offsets are told apart.
+  /// carves at different offsets are told apart, and so do subviews of them.
   Access accessOf(Value memref, bool write) {
     std::optional<std::pair<int64_t, int64_t>> bytes;
     if (auto type = dyn_cast<MemRefType>(memref.getType()))
@@ -140,6 +167,15 @@ private:
         v = view.getSource();
         continue;
       }
+      // A subview stays inside its source: the source's bytes (a slot of a
+      // double buffer with a dynamic index is told apart from other views).
+      if (auto subview = dyn_cast<memref::SubViewOp>(def)) {
+        bytes.reset();
+        if (std::optional<int64_t> size = staticBytes(subview.getSourceType()))
+          bytes = std::make_pair(int64_t(0), *size);
+        v = subview.getSource();
+        continue;
+      }
       auto viewLike = dyn_cast<ViewLikeOpInterface>(def);
       if (!viewLike)
         break;
@@ -155,6 +191,13 @@ private:
   /// The workgroup-memory accesses of `op` alone (not of its regions).
   AccessSet ownAccesses(Operation *op) {
     AccessSet out;
+    // The destination only: the source of a copy to workgroup memory is
+    // global memory.
+    if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {
+      if (isWorkgroupMemref(copy.getDst().getType()))
+        out.push_back(accessOf(copy.getDst(), /*write=*/true));
+      return out;
+    }
     auto effectsOp = dyn_cast<MemoryEffectOpInterface>(op);
     if (!effectsOp) {
       // Unknown semantics: reads and writes every workgroup memref operand.
@@ -229,6 +272,16 @@ private:
            !dependsOnWorkItem(loop.getStep());
   }
 
+  /// True when `op` or an op nested in it accesses workgroup memory or
+  /// completes asynchronous copies: a barrier cannot move above it.
+  bool ordersBarrier(Operation *op) {
+    if (isa<gpu::BarrierOp>(op) || !allAccesses(op).empty())
+      return true;
+    return op
+        ->walk([](nvgpu::DeviceAsyncWaitOp) { return WalkResult::interrupt(); })
+        .wasInterrupted();
+  }
+
   /// Clears `pending` with a barrier before `op` when `accesses` conflict.
   void orderBefore(Operation *op, ArrayRef<Access> accesses,
                    AccessSet &pending) {
@@ -238,10 +291,13 @@ private:
     });
     if (!conflict)
       return;
-    // Right after the last op before `op` that touches workgroup memory, or
-    // at the top of the block.
+    pending.clear();
+    if (!insert)
+      return;
+    // Right after the last op before `op` that touches workgroup memory (or
+    // waits for copies into it), or at the top of the block.
     Operation *last = op->getPrevNode();
-    while (last && !isa<gpu::BarrierOp>(last) && allAccesses(last).empty())
+    while (last && !ordersBarrier(last))
       last = last->getPrevNode();
     OpBuilder b(op->getContext());
     if (last)
@@ -249,50 +305,84 @@ private:
     else
       b.setInsertionPointToStart(op->getBlock());
     gpu::BarrierOp::create(b, op->getLoc());
-    pending.clear();
   }
 
-  void walkBlock(Block &block, AccessSet &pending) {
+  /// The copies in flight become pending writes; a wait for all groups
+  /// leaves none in flight.
+  static void completeCopies(nvgpu::DeviceAsyncWaitOp wait, State &state) {
+    addAll(state.pending, state.inFlight);
+    if (wait.getNumGroups().value_or(0) == 0)
+      state.inFlight.clear();
+  }
+
+  void walkBlock(Block &block, State &state) {
     for (Operation &op : llvm::make_early_inc_range(block)) {
       if (isa<gpu::BarrierOp>(op)) {
-        pending.clear();
+        state.pending.clear();
         continue;
       }
       if (auto loop = dyn_cast<scf::ForOp>(op); loop && isUniformLoop(loop)) {
-        walkLoop(loop, pending);
+        walkLoop(loop, state);
+        continue;
+      }
+      if (auto wait = dyn_cast<nvgpu::DeviceAsyncWaitOp>(op)) {
+        completeCopies(wait, state);
+        continue;
+      }
+      if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {
+        // A write at the issue against earlier reads; against later reads
+        // at the wait.
+        AccessSet dst = ownAccesses(&op);
+        orderBefore(&op, dst, state.pending);
+        addAll(state.inFlight, dst);
         continue;
       }
       AccessSet accesses =
           op.getNumRegions() ? allAccesses(&op) : ownAccesses(&op);
+      AccessSet copies;
+      op.walk([&](Operation *nested) {
+        if (auto wait = dyn_cast<nvgpu::DeviceAsyncWaitOp>(nested))
+          completeCopies(wait, state);
+        else if (isa<nvgpu::DeviceAsyncCopyOp>(nested))
+          addAll(copies, ownAccesses(nested));
+      });
       if (accesses.empty())
         continue;
-      orderBefore(&op, accesses, pending);
-      addAll(pending, accesses);
+      orderBefore(&op, accesses, state.pending);
+      addAll(state.pending, accesses);
+      addAll(state.inFlight, copies);
     }
   }
 
-  /// The body runs zero or more times: walked until the state entering an
-  /// iteration no longer changes (a barrier it gained clears what the
-  /// previous iteration left), then the loop leaves what entered it plus
-  /// what an iteration leaves.
-  void walkLoop(scf::ForOp loop, AccessSet &pending) {
-    AccessSet entry = pending;
-    AccessSet exit;
+  /// The body runs zero or more times: walked without placing barriers
+  /// until the state entering an iteration no longer changes, then once
+  /// placing them for that state (a barrier placed for the first iteration's
+  /// hazards would stay though a later one placed for the previous
+  /// iteration's clears them too); the loop leaves what entered it plus what
+  /// an iteration leaves.
+  void walkLoop(scf::ForOp loop, State &state) {
+    State entry = state;
+    bool placing = insert;
+    insert = false;
     for (;;) {
-      AccessSet state = entry;
-      walkBlock(*loop.getBody(), state);
-      exit = state;
-      AccessSet next = entry;
-      addAll(next, state);
-      if (sameSet(next, entry))
+      State iteration = entry;
+      walkBlock(*loop.getBody(), iteration);
+      State next = entry;
+      next.merge(iteration);
+      if (next == entry)
         break;
       entry = std::move(next);
     }
-    addAll(pending, exit);
+    insert = placing;
+    State exit = entry;
+    walkBlock(*loop.getBody(), exit);
+    state.merge(exit);
   }
 
   gpu::GPUFuncOp func;
   llvm::DenseMap<Value, bool> workItemDependent;
+  /// False while a loop's entry state is being found.
+  bool insert = true;
 };
 
 struct PlaceWorkgroupBarriersPass

@@ -6,12 +6,16 @@
 // RUN: FileCheck %s --check-prefixes=MMA,NV-MMA < %t.nv
 // RUN: FileCheck %s --check-prefixes=WG,NV-WG < %t.nv
 // RUN: FileCheck %s --check-prefixes=DQ,NV-DQ < %t.nv
+// RUN: FileCheck %s --check-prefix=NV-ASYNC < %t.nv
 // RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=gfx942},fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.amd
 // RUN: FileCheck %s --check-prefix=BAR < %t.amd
 // RUN: FileCheck %s --check-prefixes=MMA,AMD-MMA < %t.amd
 // RUN: FileCheck %s --check-prefixes=WG,AMD-WG < %t.amd
 // RUN: FileCheck %s --check-prefixes=DQ,AMD-DQ < %t.amd
-// RUN: rocke-opt %s -fmha-bwd-to-kernels='strategy=tiled target=host' -fmha-distribute-tiles | FileCheck %s --check-prefix=HOST
+// RUN: FileCheck %s --check-prefix=NO-ASYNC < %t.amd
+// RUN: rocke-opt %s -fmha-bwd-to-kernels='strategy=tiled target=host' -fmha-distribute-tiles -o %t.host
+// RUN: FileCheck %s --check-prefix=HOST < %t.host
+// RUN: FileCheck %s --check-prefix=NO-ASYNC < %t.host
 
 // bf16, D=128, causal. sm_90 (128 KV rows, 8 warps, 32 query rows): per warp
 // and query block 32 + 32 atoms for S^T and dP^T, 32 each for dV, dK and dQ.
@@ -35,7 +39,7 @@
 // Workgroup memory written in the loop: the Q and dO rows, and dS, one
 // element per accumulator register (16 per lane on sm_90: a 16 x 32 tile
 // over 32 lanes; 16 on gfx942: 32 x 32 over 64 lanes). P never goes through
-// workgroup memory. sm_90 stores Q and dO rows as 16-byte vectors; gfx942
+// workgroup memory. sm_90 fetches Q and dO rows by async copies; gfx942
 // stages each as 4 x 4 chunks (32 x 128 over 256 lanes), stored as 4 rows of
 // the tile and 4 rows of its transpose, and keeps K in registers.
 // WG-LABEL: gpu.func @fmha_bwd_tiled_main
@@ -46,7 +50,33 @@
 // AMD-WG-COUNT-4: vector.store {{.*}} : memref<128x40xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
 // AMD-WG-COUNT-16: vector.store {{.*}} : memref<32x136xbf16, #gpu.address_space<workgroup>>, vector<1xbf16>
 // WG-NOT: vector.store {{.*}}#gpu.address_space<workgroup>>, vector<{{[124]}}xbf16>
+// NV-WG-NOT: vector.store {{.*}}#gpu.address_space<workgroup>>, vector<8xbf16>
 // WG: gpu.return
+
+// sm_90 fetches each query block's Q and dO rows (32 x 128 each, in 16-byte
+// chunks over 256 work-items: 2 + 2 each) into the other slot of their
+// double buffers while the current block is worked on: issued at the top of
+// an iteration, right after the wait for the current block's copies and
+// before the barrier that orders the reads after them. After the loop, a
+// wait for the last (zero-filled) block. gfx942 and the host keep register
+// staging.
+// NV-ASYNC-LABEL: gpu.func @fmha_bwd_tiled_main
+// NV-ASYNC-COUNT-4: nvgpu.device_async_copy {{.*}} {bypassL1}
+// NV-ASYNC-NEXT: nvgpu.device_async_create_group
+// NV-ASYNC: scf.for {{.*}}!nvgpu.device.async.token, f32, f32, f32) {
+// NV-ASYNC: nvgpu.device_async_wait
+// NV-ASYNC-NOT: gpu.barrier
+// NV-ASYNC-COUNT-4: nvgpu.device_async_copy {{.*}} {bypassL1}
+// NV-ASYNC-NEXT: nvgpu.device_async_create_group
+// NV-ASYNC-NOT: nvgpu.device_async
+// NV-ASYNC: gpu.barrier
+// NV-ASYNC-NOT: nvgpu.device_async
+// NV-ASYNC: scf.yield {{.*}}!nvgpu.device.async.token, f32, f32, f32
+// NV-ASYNC-NEXT: }
+// NV-ASYNC-NEXT: nvgpu.device_async_wait
+// NV-ASYNC-NOT: nvgpu.device_async
+// NV-ASYNC: gpu.return
+// NO-ASYNC-NOT: nvgpu.device_async
 
 // dQ atomics, one per run of a lane's registers along a dQ row: on sm_90 16
 // elements per lane (32 x 128 over 256 lanes) as 8 register pairs, each one

@@ -10,6 +10,10 @@
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='operand-staging=swizzled' 2>&1 | FileCheck %s --check-prefix=BADSTAGING
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=gfx950 matrix-atom=mfma_f32_32x32x8' 2>&1 | FileCheck %s --check-prefix=NOREUSE
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=sm_90 subgroup-size=64' 2>&1 | FileCheck %s --check-prefix=CHIPLANES
+// RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=gfx942 query-pipelining=async-copies' 2>&1 | FileCheck %s --check-prefix=ASYNCAMD
+// RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='target=host query-pipelining=async-copies' 2>&1 | FileCheck %s --check-prefix=ASYNCHOST
+// RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=sm_90 block-q=16 block-kv=128 num-warps=8 query-pipelining=async-copies' 2>&1 | FileCheck %s --check-prefix=ASYNCTILES
+// RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='query-pipelining=tma' 2>&1 | FileCheck %s --check-prefix=BADPIPELINING
 
 // LANES: matrix atom 'mfma_f32_16x16x16_f16' needs 64-lane subgroups, subgroup-size is 32
 // HOSTATOM: matrix atom 'host_16x16x16' is for the host, not target=gpu
@@ -21,6 +25,10 @@
 // BADSTAGING: for the --operand-staging option: Cannot find option named 'swizzled'!
 // CHIP: fmha-bwd-to-kernels: unknown chip 'gfx1100'; supported: gfx90a, gfx942, gfx950, sm_80, sm_86, sm_87, sm_89, sm_90, sm_90a
 // CHIPLANES: fmha-bwd-to-kernels: subgroup-size 64 does not match sm_90's 32-lane subgroups
+// ASYNCAMD: query-pipelining=async-copies needs an NVIDIA chip (cp.async, sm_80+): chip gfx942 has none
+// ASYNCHOST: query-pipelining=async-copies needs an NVIDIA chip (cp.async, sm_80+): target=host has none
+// ASYNCTILES: query-pipelining=async-copies: the 16-row Q and dO tiles do not split evenly into 16-byte copies over the 256 work-items
+// BADPIPELINING: for the --query-pipelining option: Cannot find option named 'tma'!
 // LDS: the tiles need {{[0-9]+}} bytes of workgroup memory, more than the 49152 the target has; lower block-q or block-kv
 
 // Matrix cores take f16 / bf16; f32 inputs need the warp strategy on a GPU.
@@ -40,5 +48,17 @@ func.func @big_head_dim(%q: memref<1x16x2x256xf16>, %lse: memref<1x2x16xf32>) {
       : memref<1x16x2x256xf16>, memref<1x16x2x256xf16>, memref<1x16x2x256xf16>,
         memref<1x16x2x256xf16>, memref<1x16x2x256xf16>, stats(memref<1x2x16xf32>)
         -> memref<1x16x2x256xf16>, memref<1x16x2x256xf16>, memref<1x16x2x256xf16>
+  return
+}
+
+// -----
+
+// 16 query rows of 64 f16 are 128 16-byte copies: fewer than the 256
+// work-items of sm_90's default tile (ASYNCTILES).
+func.func @short_query_block(%q: memref<1x16x2x64xf16>, %lse: memref<1x2x16xf32>) {
+  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %q, %q, %q
+      : memref<1x16x2x64xf16>, memref<1x16x2x64xf16>, memref<1x16x2x64xf16>,
+        memref<1x16x2x64xf16>, memref<1x16x2x64xf16>, stats(memref<1x2x16xf32>)
+        -> memref<1x16x2x64xf16>, memref<1x16x2x64xf16>, memref<1x16x2x64xf16>
   return
 }

@@ -166,3 +166,154 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// An asynchronous copy writes its destination at some point up to the wait:
+// against the earlier read of it at the issue (a barrier before the copy),
+// against the later read at the wait (a barrier after the wait, which the
+// barrier is not hoisted above). Reads of other buffers while the copy is in
+// flight need none.
+// CHECK-LABEL: gpu.func @async_copy
+// CHECK: memref.load %[[A:.*]][
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: nvgpu.device_async_copy
+// CHECK-NEXT: nvgpu.device_async_create_group
+// CHECK-NEXT: memref.load %[[B:.*]][
+// CHECK-NEXT: nvgpu.device_async_wait
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: memref.load %[[A]][
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+gpu.module @m {
+  gpu.func @async_copy(%src: memref<64xf32>, %out: memref<64xf32>)
+      workgroup(%a : memref<64xf32, #gpu.address_space<workgroup>>,
+                %b : memref<64xf32, #gpu.address_space<workgroup>>) kernel {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %x = memref.load %a[%c0] : memref<64xf32, #gpu.address_space<workgroup>>
+    %t = nvgpu.device_async_copy %src[%tid], %a[%tid], 4 : memref<64xf32> to memref<64xf32, #gpu.address_space<workgroup>>
+    %g = nvgpu.device_async_create_group %t
+    %y = memref.load %b[%c0] : memref<64xf32, #gpu.address_space<workgroup>>
+    nvgpu.device_async_wait %g
+    %z = memref.load %a[%c0] : memref<64xf32, #gpu.address_space<workgroup>>
+    %s = arith.addf %x, %y : f32
+    %w = arith.addf %s, %z : f32
+    memref.store %w, %out[%tid] : memref<64xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Double buffering as the tiled backward kernel does it: block i + 1 is
+// copied into slot (i + 1) % 2 while slot i % 2 is read. The slot index is
+// dynamic, so the pass cannot tell the slots apart and orders the copy after
+// the previous iteration's reads as if they were of its slot: conservative,
+// and still one barrier per iteration, right after the wait (it also orders
+// the reads after the copy waited for), none between the issue and the
+// reads.
+// CHECK-LABEL: gpu.func @async_double_buffer
+// CHECK: scf.for
+// CHECK-NEXT: nvgpu.device_async_wait
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: arith.addi
+// CHECK-NEXT: arith.remui
+// CHECK-NEXT: nvgpu.device_async_copy
+// CHECK-NEXT: nvgpu.device_async_create_group
+// CHECK-NEXT: arith.remui
+// CHECK-NEXT: vector.load
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: nvgpu.device_async_wait
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+gpu.module @m {
+  gpu.func @async_double_buffer(%src: memref<?x64xf32>, %out: memref<64xf32>,
+                                %n: index)
+      workgroup(%buf : memref<2x64xf32, #gpu.address_space<workgroup>>)
+      kernel {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %zero = arith.constant dense<0.0> : vector<4xf32>
+    %t0 = nvgpu.device_async_copy %src[%c0, %tid], %buf[%c0, %tid], 4 : memref<?x64xf32> to memref<2x64xf32, #gpu.address_space<workgroup>>
+    %g0 = nvgpu.device_async_create_group %t0
+    %r:2 = scf.for %i = %c0 to %n step %c1
+        iter_args(%g = %g0, %acc = %zero) -> (!nvgpu.device.async.token, vector<4xf32>) {
+      nvgpu.device_async_wait %g
+      %next = arith.addi %i, %c1 : index
+      %ns = arith.remui %next, %c2 : index
+      %t = nvgpu.device_async_copy %src[%next, %tid], %buf[%ns, %tid], 4 : memref<?x64xf32> to memref<2x64xf32, #gpu.address_space<workgroup>>
+      %gn = nvgpu.device_async_create_group %t
+      %s = arith.remui %i, %c2 : index
+      %v = vector.load %buf[%s, %c0] : memref<2x64xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+      %acc2 = arith.addf %acc, %v : vector<4xf32>
+      scf.yield %gn, %acc2 : !nvgpu.device.async.token, vector<4xf32>
+    }
+    nvgpu.device_async_wait %r#0
+    vector.store %r#1, %out[%c0] : memref<64xf32>, vector<4xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// Two buffers the pass tells apart (views of dynamic shared memory at
+// constant offsets), the loop unrolled by two: each half waits for its
+// buffer, then copies the next block into the other one, whose reads of the
+// half before must come first. One barrier per half, right after the wait:
+// it orders both the reads after their copy and the copy after the reads.
+// CHECK-LABEL: gpu.func @async_two_buffers
+// CHECK: scf.for
+// CHECK-NEXT: nvgpu.device_async_wait
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: arith.addi
+// CHECK-NEXT: nvgpu.device_async_copy {{.*}}, %[[B:[a-z0-9_]+]][
+// CHECK-NEXT: nvgpu.device_async_create_group
+// CHECK-NEXT: vector.load %[[A:[a-z0-9_]+]][
+// CHECK-NEXT: nvgpu.device_async_wait
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: arith.addi
+// CHECK-NEXT: nvgpu.device_async_copy {{.*}}, %[[A]][
+// CHECK-NEXT: nvgpu.device_async_create_group
+// CHECK-NEXT: vector.load %[[B]][
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+gpu.module @m {
+  gpu.func @async_two_buffers(%src: memref<?x64xf32>, %out: memref<64xf32>,
+                              %n: index) kernel {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c256 = arith.constant 256 : index
+    %zero = arith.constant dense<0.0> : vector<4xf32>
+    %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %a = memref.view %smem[%c0][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64xf32, #gpu.address_space<workgroup>>
+    %b = memref.view %smem[%c256][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64xf32, #gpu.address_space<workgroup>>
+    %t0 = nvgpu.device_async_copy %src[%c0, %tid], %a[%tid], 4 : memref<?x64xf32> to memref<64xf32, #gpu.address_space<workgroup>>
+    %g0 = nvgpu.device_async_create_group %t0
+    %r:2 = scf.for %i = %c0 to %n step %c2
+        iter_args(%g = %g0, %acc = %zero) -> (!nvgpu.device.async.token, vector<4xf32>) {
+      nvgpu.device_async_wait %g
+      %i1 = arith.addi %i, %c1 : index
+      %t1 = nvgpu.device_async_copy %src[%i1, %tid], %b[%tid], 4 : memref<?x64xf32> to memref<64xf32, #gpu.address_space<workgroup>>
+      %g1 = nvgpu.device_async_create_group %t1
+      %va = vector.load %a[%c0] : memref<64xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+      nvgpu.device_async_wait %g1
+      %i2 = arith.addi %i, %c2 : index
+      %t2 = nvgpu.device_async_copy %src[%i2, %tid], %a[%tid], 4 : memref<?x64xf32> to memref<64xf32, #gpu.address_space<workgroup>>
+      %g2 = nvgpu.device_async_create_group %t2
+      %vb = vector.load %b[%c0] : memref<64xf32, #gpu.address_space<workgroup>>, vector<4xf32>
+      %s = arith.addf %va, %vb : vector<4xf32>
+      %acc2 = arith.addf %acc, %s : vector<4xf32>
+      scf.yield %g2, %acc2 : !nvgpu.device.async.token, vector<4xf32>
+    }
+    nvgpu.device_async_wait %r#0
+    vector.store %r#1, %out[%c0] : memref<64xf32>, vector<4xf32>
+    gpu.return
+  }
+}
