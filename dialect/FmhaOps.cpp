@@ -551,3 +551,7 @@ LogicalResult TileAccumulateOp::verify() {
                                  << " buffer, not " << getIndices().size();
   return success();
 }
+
+LogicalResult TileStoreOp::verify() {
+  return verifyAccumulatorTile(*this, getValue().getType());
+}

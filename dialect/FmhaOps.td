@@ -607,4 +607,27 @@ def Fmha_TileAccumulateOp : Fmha_TileOp<"accumulate"> {
   let hasVerifier = 1;
 }
 
+def Fmha_TileStoreOp : Fmha_TileOp<"store"> {
+  let summary = "an accumulator tile stored into rows of a [B, S, H, D] memref";
+  let description = [{
+    Element (i, j) of the C tile goes to `dest[batch, row + i, head, col +
+    j]` in the memref's element type, where `row + i < seq_len`: a gradient
+    (dK, dV) written once by the subgroup that owns its rows.
+
+    ```mlir
+    fmha.tile_store %dv, %grad[%b, %kv0, %h, %c0] lane %lane seq %sk
+        : !fmha.tile<16x64xf32, c, "mma_sync_m16n8k16_f16">, memref<?x?x8x64xbf16>
+    ```
+  }];
+  let arguments = (ins Fmha_TileType:$value,
+                       Arg<MemRefRankOf<[AnyFloat], [4]>, "", [MemWrite]>:$dest,
+                       Index:$batch, Index:$row, Index:$head, Index:$col,
+                       Index:$lane, Index:$seq_len);
+  let assemblyFormat = [{
+    $value `,` $dest `[` $batch `,` $row `,` $head `,` $col `]` `lane` $lane
+    `seq` $seq_len attr-dict `:` type($value) `,` type($dest)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // ROCKE_FMHA_OPS

@@ -322,8 +322,10 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
     return op.emitOpError("query-pipelining=async-copies needs Q and dO rows "
                           "of consecutive elements and head dims in whole "
                           "16-byte chunks");
-  bool wantAsync = nvidia && rowsInChunks &&
-                   options.queryPipelining != QueryPipelining::Registers;
+  // auto stays with registers: on the H200 async copies were 3-6 % slower
+  // with causal masks and within 4 % either way without (docs/BENCHMARKS.md
+  // run 13).
+  bool wantAsync = asyncRequested;
   if (options.numWarps < 0 || options.blockKv < 0 || options.blockQ < 0)
     return op.emitOpError("block sizes and num-warps must be positive or 0 "
                           "(auto)");
@@ -660,7 +662,6 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   Value cLanes = constIndex(b, loc, cfg.lanes);
   Value warp = arith::DivUIOp::create(b, loc, tid, cLanes);
   Value lane = arith::RemUIOp::create(b, loc, tid, cLanes);
-  LaneCoords gLaneC = LaneCoords::get(b, loc, gAtom, MatrixOperand::C, lane);
   // The subgroup's tiles (fmha-distribute-tiles gives each lane its
   // fragments): [rows x cols] of atom `a` in role `role`.
   auto tileType = [&](int64_t rows, int64_t cols, fmha::TileRole role,
@@ -681,13 +682,6 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   };
   auto mma = [&](Value lhs, Value rhs, Value acc) -> Value {
     return fmha::TileMmaOp::create(b, loc, acc.getType(), lhs, rhs, acc);
-  };
-  auto unpack = [&](Value tile) {
-    auto type = cast<fmha::TileType>(tile.getType());
-    SmallVector<Type> frags(type.getRowAtoms() * type.getColAtoms(),
-                            type.getFragmentType());
-    return SmallVector<Value>(
-        fmha::TileUnpackOp::create(b, loc, frags, tile).getResults());
   };
 
   Value kv0 = arith::MulIOp::create(b, loc, kvBlock,
@@ -1074,37 +1068,19 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
 
   // dK = scale * dS^T Q and dV, written once: this workgroup owns the rows.
   ValueRange results = headLoop.getResults();
-  int64_t gradRows = kvRows / gAtom.m;
-  AccTile dKf =
-      AccTile::fromValues(gradRows, cfg.dqk / gAtom.n, unpack(results[0]));
-  AccTile dVf =
-      AccTile::fromValues(gradRows, cfg.dv / gAtom.n, unpack(results[1]));
-  AccLayout gradLayout = AccLayout::get(gAtom);
-  auto writeRows = [&](const AccTile &tile, Value grad, Value factor) {
-    for (int64_t mi = 0; mi < tile.mAtoms; ++mi)
-      for (int64_t ni = 0; ni < tile.nAtoms; ++ni) {
-        Value frag = tile.at(mi, ni);
-        if (factor)
-          frag = arith::MulFOp::create(
-              b, loc, frag,
-              vector::BroadcastOp::create(b, loc, frag.getType(), factor));
-        Value laneRow = addIdx(b, loc, gLaneC.row, mi * gAtom.m);
-        Value row0 = arith::AddIOp::create(b, loc, kvWarp, laneRow);
-        Value col0 = addIdx(b, loc, gLaneC.col, ni * gAtom.n);
-        forEachAccElement(
-            b, loc, target, frag, gradLayout, row0, col0,
-            [&](Value kvIdx, Value col, Value x) {
-              auto ifOp = scf::IfOp::create(
-                  b, loc,
-                  cmp(b, loc, arith::CmpIPredicate::ult, kvIdx, sizes.seqK));
-              OpBuilder::InsertionGuard g6(b);
-              b.setInsertionPointToStart(ifOp.thenBlock());
-              storeF32(b, loc, x, grad, ValueRange{batch, kvIdx, headKv, col});
-            });
-      }
-  };
-  writeRows(dKf, dk, cScale);
-  writeRows(dVf, dv, Value());
+  auto dkMap = fmha::TileMapOp::create(b, loc, TypeRange{results[0].getType()},
+                                       ValueRange{results[0]});
+  {
+    OpBuilder::InsertionGuard g3(b);
+    Block *body = b.createBlock(&dkMap.getBody(), {}, {b.getF32Type()}, {loc});
+    fmha::YieldOp::create(b, loc,
+                          ValueRange{arith::MulFOp::create(
+                              b, loc, body->getArgument(0), cScale)});
+  }
+  fmha::TileStoreOp::create(b, loc, dkMap.getResult(0), dk, batch, kvWarp,
+                            headKv, c0, lane, sizes.seqK);
+  fmha::TileStoreOp::create(b, loc, results[1], dv, batch, kvWarp, headKv, c0,
+                            lane, sizes.seqK);
 }
 
 } // namespace

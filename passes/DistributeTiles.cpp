@@ -467,6 +467,47 @@ struct DistributeAccumulate : OpConversionPattern<fmha::TileAccumulateOp> {
   }
 };
 
+struct DistributeStore : OpConversionPattern<fmha::TileStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(fmha::TileStoreOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    TileType t = op.getValue().getType();
+    const MatrixAtom &atom = t.getMatrixAtom();
+    LaneCoords lane =
+        accumulatorLane(rewriter, loc, atom, single(adaptor.getLane()));
+    Value dest = single(adaptor.getDest()), batch = single(adaptor.getBatch()),
+          head = single(adaptor.getHead()),
+          seqLen = single(adaptor.getSeqLen());
+    AccLayout layout = AccLayout::get(atom);
+    ValueRange frags = adaptor.getValue();
+    for (int64_t ai = 0; ai < t.getRowAtoms(); ++ai)
+      for (int64_t aj = 0; aj < t.getColAtoms(); ++aj) {
+        Value row0 = arith::AddIOp::create(
+            rewriter, loc, single(adaptor.getRow()),
+            addIdx(rewriter, loc, lane.row, ai * t.getAtomRows()));
+        Value col0 = arith::AddIOp::create(
+            rewriter, loc, single(adaptor.getCol()),
+            addIdx(rewriter, loc, lane.col, aj * t.getAtomCols()));
+        forEachAccElement(
+            rewriter, loc, targetOf(atom), frags[ai * t.getColAtoms() + aj],
+            layout, row0, col0, [&](Value row, Value col, Value x) {
+              auto ifOp = scf::IfOp::create(
+                  rewriter, loc,
+                  arith::CmpIOp::create(
+                      rewriter, loc, arith::CmpIPredicate::ult, row, seqLen));
+              OpBuilder::InsertionGuard guard(rewriter);
+              rewriter.setInsertionPointToStart(ifOp.thenBlock());
+              storeF32(rewriter, loc, x, dest,
+                       ValueRange{batch, row, head, col});
+            });
+      }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct DistributeTilesPass
     : public rocke::impl::DistributeTilesBase<DistributeTilesPass> {
   void runOnOperation() override {
@@ -506,13 +547,13 @@ void rocke::populateDistributeTilesPatterns(TypeConverter &converter,
   patterns.add<DistributeZero, DistributeRead, DistributeLoad, DistributeMma,
                DistributeConvert, DistributeUnpack, DistributePack,
                DistributeBroadcast, DistributeMap, DistributeMask,
-               DistributeWrite, DistributeAccumulate>(converter,
-                                                      patterns.getContext());
+               DistributeWrite, DistributeAccumulate, DistributeStore>(
+      converter, patterns.getContext());
   target.addIllegalOp<fmha::TileZeroOp, fmha::TileReadOp, fmha::TileLoadOp,
                       fmha::TileMmaOp, fmha::TileConvertOp, fmha::TileUnpackOp,
                       fmha::TilePackOp, fmha::TileBroadcastOp, fmha::TileMapOp,
                       fmha::TileMaskOp, fmha::TileWriteOp,
-                      fmha::TileAccumulateOp>();
+                      fmha::TileAccumulateOp, fmha::TileStoreOp>();
   // Any other op that takes or makes a tile (a function returning one, say)
   // cannot be distributed: a "failed to legalize" diagnostic names it.
   target.markUnknownOpDynamicallyLegal(

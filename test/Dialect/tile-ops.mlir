@@ -40,8 +40,10 @@ func.func @tiles(%buf: memref<32x136xbf16>, %src: memref<?x?x8x128xbf16>,
 // CHECK: fmha.tile_write %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] lane %{{.*}} {transposed}
 // CHECK: fmha.tile_accumulate atomic_add %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] lane %{{.*}}
 // CHECK: fmha.tile_accumulate store
+// CHECK: fmha.tile_store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] lane %{{.*}} seq %{{.*}} : <32x64xf32, c, "mma_sync_m16n8k16_f16">, memref<?x?x8x64xf16>
 func.func @softmax(%s: !fmha.tile<32x64xf32, c, "mma_sync_m16n8k16_f16">, %stats: memref<64xf32>,
-                   %ds: memref<64x40xf16>, %acc: memref<?x?x8x64xf32>, %part: memref<?x?x?x8x64xf32>, %i: index) {
+                   %ds: memref<64x40xf16>, %acc: memref<?x?x8x64xf32>, %part: memref<?x?x?x8x64xf32>, %i: index,
+                   %grad: memref<?x?x8x64xf16>) {
   %o = fmha.tile_broadcast %stats[%i] lane %i dim 1 : memref<64xf32> -> !fmha.tile<32x64xf32, c, "mma_sync_m16n8k16_f16">
   %p = fmha.tile_map(%s, %o) : !fmha.tile<32x64xf32, c, "mma_sync_m16n8k16_f16">, !fmha.tile<32x64xf32, c, "mma_sync_m16n8k16_f16">
       -> !fmha.tile<32x64xf32, c, "mma_sync_m16n8k16_f16"> {
@@ -55,5 +57,6 @@ func.func @softmax(%s: !fmha.tile<32x64xf32, c, "mma_sync_m16n8k16_f16">, %stats
   fmha.tile_write %m, %ds[%i, %i] lane %i {transposed} : !fmha.tile<32x64xf32, c, "mma_sync_m16n8k16_f16">, memref<64x40xf16>
   fmha.tile_accumulate atomic_add %m, %acc[%i, %i, %i, %i] lane %i : !fmha.tile<32x64xf32, c, "mma_sync_m16n8k16_f16">, memref<?x?x8x64xf32>
   fmha.tile_accumulate store %m, %part[%i, %i, %i, %i, %i] lane %i : !fmha.tile<32x64xf32, c, "mma_sync_m16n8k16_f16">, memref<?x?x?x8x64xf32>
+  fmha.tile_store %m, %grad[%i, %i, %i, %i] lane %i seq %i : !fmha.tile<32x64xf32, c, "mma_sync_m16n8k16_f16">, memref<?x?x8x64xf16>
   return
 }

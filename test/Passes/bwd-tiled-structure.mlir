@@ -6,7 +6,10 @@
 // RUN: FileCheck %s --check-prefixes=MMA,NV-MMA < %t.nv
 // RUN: FileCheck %s --check-prefixes=WG,NV-WG < %t.nv
 // RUN: FileCheck %s --check-prefixes=DQ,NV-DQ < %t.nv
-// RUN: FileCheck %s --check-prefix=NV-ASYNC < %t.nv
+// RUN: FileCheck %s --check-prefix=NO-ASYNC < %t.nv
+// RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=sm_90 query-pipelining=async-copies},fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.nvasync
+// RUN: FileCheck %s --check-prefix=BAR < %t.nvasync
+// RUN: FileCheck %s --check-prefix=NV-ASYNC < %t.nvasync
 // RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=gfx942},fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.amd
 // RUN: FileCheck %s --check-prefix=BAR < %t.amd
 // RUN: FileCheck %s --check-prefixes=MMA,AMD-MMA < %t.amd

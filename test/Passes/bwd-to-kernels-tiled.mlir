@@ -1,5 +1,6 @@
 // RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled chip=gfx942' | FileCheck %s --check-prefix=AMD
 // RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled chip=sm_90' | FileCheck %s --check-prefix=NV
+// RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled chip=sm_90 query-pipelining=async-copies' | FileCheck %s --check-prefix=NVASYNC
 // RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled target=host block-q=16 block-kv=32' | FileCheck %s --check-prefix=HOST
 // RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled target=host' | FileCheck %s --check-prefix=HOSTAUTO
 
@@ -34,27 +35,33 @@
 // AMD-NOT: fmha.attention_bwd
 
 // NV-LABEL: func.func @causal_gqa
-// Q and dO are double-buffered (two slots of 64 x 72) and fetched by 16-byte
-// async copies, 2 + 2 per work-item and block (64 x 64 f16 over 256
-// work-items): the first block's before the query-block loop, the next
-// block's at the top of each iteration, after the wait for the current one.
-// NV: gpu.launch_func @fmha_kernels::@fmha_bwd_tiled_main {{.*}} threads in (%{{.*}}, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %c73472_i32
+// NV: gpu.launch_func @fmha_kernels::@fmha_bwd_tiled_main {{.*}} threads in (%{{.*}}, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %c55040_i32
 // NV: gpu.func @fmha_bwd_tiled_main
 // NV-NOT: workgroup(
 // NV-SAME: known_block_size = array<i32: 256, 1, 1>
-// NV-SAME: dynamic_shared_bytes = 73472 : i64, grid = ["ceildiv(Sk,128)", "Hkv", "B"]
+// NV-SAME: dynamic_shared_bytes = 55040 : i64, grid = ["ceildiv(Sk,128)", "Hkv", "B"]
 // NV: gpu.dynamic_shared_memory
 // NV: memref.view {{.*}} to memref<128x72xf16, #gpu.address_space<workgroup>>
-// NV-COUNT-2: memref.view {{.*}} to memref<2x64x72xf16, #gpu.address_space<workgroup>>
-// NV-COUNT-4: nvgpu.device_async_copy {{.*}}, 8, %{{.*}} {bypassL1} : memref<2x128x8x64xf16, #gpu.address_space<global>> to memref<2x64x72xf16, #gpu.address_space<workgroup>>
-// NV-NEXT: nvgpu.device_async_create_group
-// NV: scf.for {{.*}} -> ({{.*}}, !nvgpu.device.async.token, f32, f32, f32) {
-// NV-NEXT: arith.muli
-// NV-NEXT: nvgpu.device_async_wait
-// NV-COUNT-4: nvgpu.device_async_copy {{.*}}, 8, %{{.*}} {bypassL1} : memref<2x128x8x64xf16, #gpu.address_space<global>> to memref<2x64x72xf16, #gpu.address_space<workgroup>>
-// NV-NEXT: nvgpu.device_async_create_group
 // NV-NOT: nvgpu.device_async_copy
-// NV: fmha.tile_read {{.*}} {transposed} : memref<64x72xf16, strided<[72, 1], offset: ?>, #gpu.address_space<workgroup>> -> <64x64xf16, b, "mma_sync_m16n8k16_f16">
+// NV: fmha.tile_read {{.*}} {transposed} : memref<64x72xf16, #gpu.address_space<workgroup>> -> <64x64xf16, b, "mma_sync_m16n8k16_f16">
+// With query-pipelining=async-copies Q and dO are double-buffered (two
+// slots of 64 x 72) and fetched by 16-byte async copies, 2 + 2 per
+// work-item and block (64 x 64 f16 over 256 work-items): the first block's
+// before the query-block loop, the next block's at the top of each
+// iteration, after the wait for the current one.
+// NVASYNC-LABEL: func.func @causal_gqa
+// NVASYNC: gpu.launch_func @fmha_kernels::@fmha_bwd_tiled_main {{.*}} dynamic_shared_memory_size %c73472_i32
+// NVASYNC: memref.view {{.*}} to memref<128x72xf16, #gpu.address_space<workgroup>>
+// NVASYNC-COUNT-2: memref.view {{.*}} to memref<2x64x72xf16, #gpu.address_space<workgroup>>
+// NVASYNC-COUNT-4: nvgpu.device_async_copy {{.*}}, 8, %{{.*}} {bypassL1} : memref<2x128x8x64xf16, #gpu.address_space<global>> to memref<2x64x72xf16, #gpu.address_space<workgroup>>
+// NVASYNC-NEXT: nvgpu.device_async_create_group
+// NVASYNC: scf.for {{.*}} -> ({{.*}}, !nvgpu.device.async.token, f32, f32, f32) {
+// NVASYNC-NEXT: arith.muli
+// NVASYNC-NEXT: nvgpu.device_async_wait
+// NVASYNC-COUNT-4: nvgpu.device_async_copy {{.*}}, 8, %{{.*}} {bypassL1} : memref<2x128x8x64xf16, #gpu.address_space<global>> to memref<2x64x72xf16, #gpu.address_space<workgroup>>
+// NVASYNC-NEXT: nvgpu.device_async_create_group
+// NVASYNC-NOT: nvgpu.device_async_copy
+// NVASYNC: fmha.tile_read {{.*}} {transposed} : memref<64x72xf16, strided<[72, 1], offset: ?>, #gpu.address_space<workgroup>> -> <64x64xf16, b, "mma_sync_m16n8k16_f16">
 // NV: fmha.tile_mma {{.*}} -> <16x64xf32, c, "mma_sync_m16n8k16_f16">
 // NV: fmha.tile_convert {{.*}} : <16x64xf32, c, "mma_sync_m16n8k16_f16"> -> <16x64xf16, a, "mma_sync_m16n8k16_f16">
 // NV: fmha.tile_accumulate atomic_add {{.*}} : <32x16xf32, c, "mma_sync_m16n8k16_f16">, memref<2x128x8x64xf32, #gpu.address_space<global>>

@@ -98,3 +98,17 @@ func.func @softmax(%f0: vector<4xf32>, %stats: memref<64xf32>, %ds: memref<64x40
   return
 }
 
+
+// -----
+
+// A gradient tile stored into rows of a [B, S, H, D] memref: one element
+// store per register (converted to bf16), rows past the sequence skipped.
+// CHECK-LABEL: func.func @store
+// CHECK-COUNT-8: scf.if
+// CHECK: arith.truncf {{.*}} : f32 to bf16
+// CHECK-NOT: fmha.tile
+func.func @store(%f0: vector<4xf32>, %grad: memref<?x?x8x64xbf16>, %i: index, %sk: index) {
+  %t = fmha.tile_pack %f0, %f0 : vector<4xf32>, vector<4xf32> -> !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16">
+  fmha.tile_store %t, %grad[%i, %i, %i, %i] lane %i seq %sk : !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16">, memref<?x?x8x64xbf16>
+  return
+}
