@@ -316,6 +316,15 @@ struct DistributeMap : OpConversionPattern<fmha::TileMapOp> {
     SmallVector<SmallVector<Value>> results(op.getNumResults());
     // Scalars from outside the body, splat once.
     DenseMap<Value, Value> splats;
+    auto vectorized = [&](IRMapping &map, Value v) {
+      if (Value mapped = map.lookupOrNull(v))
+        return mapped;
+      Value &splat = splats[v];
+      if (!splat)
+        splat = vector::BroadcastOp::create(rewriter, loc,
+                                            vectorOf(v.getType()), v);
+      return splat;
+    };
     for (int64_t n = 0; n < atoms; ++n) {
       IRMapping map;
       for (auto [arg, input] :
@@ -331,26 +340,17 @@ struct DistributeMap : OpConversionPattern<fmha::TileMapOp> {
           continue;
         }
         OperationState state(inner.getLoc(), inner.getName());
-        for (Value operand : inner.getOperands()) {
-          if (Value mapped = map.lookupOrNull(operand)) {
-            state.operands.push_back(mapped);
-            continue;
-          }
-          Value &splat = splats[operand];
-          if (!splat)
-            splat = vector::BroadcastOp::create(
-                rewriter, loc, vectorOf(operand.getType()), operand);
-          state.operands.push_back(splat);
-        }
+        for (Value operand : inner.getOperands())
+          state.operands.push_back(vectorized(map, operand));
         for (Type t : inner.getResultTypes())
           state.types.push_back(vectorOf(t));
         state.attributes = inner.getAttrDictionary();
-        Operation *vectorized = rewriter.create(state);
-        map.map(inner.getResults(), vectorized->getResults());
+        Operation *op = rewriter.create(state);
+        map.map(inner.getResults(), op->getResults());
       }
       for (auto [i, v] : llvm::enumerate(
                cast<fmha::YieldOp>(body.getTerminator()).getValues()))
-        results[i].push_back(map.lookup(v));
+        results[i].push_back(vectorized(map, v));
     }
     SmallVector<ValueRange> replacements(results.begin(), results.end());
     rewriter.replaceOpWithMultiple(op, replacements);

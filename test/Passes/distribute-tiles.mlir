@@ -112,3 +112,20 @@ func.func @store(%f0: vector<4xf32>, %grad: memref<?x?x8x64xbf16>, %i: index, %s
   fmha.tile_store %t, %grad[%i, %i, %i, %i] lane %i seq %sk : !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16">, memref<?x?x8x64xbf16>
   return
 }
+
+// -----
+
+// A body that yields a scalar from outside (or uses one) splats it: this
+// crashed the pass before.
+// CHECK-LABEL: func.func @yield_outside
+// CHECK: %[[S:.*]] = vector.broadcast %arg1 : f32 to vector<4xf32>
+// CHECK: return %[[S]], %[[S]]
+func.func @yield_outside(%a: vector<4xf32>, %s: f32) -> (vector<4xf32>, vector<4xf32>) {
+  %t = fmha.tile_pack %a, %a : vector<4xf32>, vector<4xf32> -> !fmha.tile<16x32xf32, c, "mfma_f32_16x16x16_bf16">
+  %r = fmha.tile_map(%t) : !fmha.tile<16x32xf32, c, "mfma_f32_16x16x16_bf16"> -> !fmha.tile<16x32xf32, c, "mfma_f32_16x16x16_bf16"> {
+  ^bb0(%x: f32):
+    fmha.yield %s : f32
+  }
+  %f:2 = fmha.tile_unpack %r : !fmha.tile<16x32xf32, c, "mfma_f32_16x16x16_bf16"> -> vector<4xf32>, vector<4xf32>
+  return %f#0, %f#1 : vector<4xf32>, vector<4xf32>
+}
