@@ -267,6 +267,25 @@ KernelTarget targetOf(const MatrixAtom &atom) {
   return atom.isHost() ? KernelTarget::cpu() : KernelTarget::gpu(atom.lanes);
 }
 
+/// Visits the atoms of the C tile `t` (row-major index `n`) with where the
+/// lane's register 0 of each lands in a buffer: (row, col) plus the lane's
+/// and the atom's offsets, swapped when `transposed`.
+void forEachAtomOrigin(
+    OpBuilder &b, Location loc, TileType t, LaneCoords lane, Value row,
+    Value col, bool transposed,
+    function_ref<void(int64_t n, Value row0, Value col0)> fn) {
+  for (int64_t ai = 0; ai < t.getRowAtoms(); ++ai)
+    for (int64_t aj = 0; aj < t.getColAtoms(); ++aj) {
+      Value tileRow = addIdx(b, loc, lane.row, ai * t.getAtomRows());
+      Value tileCol = addIdx(b, loc, lane.col, aj * t.getAtomCols());
+      Value row0 =
+          arith::AddIOp::create(b, loc, row, transposed ? tileCol : tileRow);
+      Value col0 =
+          arith::AddIOp::create(b, loc, col, transposed ? tileRow : tileCol);
+      fn(ai * t.getColAtoms() + aj, row0, col0);
+    }
+}
+
 struct DistributeBroadcast : OpConversionPattern<fmha::TileBroadcastOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -435,33 +454,28 @@ struct DistributeAccumulate : OpConversionPattern<fmha::TileAccumulateOp> {
     IntegerAttr alignment =
         rewriter.getI64IntegerAttr(std::min<int64_t>(16, runs.alignment * 4));
     ValueRange frags = adaptor.getValue();
-    for (int64_t ai = 0; ai < t.getRowAtoms(); ++ai)
-      for (int64_t aj = 0; aj < t.getColAtoms(); ++aj) {
-        Value tileRow = addIdx(rewriter, loc, lane.row, ai * t.getAtomRows());
-        Value tileCol = addIdx(rewriter, loc, lane.col, aj * t.getAtomCols());
-        Value row0 = arith::AddIOp::create(rewriter, loc, row,
-                                           transposed ? tileCol : tileRow);
-        Value col0 = arith::AddIOp::create(rewriter, loc, col,
-                                           transposed ? tileRow : tileCol);
-        forEachAccRun(rewriter, loc, targetOf(atom),
-                      frags[ai * t.getColAtoms() + aj], layout, runs.width,
-                      row0, col0, [&](Value r, Value c, ValueRange elements) {
-                        Value run = vector::FromElementsOp::create(
-                            rewriter, loc, runType, elements);
-                        SmallVector<Value> at(indices);
-                        at[at.size() - 3] = r;
-                        at[at.size() - 2] = head;
-                        at.back() = c;
-                        if (op.getKind() == fmha::AccumulateKind::store)
-                          vector::StoreOp::create(
-                              rewriter, loc, run, single(adaptor.getDest()), at,
-                              /*nontemporal=*/false, alignment);
-                        else
-                          fmha::AtomicAddOp::create(rewriter, loc, run,
-                                                    single(adaptor.getDest()),
-                                                    at, alignment);
-                      });
-      }
+    forEachAtomOrigin(
+        rewriter, loc, t, lane, row, col, transposed,
+        [&](int64_t n, Value row0, Value col0) {
+          forEachAccRun(
+              rewriter, loc, targetOf(atom), frags[n], layout, runs.width, row0,
+              col0, [&](Value r, Value c, ValueRange elements) {
+                Value run = vector::FromElementsOp::create(rewriter, loc,
+                                                           runType, elements);
+                SmallVector<Value> at(indices);
+                at[at.size() - 3] = r;
+                at[at.size() - 2] = head;
+                at.back() = c;
+                if (op.getKind() == fmha::AccumulateKind::store)
+                  vector::StoreOp::create(rewriter, loc, run,
+                                          single(adaptor.getDest()), at,
+                                          /*nontemporal=*/false, alignment);
+                else
+                  fmha::AtomicAddOp::create(rewriter, loc, run,
+                                            single(adaptor.getDest()), at,
+                                            alignment);
+              });
+        });
     rewriter.eraseOp(op);
     return success();
   }
@@ -482,27 +496,23 @@ struct DistributeStore : OpConversionPattern<fmha::TileStoreOp> {
           seqLen = single(adaptor.getSeqLen());
     AccLayout layout = AccLayout::get(atom);
     ValueRange frags = adaptor.getValue();
-    for (int64_t ai = 0; ai < t.getRowAtoms(); ++ai)
-      for (int64_t aj = 0; aj < t.getColAtoms(); ++aj) {
-        Value row0 = arith::AddIOp::create(
-            rewriter, loc, single(adaptor.getRow()),
-            addIdx(rewriter, loc, lane.row, ai * t.getAtomRows()));
-        Value col0 = arith::AddIOp::create(
-            rewriter, loc, single(adaptor.getCol()),
-            addIdx(rewriter, loc, lane.col, aj * t.getAtomCols()));
-        forEachAccElement(
-            rewriter, loc, targetOf(atom), frags[ai * t.getColAtoms() + aj],
-            layout, row0, col0, [&](Value row, Value col, Value x) {
-              auto ifOp = scf::IfOp::create(
-                  rewriter, loc,
-                  arith::CmpIOp::create(
-                      rewriter, loc, arith::CmpIPredicate::ult, row, seqLen));
-              OpBuilder::InsertionGuard guard(rewriter);
-              rewriter.setInsertionPointToStart(ifOp.thenBlock());
-              storeF32(rewriter, loc, x, dest,
-                       ValueRange{batch, row, head, col});
-            });
-      }
+    forEachAtomOrigin(
+        rewriter, loc, t, lane, single(adaptor.getRow()),
+        single(adaptor.getCol()), /*transposed=*/false,
+        [&](int64_t n, Value row0, Value col0) {
+          forEachAccElement(
+              rewriter, loc, targetOf(atom), frags[n], layout, row0, col0,
+              [&](Value row, Value col, Value x) {
+                auto ifOp = scf::IfOp::create(
+                    rewriter, loc,
+                    arith::CmpIOp::create(
+                        rewriter, loc, arith::CmpIPredicate::ult, row, seqLen));
+                OpBuilder::InsertionGuard guard(rewriter);
+                rewriter.setInsertionPointToStart(ifOp.thenBlock());
+                storeF32(rewriter, loc, x, dest,
+                         ValueRange{batch, row, head, col});
+              });
+        });
     rewriter.eraseOp(op);
     return success();
   }
