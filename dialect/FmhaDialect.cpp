@@ -95,20 +95,6 @@ bool rocke::fmha::isSupportedHeadDim(int64_t d) {
 // TileType
 //===----------------------------------------------------------------------===//
 
-namespace {
-rocke::MatrixOperand matrixOperand(TileRole role) {
-  switch (role) {
-  case TileRole::a:
-    return rocke::MatrixOperand::A;
-  case TileRole::b:
-    return rocke::MatrixOperand::B;
-  case TileRole::c:
-    return rocke::MatrixOperand::C;
-  }
-  llvm_unreachable("unknown tile role");
-}
-} // namespace
-
 // !fmha.tile<32x64xf32, c, "atom">
 Type TileType::parse(AsmParser &parser) {
   SmallVector<int64_t> shape;
@@ -177,7 +163,19 @@ int64_t TileType::getAtomCols() const {
   return getRole() == TileRole::a ? a.k : a.n;
 }
 
+rocke::MatrixOperand TileType::getMatrixOperand() const {
+  switch (getRole()) {
+  case TileRole::a:
+    return rocke::MatrixOperand::A;
+  case TileRole::b:
+    return rocke::MatrixOperand::B;
+  case TileRole::c:
+    return rocke::MatrixOperand::C;
+  }
+  llvm_unreachable("unknown tile role");
+}
+
 VectorType TileType::getFragmentType() const {
-  return VectorType::get({getMatrixAtom().regs(matrixOperand(getRole()))},
+  return VectorType::get({getMatrixAtom().regs(getMatrixOperand())},
                          getElementType());
 }

@@ -440,11 +440,8 @@ LogicalResult TileConvertOp::verify() {
   if (rowExtent % from.getAtomRows() || colExtent % from.getAtomCols())
     return emitOpError("'") << to.getAtom() << "' atoms do not start at '"
                             << from.getAtom() << "' atoms";
-  rocke::MatrixOperand operand = to.getRole() == TileRole::a
-                                     ? rocke::MatrixOperand::A
-                                     : rocke::MatrixOperand::B;
   if (!rocke::operandFromAccumulators(from.getMatrixAtom(), to.getMatrixAtom(),
-                                      operand, transposed))
+                                      to.getMatrixOperand(), transposed))
     return emitOpError("lanes do not hold the elements of their '")
            << to.getAtom() << "' " << stringifyTileRole(to.getRole())
            << " fragments in their '" << from.getAtom()

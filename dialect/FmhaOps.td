@@ -311,6 +311,8 @@ def Fmha_TileType : TypeDef<Fmha_Dialect, "Tile"> {
   let extraClassDeclaration = [{
     /// The atom (lib/FragmentLayout); the verifier guarantees it exists.
     const ::rocke::MatrixAtom &getMatrixAtom() const;
+    /// The atom operand the tile's fragments are (A, B or C).
+    ::rocke::MatrixOperand getMatrixOperand() const;
     /// Rows and columns of one atom in this role.
     int64_t getAtomRows() const;
     int64_t getAtomCols() const;

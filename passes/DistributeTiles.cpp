@@ -36,22 +36,9 @@ namespace rocke {
 
 using namespace mlir;
 using namespace rocke;
-using fmha::TileRole;
 using fmha::TileType;
 
 namespace {
-
-MatrixOperand operandOf(TileRole role) {
-  switch (role) {
-  case TileRole::a:
-    return MatrixOperand::A;
-  case TileRole::b:
-    return MatrixOperand::B;
-  case TileRole::c:
-    return MatrixOperand::C;
-  }
-  llvm_unreachable("unknown tile role");
-}
 
 /// The one value a non-tile operand converts to.
 Value single(ValueRange converted) { return converted.front(); }
@@ -76,9 +63,9 @@ public:
              Value row, Value col, Value lane)
       : type(op.getType()), transposed(op.getTransposed()), buffer(buffer),
         row(row), col(col),
-        reader(type.getMatrixAtom(), operandOf(type.getRole()),
+        reader(type.getMatrixAtom(), type.getMatrixOperand(),
                LaneCoords::get(b, loc, type.getMatrixAtom(),
-                               operandOf(type.getRole()), lane),
+                               type.getMatrixOperand(), lane),
                lane) {}
 
   Value read(OpBuilder &b, Location loc, int64_t ai, int64_t aj) const {
@@ -121,7 +108,7 @@ struct DistributeLoad : OpConversionPattern<fmha::TileLoadOp> {
     Location loc = op.getLoc();
     TileType t = op.getType();
     const MatrixAtom &atom = t.getMatrixAtom();
-    MatrixOperand operand = operandOf(t.getRole());
+    MatrixOperand operand = t.getMatrixOperand();
     bool transposed = op.getTransposed();
     // The block of source rows: the tile, or its transpose.
     int64_t rows = t.getShape()[transposed ? 1 : 0];
@@ -199,7 +186,7 @@ struct DistributeConvert : OpConversionPattern<fmha::TileConvertOp> {
     bool transposed = op.getTransposed();
     // The verifier checked that the registers are there.
     SmallVector<RegisterSource> repack = *operandFromAccumulators(
-        producer, to.getMatrixAtom(), operandOf(to.getRole()), transposed);
+        producer, to.getMatrixAtom(), to.getMatrixOperand(), transposed);
     ValueRange accs = adaptor.getSource();
     int64_t cRegs = producer.regs(MatrixOperand::C);
     SmallVector<Value> frags;
