@@ -468,7 +468,9 @@ public:
            Value dstT, Value tid, int64_t threads, bool alignedRows)
       : src(src), batch(batch), head(head), seqLen(seqLen), dst(dst),
         dstT(dstT), tid(tid), threads(threads), alignedRows(alignedRows) {
-    rows = cast<MemRefType>(dst.getType()).getDimSize(0);
+    // A double-buffered tile (async copies) is [2 x rows x (D + pad)].
+    auto dstType = cast<MemRefType>(dst.getType());
+    rows = dstType.getDimSize(dstType.getRank() - 2);
     cols = cast<MemRefType>(src.getType()).getDimSize(3);
     unitInner = hasUnitInnerStride(src);
     // The widest vector that divides the row (and, for square chunks, the
@@ -507,6 +509,30 @@ public:
     for (int64_t i = 0; i < chunks() / threads; ++i)
       vals.append(loadChunk(b, loc, chunkOf(b, loc, i), row0));
     return vals;
+  }
+  /// Issues this thread's chunks of rows [row0, row0 + rows) into slot
+  /// `slot` of the double-buffered tile as 16-byte
+  /// nvgpu.device_async_copy ops; rows at or past `rowEnd` read nothing and
+  /// are zero-filled (srcElements = 0). Returns the tokens. The config asks
+  /// for rows of whole 16-byte chunks, which are TileCopy's chunks then.
+  SmallVector<Value> issueAsync(OpBuilder &b, Location loc, Value row0,
+                                Value rowEnd, Value slot) const {
+    Value cWidth = constIndex(b, loc, width);
+    Value none = constIndex(b, loc, 0);
+    auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+    SmallVector<Value> tokens;
+    for (int64_t i = 0; i < chunks() / threads; ++i) {
+      auto [r, c] = coords(b, loc, chunkOf(b, loc, i));
+      Value row = arith::AddIOp::create(b, loc, row0, r);
+      Value valid = cmp(b, loc, arith::CmpIPredicate::ult, row, rowEnd);
+      Value srcElements = arith::SelectOp::create(b, loc, valid, cWidth, none);
+      auto copy = nvgpu::DeviceAsyncCopyOp::create(
+          b, loc, tokenType, dst, ValueRange{slot, r, c}, src,
+          ValueRange{batch, row, head, c}, b.getIndexAttr(width), srcElements,
+          b.getUnitAttr());
+      tokens.push_back(copy.getAsyncToken());
+    }
+    return tokens;
   }
   /// Writes what load() read into the workgroup buffers, the last-loaded
   /// value first: loads complete in order, so the first store's wait covers
@@ -589,42 +615,6 @@ private:
   int64_t rows = 0, cols = 0, width = 1, chunkRows = 1;
   bool unitInner = false;
 };
-
-/// Issues the work-item's 16-byte nvgpu.device_async_copy chunks of rows
-/// [row0, row0 + rows) of head `head` of the [B, S, H, D] memref `src` into
-/// slot `slot` of the [2 x rows x (D + pad)] workgroup buffer `dst`, chunks
-/// split over the work-items as TileCopy does (consecutive work-items take
-/// consecutive chunks of a row: the reads coalesce). Rows at or past `rowEnd`
-/// read nothing and are zero-filled (srcElements = 0). Returns the tokens.
-SmallVector<Value> asyncCopyRows(OpBuilder &b, Location loc, Value src,
-                                 Value batch, Value head, Value row0,
-                                 Value rowEnd, Value dst, Value slot, Value tid,
-                                 int64_t threads) {
-  auto dstType = cast<MemRefType>(dst.getType());
-  int64_t rows = dstType.getDimSize(1);
-  int64_t width = 128 / dstType.getElementTypeBitWidth();
-  int64_t perRow = cast<MemRefType>(src.getType()).getDimSize(3) / width;
-  Value cPerRow = constIndex(b, loc, perRow);
-  Value cWidth = constIndex(b, loc, width);
-  Value none = constIndex(b, loc, 0);
-  auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
-  SmallVector<Value> tokens;
-  for (int64_t i = 0; i < rows * perRow / threads; ++i) {
-    Value chunk = addIdx(b, loc, tid, i * threads);
-    Value r = arith::DivUIOp::create(b, loc, chunk, cPerRow);
-    Value inRow = arith::RemUIOp::create(b, loc, chunk, cPerRow);
-    Value c = arith::MulIOp::create(b, loc, inRow, cWidth);
-    Value row = arith::AddIOp::create(b, loc, row0, r);
-    Value valid = cmp(b, loc, arith::CmpIPredicate::ult, row, rowEnd);
-    Value srcElements = arith::SelectOp::create(b, loc, valid, cWidth, none);
-    auto copy = nvgpu::DeviceAsyncCopyOp::create(
-        b, loc, tokenType, dst, ValueRange{slot, r, c}, src,
-        ValueRange{batch, row, head, c}, b.getIndexAttr(width), srcElements,
-        b.getUnitAttr());
-    tokens.push_back(copy.getAsyncToken());
-  }
-  return tokens;
-}
 
 struct MainKernel {
   fmha::AttentionBwdOp op;
@@ -846,11 +836,8 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   auto issueBlock = [&](Value qb) -> Value {
     Value slot = arith::RemUIOp::create(b, loc, qb, c2);
     Value q0 = arith::MulIOp::create(b, loc, qb, cBlockQ);
-    SmallVector<Value> tokens =
-        asyncCopyRows(b, loc, q, batch, headQ, q0, rowEnd, wg(kQuery), slot,
-                      tid, cfg.threads());
-    tokens.append(asyncCopyRows(b, loc, dO, batch, headQ, q0, rowEnd,
-                                wg(kGradOut), slot, tid, cfg.threads()));
+    SmallVector<Value> tokens = qCopy.issueAsync(b, loc, q0, rowEnd, slot);
+    tokens.append(doCopy.issueAsync(b, loc, q0, rowEnd, slot));
     return nvgpu::DeviceAsyncCreateGroupOp::create(
         b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tokens);
   };
