@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Build the fmha backward kernels for the H200 runner (bench/run_bwd.py).
+"""Build the fmha kernels for the H200 runners (bench/run_bwd.py for the
+backward, bench/run_fwd.py for the forward and forward+backward chains).
 
 For every configuration it writes, under bench/out/:
   <name>.ptx        the PTX (fmha-nvvm-to-ptx + fmha-dump-binary)
@@ -10,9 +11,15 @@ For every configuration it writes, under bench/out/:
                     PTX parameter count
   <name>.config.json  the problem configuration, the pipeline and the MLIR
 
+Configuration kinds (--kinds): bwd (fmha.attention_bwd; names
+<strategy>_<dtype>_d<D>_h<Hq>_<Hkv>_<mask>...), fwd (fmha.attention_fwd;
+fwd_tiled_...) and chain (the forward then the backward in one module;
+fwdbwd_tiled_...).
+
 Runs on Debian's /usr/bin/python3 (uses python/rocke for the MLIR text).
   bench/build_kernels.py [--rocke-opt build/bin/rocke-opt] [--out bench/out]
                          [--only SUBSTRING ...] [--strategies warp,tiled]
+                         [--kinds bwd,fwd,chain]
 """
 import argparse
 import json
@@ -25,23 +32,47 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python"))
 import rocke  # noqa: E402
+from cases import KINDS  # noqa: E402
 
 CHIP = "sm_90"
 SUBGROUP = 32
 
 
-def configs(strategies, variants=()):
-    """The validation matrix of issue 7 plus the benchmark's kernels, and the
-    tile variants (block-kv, num-warps, block-q) to explore."""
+# Problems every kind is validated on: dtypes, head dims, masks, GQA.
+ATTENTION_MATRIX = (
+    [dict(dtype=dtype, D=D, mask=mask) for dtype in ("f16", "bf16")
+     for D in (64, 128) for mask in ("none", "causal")] +
+    [dict(dtype="bf16", D=128, Hkv=4, mask="none"),
+     dict(dtype="f16", D=64, Hkv=4, mask="causal"),
+     dict(dtype="bf16", D=64, mask="sliding_window", left=256, right=0),
+     dict(dtype="bf16", D=128, mask="causal", alignment="bottom_right"),
+     # Head dims past 128 at the chip's default tiles (they spill on sm_90).
+     dict(only=("tiled",), dtype="bf16", D=256, mask="causal"),
+     dict(only=("tiled",), dtype="f16", D=192, mask="none")])
+# Forward then backward in one module, the backward fed our O and LSE.
+CHAIN_MATRIX = (
+    dict(dtype="bf16", D=128, mask="causal"),
+    dict(dtype="f16", D=64, Hkv=4, mask="none"),
+    dict(dtype="bf16", D=64, mask="sliding_window", left=256, right=0))
+# The forward lowering is tiled only.
+FORWARD_STRATEGIES = ("tiled",)
+
+
+def configs(strategies, variants=(), kinds=KINDS):
+    """Of each kind in `kinds`: the validation matrix (issue 7 for the
+    backward, the same problems for the forward, CHAIN_MATRIX for the
+    chains) and the benchmark's kernels; for the backward also the tile
+    variants (block-kv, num-warps, block-q) to explore."""
     out = []
 
-    def add(purpose, only=None, **kw):
+    def add(purpose, kind="bwd", only=None, **kw):
         for strategy in strategies:
             if only and strategy not in only:
                 continue
-            c = dict(strategy=strategy, dtype="bf16", D=64, Hq=16, Hkv=16,
-                     mask="none", alignment="top_left", left=None, right=None,
-                     deterministic=False, purpose=purpose, tiles=None)
+            c = dict(kind=kind, strategy=strategy, dtype="bf16", D=64,
+                     Hq=16, Hkv=16, mask="none", alignment="top_left",
+                     left=None, right=None, deterministic=False, stats="lse",
+                     purpose=purpose, tiles=None)
             c.update(kw)
             c["name"] = config_name(c)
             if all(c["name"] != o["name"] for o in out):
@@ -50,32 +81,40 @@ def configs(strategies, variants=()):
                 next(o for o in out if o["name"] == c["name"])["purpose"] = \
                     "both"
 
-    for dtype in ("f16", "bf16"):
+    def add_bench(kind, only=None):
         for D in (64, 128):
             for mask in ("none", "causal"):
-                add("validate", dtype=dtype, D=D, mask=mask)
-    add("validate", dtype="bf16", D=128, Hkv=4, mask="none")
-    add("validate", dtype="f16", D=64, Hkv=4, mask="causal")
-    add("validate", dtype="bf16", D=64, mask="sliding_window", left=256,
-        right=0)
-    add("validate", dtype="bf16", D=128, mask="causal",
-        alignment="bottom_right")
-    # Head dims past 128 at the chip's default tiles (they spill on sm_90).
-    add("validate", only=("tiled",), dtype="bf16", D=256, mask="causal")
-    add("validate", only=("tiled",), dtype="f16", D=192, mask="none")
-    # Deterministic mode: tiled sums per-KV-block dQ partials in a fixed
-    # order; warp runs a key-stationary dK/dV kernel instead of atomics.
-    add("validate", dtype="bf16", D=64, mask="causal", deterministic=True)
-    add("validate", dtype="f16", D=128, mask="none", deterministic=True)
-    for D in (64, 128):
-        for mask in ("none", "causal"):
-            add("bench", dtype="bf16", D=D, mask=mask)
-    for tiles in variants:
-        for D in (64, 128):
-            for mask in ("none", "causal"):
-                add("explore", only=("tiled",), dtype="bf16", D=D, mask=mask,
-                    tiles=tiles)
+                add("bench", kind=kind, only=only, dtype="bf16", D=D,
+                    mask=mask)
+
+    if "bwd" in kinds:
+        for case in ATTENTION_MATRIX:
+            add("validate", **case)
+        # Deterministic mode: tiled sums per-KV-block dQ partials in a fixed
+        # order; warp runs a key-stationary dK/dV kernel instead of atomics.
+        add("validate", dtype="bf16", D=64, mask="causal", deterministic=True)
+        add("validate", dtype="f16", D=128, mask="none", deterministic=True)
+        add_bench("bwd")
+        for tiles in variants:
+            for D in (64, 128):
+                for mask in ("none", "causal"):
+                    add("explore", only=("tiled",), dtype="bf16", D=D,
+                        mask=mask, tiles=tiles)
+    if "fwd" in kinds:
+        for case in ATTENTION_MATRIX:
+            add("validate", kind="fwd", **dict(case, only=FORWARD_STRATEGIES))
+        # The other statistics encoding (M and L, compared as LSE).
+        add("validate", kind="fwd", only=FORWARD_STRATEGIES, dtype="bf16",
+            D=128, mask="causal", stats="log2_max_sum")
+        add_bench("fwd", only=FORWARD_STRATEGIES)
+    if "chain" in kinds:
+        for case in CHAIN_MATRIX:
+            add("validate", kind="chain", only=FORWARD_STRATEGIES, **case)
     return out
+
+
+# Name prefixes of the kinds (the backward's names predate the others).
+KIND_PREFIX = {"bwd": "", "fwd": "fwd_", "chain": "fwdbwd_"}
 
 
 def config_name(c):
@@ -84,10 +123,12 @@ def config_name(c):
         m = "causalbr"
     elif m == "sliding_window":
         m = "swa%d_%d" % (c["left"], c["right"])
+    if c["stats"] == "log2_max_sum":
+        m += "_l2ms"
     tiles = "_t%dx%dx%d" % tuple(c["tiles"]) if c.get("tiles") else ""
-    return "%s_%s_d%d_h%d_%d_%s%s%s" % (
-        c["strategy"], c["dtype"], c["D"], c["Hq"], c["Hkv"], m,
-        "_det" if c["deterministic"] else "", tiles)
+    return "%s%s_%s_d%d_h%d_%d_%s%s%s" % (
+        KIND_PREFIX[c["kind"]], c["strategy"], c["dtype"], c["D"], c["Hq"],
+        c["Hkv"], m, "_det" if c["deterministic"] else "", tiles)
 
 
 def spec_of(c):
@@ -96,7 +137,15 @@ def spec_of(c):
         heads_q=c["Hq"], heads_kv=c["Hkv"], head_dim_qk=c["D"],
         mask=c["mask"], alignment=c["alignment"], window_left=c["left"],
         window_right=c["right"], strategy=c["strategy"], chip=CHIP,
-        deterministic=c["deterministic"], layout="bhsd")
+        deterministic=c["deterministic"], layout="bhsd",
+        stats_encoding=c["stats"])
+
+
+def mlir_of(c):
+    """The module of a configuration: its fmha op, or for a chain the
+    forward then the backward."""
+    return spec_of(c).to_mlir(forward=c["kind"] in ("fwd", "chain"),
+                              backward=c["kind"] in ("bwd", "chain"))
 
 
 def registered(rocke_opt):
@@ -111,10 +160,12 @@ def kernel_pipeline(c, names):
                                                          SUBGROUP)
     if c["strategy"] == "tiled":
         opts += tile_options(c)
-    steps = ["fmha-bwd-to-kernels{%s}" % opts,
-             "fmha-lower-subgroup-reduce{subgroup-size=%d}" % SUBGROUP]
+    steps = ["fmha-bwd-to-kernels{%s}" % opts]
     if "fmha-lower-mma" in names:
-        steps += ["fmha-distribute-tiles", "fmha-lower-mma"]
+        steps += ["fmha-distribute-tiles"]
+    steps += ["fmha-lower-subgroup-reduce{subgroup-size=%d}" % SUBGROUP]
+    if "fmha-lower-mma" in names:
+        steps += ["fmha-lower-mma"]
     return steps
 
 
@@ -152,11 +203,18 @@ def main():
                                                "rocke-opt"))
     ap.add_argument("--out", default=str(REPO / "bench" / "out"))
     ap.add_argument("--strategies", default="warp,tiled")
+    ap.add_argument("--kinds", default=",".join(KINDS),
+                    help="what to build, of %s: backward, forward, forward "
+                    "then backward in one module" % ",".join(KINDS))
     ap.add_argument("--only", nargs="*", default=[])
     ap.add_argument("--tile-variants", default="",
                     help="tiled variants to explore, e.g. 128x8x64,64x4x32 "
                     "(block-kv x num-warps x block-q)")
     a = ap.parse_args()
+    kinds = a.kinds.split(",")
+    if set(kinds) - set(KINDS):
+        ap.error("--kinds: %s unknown (want %s)" % (
+            ",".join(sorted(set(kinds) - set(KINDS))), ",".join(KINDS)))
     variants = [tuple(int(x) for x in v.split("x"))
                 for v in a.tile_variants.split(",") if v]
     names = registered(a.rocke_opt)
@@ -172,10 +230,10 @@ def main():
         "HEAD %suncommitted in lib/ passes/ dialect/:\n%s" % (head,
                                                          dirty or "none\n"))
     failures = 0
-    for c in configs(a.strategies.split(","), variants):
+    for c in configs(a.strategies.split(","), variants, kinds):
         if a.only and not any(s in c["name"] for s in a.only):
             continue
-        text = spec_of(c).to_mlir()
+        text = mlir_of(c)
         ptx = out / (c["name"] + ".ptx")
         try:
             pipe = full_pipeline(c, names, ptx)

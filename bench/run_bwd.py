@@ -22,6 +22,7 @@ Needs PyTorch and CuPy (both on the H200 image); plain python3 otherwise.
                            [--skip-validate] [--only SUBSTRING ...]
 """
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -35,6 +36,8 @@ import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.nn.attention.flex_attention import create_block_mask, flex_attention
 
+from cases import (BENCH_HEADS, backward_flops, bench_batch, config_names,
+                   mask_label, sanitize_sizes, validation_sizes)
 from kernel_abi import (eval_expr, is_scratch, launch_list, parse_memref,
                         scratch_spec)
 
@@ -49,8 +52,10 @@ DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}
 REL_FLOOR = {"f16": 2e-3, "bf16": 1.6e-2}
 
 
-class Backward:
-    """One configuration's PTX module and launch recipe."""
+class KernelModule:
+    """One configuration's PTX module (a backward, a forward or both) and
+    its launch recipe: the kernels in launch order, bound to tensors by
+    argument role."""
 
     def __init__(self, directory, name):
         with open(os.path.join(directory, name + ".config.json")) as f:
@@ -251,77 +256,70 @@ def rel_err(x, ref):
 # Validation
 # --------------------------------------------------------------------------
 
-def validation_sizes(cfg):
-    if cfg["mask"] == "causal" and cfg["alignment"] == "bottom_right":
-        return [(128, 1000), (1000, 4096)]
-    if cfg["Hkv"] != cfg["Hq"] or cfg["mask"] == "sliding_window" or \
-            cfg["deterministic"]:
-        return [(1000, 1000), (4096, 4096)]
-    return [(128, 128), (1000, 1000), (4096, 4096)]
+def fail(row, note):
+    row["ok"] = False
+    row["notes"] += note + "; "
 
 
-def sanitize_sizes(cfg):
-    """Small tail shapes for compute-sanitizer (bench/sanitize.py): Sq and Sk
-    multiples of no tile, Sq != Sk (bottom-right: Sq < Sk, so every row sees
-    a key)."""
-    if cfg["mask"] == "causal" and cfg["alignment"] == "bottom_right":
-        return [(77, 130)]
-    return [(77, 77), (100, 61)]
+def check_against(row, name, x, ref, low, floor):
+    """Record row[name]: x's error against the float32 `ref` next to that of
+    PyTorch's low-precision result `low`; x fails past max(3 x PyTorch's
+    error, floor) or when not finite."""
+    abs_e, rel = rel_err(x, ref)
+    _, rel_torch = rel_err(low, ref)
+    tol = max(3 * rel_torch, floor)
+    finite = bool(torch.isfinite(x).all())
+    row[name] = dict(abs=abs_e, rel=rel, torch_rel=rel_torch, tol=tol)
+    if not finite or not rel <= tol:
+        fail(row, "%s %s" % (name, "non-finite" if not finite
+                             else "rel %.2e > %.2e" % (rel, tol)))
+
+
+def check_grads(row, cfg, p, t):
+    """Our dQ, dK, dV (t's [B,S,H,D] views) against the float32 autograd of
+    SDPA on problem p, PyTorch's low-precision autograd setting the
+    tolerance."""
+    ref = sdpa_grads(p, cfg, torch.float32)
+    low = sdpa_grads(p, cfg, DTYPES[cfg["dtype"]])
+    for name, r, lo in zip(("dq", "dk", "dv"), ref, low):
+        check_against(row, name, t[name].permute(0, 2, 1, 3), r, lo,
+                      REL_FLOOR[cfg["dtype"]])
+
+
+def launch_timed(launches):
+    """Run a launch list once; wall milliseconds."""
+    torch.cuda.synchronize()
+    t0 = time.time()
+    KernelModule.launch(launches)
+    torch.cuda.synchronize()
+    return (time.time() - t0) * 1e3
 
 
 def validate(bw, b, sq, sk, log):
     cfg = bw.cfg
     p = make_problem(cfg, b, sq, sk)
-    ref = sdpa_grads(p, cfg, torch.float32)
-    low = sdpa_grads(p, cfg, DTYPES[cfg["dtype"]])
     t = our_tensors(p)
     env = env_of(cfg, b, sq, sk)
-    launches = bw.bind(env, t, scratch_fill=float("nan"))
-    torch.cuda.synchronize()
-    t0 = time.time()
-    Backward.launch(launches)
-    torch.cuda.synchronize()
-    secs = time.time() - t0
-    ours = [t["dq"], t["dk"], t["dv"]]
+    ms = launch_timed(bw.bind(env, t, scratch_fill=float("nan")))
     row = dict(name=cfg["name"], strategy=cfg["strategy"], dtype=cfg["dtype"],
                D=cfg["D"], Hq=cfg["Hq"], Hkv=cfg["Hkv"],
                mask=mask_label(cfg), B=b, Sq=sq, Sk=sk,
-               det=cfg["deterministic"], ms=secs * 1e3, ok=True, notes="")
-    floor = REL_FLOOR[cfg["dtype"]]
-    for name, x, r, lo in zip(("dq", "dk", "dv"), ours, ref, low):
-        x = x.permute(0, 2, 1, 3)  # back to [B,H,S,D]
-        abs_e, rel = rel_err(x, r)
-        _, rel_torch = rel_err(lo, r)
-        tol = max(3 * rel_torch, floor)
-        finite = bool(torch.isfinite(x).all())
-        row[name] = dict(abs=abs_e, rel=rel, torch_rel=rel_torch, tol=tol)
-        if not finite or not rel <= tol:
-            row["ok"] = False
-            row["notes"] += "%s %s; " % (name, "non-finite" if not finite
-                                         else "rel %.2e > %.2e" % (rel, tol))
+               det=cfg["deterministic"], ms=ms, ok=True, notes="")
+    check_grads(row, cfg, p, t)
     if cfg["deterministic"]:
+        ours = [t[n] for n in ("dq", "dk", "dv")]
         first = [x.clone() for x in ours]
         for x in ours:
             x.zero_()
-        Backward.launch(bw.bind(env, t, scratch_fill=float("nan")))
+        KernelModule.launch(bw.bind(env, t, scratch_fill=float("nan")))
         torch.cuda.synchronize()
         same = all(torch.equal(a.view(torch.int16), c.view(torch.int16))
                    for a, c in zip(first, ours))
         row["bitwise_repeat"] = same
         if not same:
-            row["ok"] = False
-            row["notes"] += "bits differ between two runs; "
+            fail(row, "bits differ between two runs")
     log(row)
     return row
-
-
-def mask_label(cfg):
-    m = cfg["mask"]
-    if m == "causal" and cfg["alignment"] == "bottom_right":
-        return "causal-br"
-    if m == "sliding_window":
-        return "window(%d,%d)" % (cfg["left"], cfg["right"])
-    return m
 
 
 def print_validation_row(r):
@@ -354,6 +352,35 @@ def time_ms(fn, iters, warmup):
     return statistics.median(times)
 
 
+def time_within_budget(fn, iters, flops, budget_left):
+    """{ms, tflops}: fn's median time over `iters` runs, or {error} when,
+    judged by one timed run, they would not fit in the time budget."""
+    one = time_ms(fn, 1, 1)
+    warm = 3 if one < 200 else 1
+    if one * (iters + warm) / 1e3 > budget_left():
+        return dict(error="skipped: one iteration %.0f ms, %d would exceed "
+                    "the time budget" % (one, iters + warm))
+    ms = time_ms(fn, iters, warm)
+    return dict(ms=ms, tflops=flops / ms / 1e9)
+
+
+def time_baselines(row, flops, baselines):
+    """row[label] = {ms, tflops} for each (label, run) of `baselines`, where
+    run() -> (median ms, result); a failing baseline is reported there, not
+    fatal. Returns the reference result: sdpa_flash's, else the first."""
+    ref = None
+    for label, run in baselines:
+        try:
+            ms, result = run()
+            row[label] = dict(ms=ms, tflops=flops / ms / 1e9)
+            if ref is None or label == "sdpa_flash":
+                ref = result
+        except Exception as e:  # a baseline failing is reported, not fatal
+            row[label] = dict(error=(str(e).splitlines() or [repr(e)])[0]
+                              [:200])
+    return ref
+
+
 _FLEX = []
 # The benchmark calls backward repeatedly on one graph (retain_graph), which
 # compiled backward functions with donated buffers refuse.
@@ -362,17 +389,23 @@ import torch._functorch.config  # noqa: E402
 torch._functorch.config.donated_buffer = False
 
 
-def _flex():
+def compiled_flex():
     """torch.compile of flex_attention, compiled once per process."""
     if not _FLEX:
         _FLEX.append(torch.compile(flex_attention))
     return _FLEX[0]
 
 
+def causal_block_mask(s):
+    """FlexAttention's block mask of top-left causal attention, S x S."""
+    return create_block_mask(lambda b_, h_, qi, ki: qi >= ki, None, None, s, s,
+                             device="cuda")
+
+
 def bench_point(bw, cfg, s, d, causal, iters, budget_left, baselines=True):
-    b = max(1, 16384 // s)
-    h = 16
-    flops = 10.0 * b * h * s * s * d * (0.5 if causal else 1.0)
+    b = bench_batch(s)
+    h = BENCH_HEADS
+    flops = backward_flops(b, h, s, s, d, causal)
     dt = torch.bfloat16
     g = torch.Generator(device="cuda").manual_seed(1)
     q, k, v, do = (torch.randn(b, h, s, d, generator=g, device="cuda",
@@ -382,7 +415,7 @@ def bench_point(bw, cfg, s, d, causal, iters, budget_left, baselines=True):
 
     def sdpa_bwd(backend):
         qq, kk, vv = (x.clone().requires_grad_() for x in (q, k, v))
-        ctx = sdpa_kernel(backend) if backend else _nullctx()
+        ctx = sdpa_kernel(backend) if backend else contextlib.nullcontext()
         with ctx:
             out = F.scaled_dot_product_attention(qq, kk, vv, is_causal=causal,
                                                  scale=scale)
@@ -392,45 +425,28 @@ def bench_point(bw, cfg, s, d, causal, iters, budget_left, baselines=True):
             grads = fn()
         return ms, grads
 
-    def flex_bwd(_):
+    def flex_bwd():
         qq, kk, vv = (x.clone().requires_grad_() for x in (q, k, v))
-        bm = None
-        if causal:
-            bm = create_block_mask(lambda b_, h_, qi, ki: qi >= ki, None,
-                                   None, s, s, device="cuda")
-        out = _flex()(qq, kk, vv, block_mask=bm, scale=scale)
+        bm = causal_block_mask(s) if causal else None
+        out = compiled_flex()(qq, kk, vv, block_mask=bm, scale=scale)
         fn = (lambda: torch.autograd.grad(out, (qq, kk, vv), do,
                                           retain_graph=True))
         return time_ms(fn, iters, 3), fn()
 
     ref = None
-    for label, run, backend in (
-            ("sdpa_default", sdpa_bwd, None),
-            ("sdpa_flash", sdpa_bwd, SDPBackend.FLASH_ATTENTION),
-            ("flex", flex_bwd, None)):
-        if not baselines:
-            break
-        try:
-            ms, grads = run(backend)
-            row[label] = dict(ms=ms, tflops=flops / ms / 1e9)
-            if ref is None or label == "sdpa_flash":
-                ref = grads
-        except Exception as e:  # a baseline failing is reported, not fatal
-            row[label] = dict(error=str(e).splitlines()[0][:200])
+    if baselines:
+        ref = time_baselines(row, flops, (
+            ("sdpa_default", lambda: sdpa_bwd(None)),
+            ("sdpa_flash", lambda: sdpa_bwd(SDPBackend.FLASH_ATTENTION)),
+            ("flex", flex_bwd)))
     if bw is not None:
         out, lse = flash_forward(q, k, v, causal, scale)
         p = dict(q=q, k=k, v=v, do=do, o=out, lse=lse)
         t = our_tensors(p)
         launches = bw.bind(env_of(cfg, b, s, s), t)
-        one = time_ms(lambda: Backward.launch(launches), 1, 1)
-        n = iters
-        warm = 3 if one < 200 else 1
-        if one * (n + warm) / 1e3 > budget_left():
-            row["ours"] = dict(error="skipped: one iteration %.0f ms, %d would "
-                               "exceed the time budget" % (one, n + warm))
-        else:
-            ms = time_ms(lambda: Backward.launch(launches), n, warm)
-            row["ours"] = dict(ms=ms, tflops=flops / ms / 1e9)
+        row["ours"] = time_within_budget(
+            lambda: KernelModule.launch(launches), iters, flops, budget_left)
+        if "ms" in row["ours"]:
             # Before the per-kernel timing, which reruns kernels out of
             # sequence (accumulators not re-zeroed) and spoils the results.
             if ref is not None:
@@ -445,16 +461,8 @@ def kernel_breakdown(bw, launches):
     """Median ms of each kernel alone (where the time goes)."""
     out = {}
     for (k, _), launch in zip(bw.kernels, launches):
-        out[k["name"]] = time_ms(lambda: Backward.launch([launch]), 5, 1)
+        out[k["name"]] = time_ms(lambda: KernelModule.launch([launch]), 5, 1)
     return out
-
-
-class _nullctx:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *a):
-        return False
 
 
 def flash_forward(q, k, v, causal, scale):
@@ -477,9 +485,11 @@ def print_bench_row(r):
         return "%7.3f ms %5.0f" % (x["ms"], x["tflops"])
     extra = ""
     if r.get("ours") and "rel_vs_sdpa" in r["ours"]:
-        extra = "rel %.1e [%s]" % (r["ours"]["rel_vs_sdpa"], " ".join(
+        extra = "rel %.1e" % r["ours"]["rel_vs_sdpa"]
+    if r.get("ours") and r["ours"].get("kernels_ms"):
+        extra += " [%s]" % " ".join(
             "%s %.2f" % (n.replace("fmha_bwd_", ""), ms)
-            for n, ms in r["ours"]["kernels_ms"].items()))
+            for n, ms in r["ours"]["kernels_ms"].items())
     for key in BENCH_KEYS:
         if r.get(key) and "error" in r[key]:
             extra += " %s: %s" % (key, r[key]["error"][:100])
@@ -491,10 +501,15 @@ def print_bench_row(r):
 
 def markdown(results):
     """The validation and benchmark tables as Markdown (docs/BENCHMARKS.md)."""
+    return (markdown_validation(results["validation"]) + "\n" +
+            markdown_bench(results["bench"]))
+
+
+def markdown_validation(rows):
     out = ["| strategy | dtype | D | Hq/Hkv | mask | Sq | Sk | det | "
            "dQ rel (torch) | dK rel (torch) | dV rel (torch) | ms | result |",
            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in results["validation"]:
+    for r in rows:
         e = ["%.1e (%.1e)" % (r[n]["rel"], r[n]["torch_rel"])
              for n in ("dq", "dk", "dv")]
         det = ""
@@ -505,11 +520,17 @@ def markdown(results):
                        r["strategy"], r["dtype"], r["D"], r["Hq"], r["Hkv"],
                        r["mask"], r["Sq"], r["Sk"], det, e[0], e[1], e[2],
                        r["ms"], "pass" if r["ok"] else "FAIL " + r["notes"]))
-    out += ["", "| D | S | B | mask | config | ours ms | ours TFLOP/s | ours rel "
-            "err | SDPA default ms | TFLOP/s | SDPA flash ms | TFLOP/s | Flex "
-            "ms | TFLOP/s | ours / flash | ours / flex |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in results["bench"]:
+    return "\n".join(out) + "\n"
+
+
+def markdown_bench(rows):
+    """The benchmark rows (ours against SDPA's default and flash backends
+    and FlexAttention) as a Markdown table."""
+    out = ["| D | S | B | mask | config | ours ms | ours TFLOP/s | ours rel "
+           "err | SDPA default ms | TFLOP/s | SDPA flash ms | TFLOP/s | Flex "
+           "ms | TFLOP/s | ours / flash | ours / flex |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
         cells = []
         for key in BENCH_KEYS:
             x = r.get(key) or {"error": "not run"}
@@ -539,9 +560,12 @@ def ratio(r, key):
 
 
 # --------------------------------------------------------------------------
+# Driver (shared with run_fwd.py)
+# --------------------------------------------------------------------------
 
-def main():
-    ap = argparse.ArgumentParser()
+def runner_arguments(doc):
+    """The options run_bwd.py and run_fwd.py share."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--dir", default=os.path.join(os.path.dirname(
         os.path.abspath(__file__)), "out"))
     ap.add_argument("--out", default=os.environ.get("OUT"))
@@ -551,14 +575,120 @@ def main():
     ap.add_argument("--max-s", type=int, default=4096,
                     help="largest validation sequence length")
     ap.add_argument("--bench-s", default="1024,2048,4096,8192")
-    ap.add_argument("--bench-strategy", default="tiled")
     ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("--budget-s", type=float, default=480,
                     help="stop starting new work after this many seconds")
     ap.add_argument("--sanitize", action="store_true",
                     help="validate only the small tail shapes of "
-                    "sanitize_sizes, B=1 (run under compute-sanitizer by "
-                    "bench/sanitize.py)")
+                    "cases.sanitize_sizes, B=1 (run under compute-sanitizer "
+                    "by bench/sanitize.py)")
+    return ap
+
+
+def print_build_info(directory):
+    print("device: %s, torch %s, cupy %s" % (torch.cuda.get_device_name(),
+                                             torch.__version__, cp.__version__))
+    info = os.path.join(directory, "BUILD_INFO.txt")
+    if os.path.exists(info):
+        print("kernels built from " + open(info).read().strip())
+
+
+class Modules:
+    """The KernelModules of the configurations `names`, each loaded on first
+    use; one that fails to load is reported in `errors` and is None."""
+
+    def __init__(self, directory, names, errors):
+        self.directory, self.names, self.errors = directory, names, errors
+        self._loaded = {}
+
+    def __getitem__(self, name):
+        if name not in self._loaded:
+            try:
+                self._loaded[name] = KernelModule(self.directory, name)
+            except Exception as e:  # report and go on with the others
+                self.errors.append("%s: %s" % (name, e))
+                print("LOAD FAIL %s: %s" % (name, e), flush=True)
+                self._loaded[name] = None
+        return self._loaded[name]
+
+    def get(self, name):
+        """The module of `name`, or None when it is not among `names`."""
+        return self[name] if name in self.names else None
+
+
+def attempt(results, what, budget_left, fn):
+    """fn() while the time budget lasts, else None; a skip or an exception is
+    printed and recorded in results["errors"] (and None returned)."""
+    if budget_left() < 0:
+        results["errors"].append("budget: skipped %s" % what)
+        print("SKIP (time budget) %s" % what, flush=True)
+        return None
+    try:
+        return fn()
+    except Exception as e:  # report and go on with the others
+        results["errors"].append("%s: %r" % (what, e))
+        print("ERROR %s: %r" % (what, e), flush=True)
+        return None
+    finally:
+        torch.cuda.empty_cache()
+
+
+def run_validation(modules, sizes_of, check, a, budget_left, results):
+    """results["validation"] += check(module, B, Sq, Sk) for each
+    configuration not only for the benchmark, at its sizes_of(cfg) up to
+    --max-s, with B = 1 under --sanitize and 2 otherwise."""
+    batch = 1 if a.sanitize else 2
+    for name in modules.names:
+        m = modules[name]
+        if m is None or m.cfg["purpose"] == "bench":
+            continue
+        for sq, sk in sizes_of(m.cfg):
+            if max(sq, sk) > a.max_s:
+                continue
+            row = attempt(results, "%s %d/%d" % (name, sq, sk), budget_left,
+                          lambda: check(m, batch, sq, sk))
+            if row is not None:
+                results["validation"].append(row)
+
+
+def run_bench(modules, name_of, bench_one, a, budget_left, results):
+    """results["bench"] += bench_one(module, S, D, causal) for D 64 and 128,
+    no mask and causal, S of --bench-s; the module is name_of(D, causal)'s,
+    None when not built (baselines only)."""
+    for d in (64, 128):
+        for causal in (False, True):
+            name = name_of(d, causal)
+            m = modules.get(name)
+            for s in (int(x) for x in a.bench_s.split(",")):
+                r = attempt(results, "bench %s S=%d" % (name, s), budget_left,
+                            lambda: bench_one(m, s, d, causal))
+                if r is not None:
+                    r["config"] = name if m else None
+                    results["bench"].append(r)
+                    print_bench_row(r)
+
+
+def finish(results, start, out, tables):
+    """Print the summary and write results.json and the Markdown `tables`
+    under `out` (when given); the exit status."""
+    failed = [r for r in results["validation"] if not r["ok"]]
+    print("\nvalidation: %d cases, %d failed; errors: %d; %.0f s" % (
+        len(results["validation"]), len(failed), len(results["errors"]),
+        time.time() - start))
+    for e in results["errors"]:
+        print("  error:", e)
+    if out:
+        os.makedirs(out, exist_ok=True)
+        with open(os.path.join(out, "results.json"), "w") as f:
+            json.dump(results, f, indent=1)
+        with open(os.path.join(out, "tables.md"), "w") as f:
+            f.write(tables)
+    return 1 if failed or results["errors"] else 0
+
+
+def main():
+    ap = runner_arguments(__doc__)
+    ap.add_argument("--bench-strategy", default="tiled")
     ap.add_argument("--explore", action="store_true",
                     help="also time the tile variants build_kernels.py "
                     "built (--tile-variants), ours only")
@@ -568,118 +698,50 @@ def main():
     def budget_left():
         return a.budget_s - (time.time() - start)
 
-    print("device: %s, torch %s, cupy %s" % (torch.cuda.get_device_name(),
-                                             torch.__version__, cp.__version__))
-    info = os.path.join(a.dir, "BUILD_INFO.txt")
-    if os.path.exists(info):
-        print("kernels built from " + open(info).read().strip())
-    names = sorted(f[:-len(".config.json")] for f in os.listdir(a.dir)
-                   if f.endswith(".config.json"))
-    names = [n for n in names if not a.only or any(s in n for s in a.only)]
+    print_build_info(a.dir)
     results = dict(validation=[], bench=[], errors=[])
-    modules = {}
-
-    def load(n):
-        if n not in modules:
-            try:
-                modules[n] = Backward(a.dir, n)
-            except Exception as e:  # report and go on with the others
-                results["errors"].append("%s: %s" % (n, e))
-                print("LOAD FAIL %s: %s" % (n, e), flush=True)
-                modules[n] = None
-        return modules[n]
+    modules = Modules(a.dir, config_names(a.dir, a.only, ("bwd",)),
+                      results["errors"])
 
     if not a.skip_validate:
         print("\n== validation (rel err ours/PyTorch-lowprec vs float32 SDPA "
               "autograd) ==")
-        for n in names:
-            bw = load(n)
-            if bw is None or bw.cfg["purpose"] == "bench":
-                continue
-            sizes = (sanitize_sizes if a.sanitize else validation_sizes)(
-                bw.cfg)
-            for sq, sk in sizes:
-                if max(sq, sk) > a.max_s:
-                    continue
-                if budget_left() < 0:
-                    results["errors"].append("budget: skipped %s %d/%d"
-                                             % (n, sq, sk))
-                    print("SKIP (time budget) %s %d/%d" % (n, sq, sk))
-                    continue
-                try:
-                    results["validation"].append(validate(
-                        bw, 1 if a.sanitize else 2, sq, sk,
-                        print_validation_row))
-                except Exception as e:
-                    results["errors"].append("%s %d/%d: %r" % (n, sq, sk, e))
-                    print("ERROR %s %d/%d: %r" % (n, sq, sk, e), flush=True)
-                torch.cuda.empty_cache()
+        run_validation(modules,
+                       sanitize_sizes if a.sanitize else validation_sizes,
+                       lambda bw, b, sq, sk: validate(bw, b, sq, sk,
+                                                      print_validation_row),
+                       a, budget_left, results)
 
     if not a.skip_bench:
         print("\n== benchmark: bf16 backward, H=16, B=16384/S; median ms and "
               "TFLOP/s (ours=%s | sdpa default | sdpa flash | flex) and ours "
               "over flash and flex ==" % a.bench_strategy)
-        for d in (64, 128):
-            for causal in (False, True):
-                n = "%s_bf16_d%d_h16_16_%s" % (a.bench_strategy, d,
-                                               "causal" if causal else "none")
-                bw = load(n) if n in names else None
-                for s in (int(x) for x in a.bench_s.split(",")):
-                    if budget_left() < 0:
-                        print("SKIP (time budget) bench D=%d S=%d" % (d, s))
-                        results["errors"].append("budget: bench %s S=%d"
-                                                 % (n, s))
-                        continue
-                    try:
-                        r = bench_point(bw, bw.cfg if bw else None, s, d,
-                                        causal, a.iters, budget_left)
-                        r["config"] = n if bw else None
-                        results["bench"].append(r)
-                        print_bench_row(r)
-                    except Exception as e:
-                        results["errors"].append("bench %s S=%d: %r"
-                                                 % (n, s, e))
-                        print("ERROR bench %s S=%d: %r" % (n, s, e),
-                              flush=True)
-                    torch.cuda.empty_cache()
+        run_bench(modules,
+                  lambda d, causal: "%s_bf16_d%d_h16_16_%s" % (
+                      a.bench_strategy, d, "causal" if causal else "none"),
+                  lambda bw, s, d, causal: bench_point(
+                      bw, bw.cfg if bw else None, s, d, causal, a.iters,
+                      budget_left),
+                  a, budget_left, results)
 
     if a.explore:
         print("\n== tile exploration: ours only ==")
-        for n in names:
-            bw = load(n)
+        for n in modules.names:
+            bw = modules[n]
             if bw is None or bw.cfg["purpose"] != "explore":
                 continue
             for s in (int(x) for x in a.bench_s.split(",")):
-                if budget_left() < 0:
-                    results["errors"].append("budget: explore %s S=%d"
-                                             % (n, s))
-                    continue
-                try:
-                    r = bench_point(bw, bw.cfg, s, bw.cfg["D"],
-                                    bw.cfg["mask"] == "causal", a.iters,
-                                    budget_left, baselines=False)
+                r = attempt(results, "explore %s S=%d" % (n, s), budget_left,
+                            lambda: bench_point(
+                                bw, bw.cfg, s, bw.cfg["D"],
+                                bw.cfg["mask"] == "causal", a.iters,
+                                budget_left, baselines=False))
+                if r is not None:
                     r["config"] = n
                     results["bench"].append(r)
                     print_bench_row(r)
-                except Exception as e:
-                    results["errors"].append("explore %s S=%d: %r"
-                                             % (n, s, e))
-                    print("ERROR explore %s S=%d: %r" % (n, s, e), flush=True)
-                torch.cuda.empty_cache()
 
-    failed = [r for r in results["validation"] if not r["ok"]]
-    print("\nvalidation: %d cases, %d failed; errors: %d; %.0f s" % (
-        len(results["validation"]), len(failed), len(results["errors"]),
-        time.time() - start))
-    for e in results["errors"]:
-        print("  error:", e)
-    if a.out:
-        os.makedirs(a.out, exist_ok=True)
-        with open(os.path.join(a.out, "results.json"), "w") as f:
-            json.dump(results, f, indent=1)
-        with open(os.path.join(a.out, "tables.md"), "w") as f:
-            f.write(markdown(results))
-    return 1 if failed or results["errors"] else 0
+    return finish(results, start, a.out, markdown(results))
 
 
 if __name__ == "__main__":

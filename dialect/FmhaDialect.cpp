@@ -95,6 +95,26 @@ bool rocke::fmha::isSupportedHeadDim(int64_t d) {
 // TileType
 //===----------------------------------------------------------------------===//
 
+namespace {
+/// Rows (`rows`) or columns of one atom of a tile in `role`: [m x k] A, [k x
+/// n] B, [m x n] C, [m x 1] per-row and [1 x n] per-column vectors.
+int64_t atomExtent(const rocke::MatrixAtom &atom, TileRole role, bool rows) {
+  switch (role) {
+  case TileRole::a:
+    return rows ? atom.m : atom.k;
+  case TileRole::b:
+    return rows ? atom.k : atom.n;
+  case TileRole::c:
+    return rows ? atom.m : atom.n;
+  case TileRole::rows:
+    return rows ? atom.m : 1;
+  case TileRole::cols:
+    return rows ? 1 : atom.n;
+  }
+  llvm_unreachable("unknown tile role");
+}
+} // namespace
+
 // !fmha.tile<32x64xf32, c, "atom">
 Type TileType::parse(AsmParser &parser) {
   SmallVector<int64_t> shape;
@@ -109,7 +129,7 @@ Type TileType::parse(AsmParser &parser) {
   std::optional<TileRole> parsedRole = symbolizeTileRole(role);
   if (!parsedRole) {
     parser.emitError(parser.getCurrentLocation(),
-                     "tile role must be a, b or c, got '")
+                     "tile role must be a, b, c, rows or cols, got '")
         << role << "'";
     return Type();
   }
@@ -132,15 +152,19 @@ LogicalResult TileType::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "unknown matrix atom '" << atom << "'";
   if (shape.size() != 2 || shape[0] <= 0 || shape[1] <= 0)
     return emitError() << "a tile has 2 positive dimensions";
-  if (role == TileRole::c
-          ? !elementType.isF32()
-          : !isa<Float16Type, BFloat16Type, Float32Type>(elementType))
+  bool operand = role == TileRole::a || role == TileRole::b;
+  if (operand ? !isa<Float16Type, BFloat16Type, Float32Type>(elementType)
+              : !elementType.isF32())
     return emitError() << "a tile in role " << stringifyTileRole(role)
-                       << " holds "
-                       << (role == TileRole::c ? "f32" : "f16, bf16 or f32")
+                       << " holds " << (operand ? "f16, bf16 or f32" : "f32")
                        << ", not " << elementType;
-  int64_t rows = role == TileRole::b ? matrixAtom->k : matrixAtom->m;
-  int64_t cols = role == TileRole::a ? matrixAtom->k : matrixAtom->n;
+  if ((role == TileRole::rows && shape[1] != 1) ||
+      (role == TileRole::cols && shape[0] != 1))
+    return emitError() << "a tile in role " << stringifyTileRole(role) << " is "
+                       << (role == TileRole::rows ? "Rx1" : "1xC") << ", not "
+                       << shape[0] << "x" << shape[1];
+  int64_t rows = atomExtent(*matrixAtom, role, /*rows=*/true);
+  int64_t cols = atomExtent(*matrixAtom, role, /*rows=*/false);
   if (shape[0] % rows || shape[1] % cols)
     return emitError() << "a " << shape[0] << "x" << shape[1]
                        << " tile is no grid of " << rows << "x" << cols
@@ -154,13 +178,11 @@ const rocke::MatrixAtom &TileType::getMatrixAtom() const {
 }
 
 int64_t TileType::getAtomRows() const {
-  const rocke::MatrixAtom &a = getMatrixAtom();
-  return getRole() == TileRole::b ? a.k : a.m;
+  return atomExtent(getMatrixAtom(), getRole(), /*rows=*/true);
 }
 
 int64_t TileType::getAtomCols() const {
-  const rocke::MatrixAtom &a = getMatrixAtom();
-  return getRole() == TileRole::a ? a.k : a.n;
+  return atomExtent(getMatrixAtom(), getRole(), /*rows=*/false);
 }
 
 rocke::MatrixOperand TileType::getMatrixOperand() const {
@@ -170,12 +192,23 @@ rocke::MatrixOperand TileType::getMatrixOperand() const {
   case TileRole::b:
     return rocke::MatrixOperand::B;
   case TileRole::c:
+  case TileRole::rows:
+  case TileRole::cols:
     return rocke::MatrixOperand::C;
   }
   llvm_unreachable("unknown tile role");
 }
 
+bool TileType::isLineVector() const {
+  return getRole() == TileRole::rows || getRole() == TileRole::cols;
+}
+
 VectorType TileType::getFragmentType() const {
-  return VectorType::get({getMatrixAtom().regs(getMatrixOperand())},
-                         getElementType());
+  const rocke::MatrixAtom &atom = getMatrixAtom();
+  if (isLineVector())
+    return VectorType::get(
+        {int64_t(
+            rocke::accumulatorLines(atom, getRole() == TileRole::rows).size())},
+        getElementType());
+  return VectorType::get({atom.regs(getMatrixOperand())}, getElementType());
 }

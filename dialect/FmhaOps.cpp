@@ -357,8 +357,9 @@ LogicalResult AtomicAddOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult TileZeroOp::verify() {
-  if (getType().getRole() != TileRole::c)
-    return emitOpError("makes accumulator tiles (role c), not role ")
+  if (getType().getRole() != TileRole::c && !getType().isLineVector())
+    return emitOpError("makes accumulator tiles (role c) or their per-row "
+                       "(per-column) vectors, not role ")
            << stringifyTileRole(getType().getRole());
   return success();
 }
@@ -366,9 +367,9 @@ LogicalResult TileZeroOp::verify() {
 namespace {
 /// Operand tiles (roles a and b) only; `what` names the op's product.
 LogicalResult verifyOperandTile(Operation *op, TileType type) {
-  if (type.getRole() == TileRole::c)
-    return op->emitOpError("reads operand tiles (role a or b), not "
-                           "accumulators (role c)");
+  if (type.getRole() != TileRole::a && type.getRole() != TileRole::b)
+    return op->emitOpError("reads operand tiles (role a or b), not role ")
+           << stringifyTileRole(type.getRole());
   return success();
 }
 
@@ -426,7 +427,8 @@ LogicalResult TileMmaOp::verify() {
 
 LogicalResult TileConvertOp::verify() {
   TileType from = getSource().getType(), to = getType();
-  if (from.getRole() != TileRole::c || to.getRole() == TileRole::c)
+  if (from.getRole() != TileRole::c ||
+      (to.getRole() != TileRole::a && to.getRole() != TileRole::b))
     return emitOpError("turns an accumulator tile (role c) into an operand "
                        "tile (role a or b)");
   ArrayRef<int64_t> s = from.getShape(), r = to.getShape();
@@ -492,12 +494,28 @@ LogicalResult TileMapOp::verify() {
   auto layoutOf = [](TileType t) {
     return std::make_tuple(t.getShape(), t.getRole(), t.getAtom());
   };
-  auto first = cast<TileType>(getInputs().front().getType());
-  for (Type t : llvm::concat<Type>(llvm::to_vector(getInputs().getTypes()),
-                                   llvm::to_vector(getResultTypes())))
+  auto first = cast<TileType>(getResults().front().getType());
+  for (Type t : getResultTypes())
     if (layoutOf(cast<TileType>(t)) != layoutOf(first))
-      return emitOpError("tiles must share shape, role and atom: ")
+      return emitOpError("result tiles must share shape, role and atom: ")
              << first << " and " << t;
+  for (Type t : getInputs().getTypes()) {
+    auto input = cast<TileType>(t);
+    if (layoutOf(input) == layoutOf(first))
+      continue;
+    // Per-row (per-column) vectors of the results' rows (columns).
+    bool broadcast = first.getRole() == TileRole::c &&
+                     rocke::sameAccumulatorLayout(input.getMatrixAtom(),
+                                                  first.getMatrixAtom()) &&
+                     ((input.getRole() == TileRole::rows &&
+                       input.getShape()[0] == first.getShape()[0]) ||
+                      (input.getRole() == TileRole::cols &&
+                       input.getShape()[1] == first.getShape()[1]));
+    if (!broadcast)
+      return emitOpError("input ")
+             << input << " is neither of the results' layout " << first
+             << " nor a per-row or per-column vector of it";
+  }
   Block &body = getBody().front();
   if (body.getNumArguments() != getInputs().size())
     return emitOpError("body takes one element per input tile, ")
@@ -551,4 +569,30 @@ LogicalResult TileAccumulateOp::verify() {
 
 LogicalResult TileStoreOp::verify() {
   return verifyAccumulatorTile(*this, getValue().getType());
+}
+
+LogicalResult TileReduceOp::verify() {
+  TileType from = getValue().getType(), to = getType();
+  if (failed(verifyAccumulatorTile(*this, from)))
+    return failure();
+  bool alongRows = getDim() == 1;
+  TileRole role = alongRows ? TileRole::rows : TileRole::cols;
+  ArrayRef<int64_t> s = from.getShape();
+  SmallVector<int64_t> shape =
+      alongRows ? SmallVector<int64_t>{s[0], 1} : SmallVector<int64_t>{1, s[1]};
+  if (to.getRole() != role || to.getShape() != ArrayRef<int64_t>(shape) ||
+      to.getAtom() != from.getAtom())
+    return emitOpError("reducing dim ")
+           << getDim() << " of " << from << " gives a " << shape[0] << "x"
+           << shape[1] << " tile in role " << stringifyTileRole(role)
+           << " of the same atom, not " << to;
+  return success();
+}
+
+LogicalResult TileStoreLinesOp::verify() {
+  if (!getValue().getType().isLineVector())
+    return emitOpError("stores per-row or per-column vectors (role rows or "
+                       "cols), not role ")
+           << stringifyTileRole(getValue().getType().getRole());
+  return success();
 }

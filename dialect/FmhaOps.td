@@ -221,9 +221,10 @@ def Fmha_MaskFragmentOp : Fmha_Op<"mask_fragment",
     `query + i` with key `key + j`, or, with `keys_along_rows`, key `key + i`
     with query `query + j`. Elements whose key is at or past `seq_k`, and
     with `mask` those the band hides (aligned to the bottom right with
-    `seq_k - seq_q` when the mask says so), become 0. `fmha-lower-masks`
-    makes it one index comparison per element against constants and a
-    select.
+    `seq_k - seq_q` when the mask says so), become `fill` (0 by default; the
+    forward masks scores with -inf before its row maximum).
+    `fmha-lower-masks` makes it one index comparison per element against
+    constants and a select.
 
     ```mlir
     %p = fmha.mask_fragment %x at(%q0, %k0) lane %lane seq(%sq, %sk)
@@ -234,7 +235,8 @@ def Fmha_MaskFragmentOp : Fmha_Op<"mask_fragment",
   let arguments = (ins VectorOfRankAndType<[1], [F32]>:$value, Index:$query,
                        Index:$key, Index:$lane, Index:$seq_q, Index:$seq_k,
                        StrAttr:$atom, OptionalAttr<Fmha_MaskAttr>:$mask,
-                       UnitAttr:$keys_along_rows);
+                       UnitAttr:$keys_along_rows,
+                       DefaultValuedAttr<F32Attr, "0.0f">:$fill);
   let results = (outs VectorOfRankAndType<[1], [F32]>:$result);
   let assemblyFormat = [{
     $value `at` `(` $query `,` $key `)` `lane` $lane
@@ -283,7 +285,8 @@ def Fmha_AtomicAddOp : Fmha_Op<"atomic_add"> {
 
 def Fmha_TileRole : I32EnumAttr<"TileRole",
     "which operand of a matrix atom a tile's atoms are", [
-  I32EnumAttrCase<"a", 0>, I32EnumAttrCase<"b", 1>, I32EnumAttrCase<"c", 2>]> {
+  I32EnumAttrCase<"a", 0>, I32EnumAttrCase<"b", 1>, I32EnumAttrCase<"c", 2>,
+  I32EnumAttrCase<"rows", 3>, I32EnumAttrCase<"cols", 4>]> {
   let cppNamespace = "::rocke::fmha";
   let genSpecializedAttr = 0;
 }
@@ -298,8 +301,16 @@ def Fmha_TileType : TypeDef<Fmha_Dialect, "Tile"> {
     holds the registers the atom's layout gives it. `fmha-distribute-tiles`
     replaces a tile by its fragments, one 1-D vector per atom.
 
+    Roles `rows` ([R x 1]) and `cols` ([1 x C]) are vectors of one f32 per
+    row (column) of a C tile of the same atom, as its lanes hold them: each
+    lane keeps the values of the rows (columns) its C registers touch, one
+    per distinct row (column) offset of the layout. Row reductions
+    (`tile_reduce`) make them; `tile_map` broadcasts them back onto C tiles.
+    The softmax's running row maximum and sum live in them.
+
     ```mlir
     !fmha.tile<32x64xf32, c, "mfma_f32_16x16x16_bf16">
+    !fmha.tile<16x1xf32, rows, "mma_sync_m16n8k16_f16">
     ```
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
@@ -318,6 +329,8 @@ def Fmha_TileType : TypeDef<Fmha_Dialect, "Tile"> {
     int64_t getAtomCols() const;
     int64_t getRowAtoms() const { return getShape()[0] / getAtomRows(); }
     int64_t getColAtoms() const { return getShape()[1] / getAtomCols(); }
+    /// A vector of per-row or per-column values (role rows or cols).
+    bool isLineVector() const;
     /// One lane's fragment of one atom.
     ::mlir::VectorType getFragmentType() const;
   }];
@@ -490,9 +503,14 @@ def Fmha_TileMapOp : Fmha_TileOp<"map", [Pure,
     SingleBlockImplicitTerminator<"YieldOp">]> {
   let summary = "an elementwise function of tiles of one layout";
   let description = [{
-    Applies the body to each element position of the input tiles (same
-    shape, role and atom; element types may differ): the block arguments are
-    the inputs' elements, `fmha.yield` gives the results' elements. The body
+    Applies the body to each element position of the result tiles (same
+    shape, role and atom): the block arguments are the inputs' elements,
+    `fmha.yield` gives the results' elements. Inputs have the results'
+    layout (element types may differ) or, for C results, are per-row
+    ([R x 1], role rows) or per-column ([1 x C], role cols) vectors of an
+    atom with the same accumulator layout, broadcast along the rows
+    (columns): the softmax's row maximum
+    subtracted from a score tile, its rescaling factor applied to O. The body
     holds elementwise ops on scalars (arith, math) and may use scalars
     defined outside. `fmha-distribute-tiles` applies it to each lane's
     fragments as vector ops.
@@ -530,7 +548,8 @@ def Fmha_TileMaskOp : Fmha_TileOp<"mask", [Pure,
   let description = [{
     Element (i, j) of the C tile pairs query `query + i` with key `key + j`,
     or, with `keys_along_rows`, key `key + i` with query `query + j`. Keys at
-    or past `seq_k`, and with `mask` the pairs its band hides, become 0.
+    or past `seq_k`, and with `mask` the pairs its band hides, become
+    `fill` (default 0: probabilities; the forward fills scores with -inf).
     Distributed into one fmha.mask_fragment per atom (fmha-lower-masks).
 
     ```mlir
@@ -542,7 +561,8 @@ def Fmha_TileMaskOp : Fmha_TileOp<"mask", [Pure,
   let arguments = (ins Fmha_TileType:$value, Index:$query, Index:$key,
                        Index:$lane, Index:$seq_q, Index:$seq_k,
                        OptionalAttr<Fmha_MaskAttr>:$mask,
-                       UnitAttr:$keys_along_rows);
+                       UnitAttr:$keys_along_rows,
+                       DefaultValuedAttr<F32Attr, "0.0f">:$fill);
   let results = (outs Fmha_TileType:$result);
   let assemblyFormat = [{
     $value `at` `(` $query `,` $key `)` `lane` $lane
@@ -613,8 +633,10 @@ def Fmha_TileStoreOp : Fmha_TileOp<"store"> {
   let summary = "an accumulator tile stored into rows of a [B, S, H, D] memref";
   let description = [{
     Element (i, j) of the C tile goes to `dest[batch, row + i, head, col +
-    j]` in the memref's element type, where `row + i < seq_len`: a gradient
-    (dK, dV) written once by the subgroup that owns its rows.
+    j]` in the memref's element type, where `row + i < seq_len`, or with
+    `transposed` to `dest[batch, row + j, head, col + i]` where `row + j <
+    seq_len`: a result (dK, dV, the forward's O, or O^T) written once by the
+    subgroup that owns its rows.
 
     ```mlir
     fmha.tile_store %dv, %grad[%b, %kv0, %h, %c0] lane %lane seq %sk
@@ -624,10 +646,65 @@ def Fmha_TileStoreOp : Fmha_TileOp<"store"> {
   let arguments = (ins Fmha_TileType:$value,
                        Arg<MemRefRankOf<[AnyFloat], [4]>, "", [MemWrite]>:$dest,
                        Index:$batch, Index:$row, Index:$head, Index:$col,
-                       Index:$lane, Index:$seq_len);
+                       Index:$lane, Index:$seq_len, UnitAttr:$transposed);
   let assemblyFormat = [{
     $value `,` $dest `[` $batch `,` $row `,` $head `,` $col `]` `lane` $lane
     `seq` $seq_len attr-dict `:` type($value) `,` type($dest)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fmha_ReductionKind : I32EnumAttr<"ReductionKind",
+    "how tile_reduce combines the elements of a row", [
+  I32EnumAttrCase<"max", 0>, I32EnumAttrCase<"add", 1>]> {
+  let cppNamespace = "::rocke::fmha";
+}
+
+def Fmha_TileReduceOp : Fmha_TileOp<"reduce", [Pure]> {
+  let summary = "per-row (or per-column) maximum or sum of an accumulator tile";
+  let description = [{
+    `dim` 1: the maximum (`max`, maxnumf) or sum (`add`) of each row of the C
+    tile, as a per-row vector ([R x 1], role rows); `dim` 0: of each column
+    ([1 x C], role cols). Each lane combines its registers of a row, then
+    the lanes holding parts of that row combine theirs with xor shuffles
+    (gpu.subgroup_reduce over the lanes the atom's layout spreads a row
+    across): the forward's online-softmax row maximum and row sum.
+
+    ```mlir
+    %mx = fmha.tile_reduce max %s dim 1
+        : !fmha.tile<16x64xf32, c, "mma_sync_m16n8k16_f16">
+          -> !fmha.tile<16x1xf32, rows, "mma_sync_m16n8k16_f16">
+    ```
+  }];
+  let arguments = (ins Fmha_ReductionKind:$kind, Fmha_TileType:$value,
+                       ConfinedAttr<I64Attr, [IntMinValue<0>, IntMaxValue<1>]>:$dim);
+  let results = (outs Fmha_TileType:$result);
+  let assemblyFormat = [{
+    $kind $value `dim` $dim attr-dict `:` type($value) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fmha_TileStoreLinesOp : Fmha_TileOp<"store_lines"> {
+  let summary = "a per-row (per-column) vector stored into an f32 [B, H, S] memref";
+  let description = [{
+    Element i of the rows ([R x 1]) or cols ([1 x C]) tile goes to
+    `dest[batch, head, index + i]` where `index + i < seq_len`, written by
+    one of the lanes that hold it: the forward's softmax statistics (LSE, or
+    the row maximum and sum).
+
+    ```mlir
+    fmha.tile_store_lines %lse, %stats[%b, %h, %q0] lane %lane seq %sq
+        : !fmha.tile<16x1xf32, rows, "mma_sync_m16n8k16_f16">, memref<?x8x?xf32>
+    ```
+  }];
+  let arguments = (ins Fmha_TileType:$value,
+                       Arg<MemRefRankOf<[F32], [3]>, "", [MemWrite]>:$dest,
+                       Index:$batch, Index:$head, Index:$index, Index:$lane,
+                       Index:$seq_len);
+  let assemblyFormat = [{
+    $value `,` $dest `[` $batch `,` $head `,` $index `]` `lane` $lane `seq`
+    $seq_len attr-dict `:` type($value) `,` type($dest)
   }];
   let hasVerifier = 1;
 }

@@ -1,6 +1,10 @@
 //===- FragmentLayout.cpp - matrix-core fragment layouts ---------------------===//
 #include "lib/FragmentLayout.h"
 
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+
 using namespace rocke;
 
 namespace {
@@ -147,4 +151,37 @@ const MatrixAtom *rocke::lookupAtom(llvm::StringRef name) {
     if (atom.name == name)
       return &atom;
   return nullptr;
+}
+
+llvm::SmallVector<int>
+rocke::accumulatorLines(const MatrixAtom &atom, bool alongRows,
+                        llvm::SmallVectorImpl<int> *slotOfReg) {
+  llvm::SmallVector<int> lines;
+  int regs = atom.regs(MatrixOperand::C);
+  for (int reg = 0; reg < regs; ++reg) {
+    FragmentCoord at = regOffset(atom, MatrixOperand::C, reg);
+    lines.push_back(alongRows ? at.row : at.col);
+  }
+  llvm::sort(lines);
+  lines.erase(std::unique(lines.begin(), lines.end()), lines.end());
+  if (slotOfReg)
+    for (int reg = 0; reg < regs; ++reg) {
+      FragmentCoord at = regOffset(atom, MatrixOperand::C, reg);
+      slotOfReg->push_back(llvm::find(lines, alongRows ? at.row : at.col) -
+                           lines.begin());
+    }
+  return lines;
+}
+
+bool rocke::sameAccumulatorLayout(const MatrixAtom &a, const MatrixAtom &b) {
+  int regs = a.regs(MatrixOperand::C);
+  if (a.m != b.m || a.n != b.n || a.lanes != b.lanes ||
+      regs != b.regs(MatrixOperand::C))
+    return false;
+  for (int lane = 0; lane < a.lanes; ++lane)
+    for (int reg = 0; reg < regs; ++reg)
+      if (!(fragmentCoord(a, MatrixOperand::C, lane, reg) ==
+            fragmentCoord(b, MatrixOperand::C, lane, reg)))
+        return false;
+  return true;
 }

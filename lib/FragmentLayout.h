@@ -59,6 +59,19 @@ struct LaneOffset {
 LaneOffset laneOffset(const MatrixAtom &atom, MatrixOperand operand);
 FragmentCoord regOffset(const MatrixAtom &atom, MatrixOperand operand, int reg);
 
+/// Do C fragments of `a` and `b` hold the same elements in the same lanes
+/// and registers (MFMA 16x16x16 and 16x16x32, say)?
+bool sameAccumulatorLayout(const MatrixAtom &a, const MatrixAtom &b);
+
+/// The distinct row offsets (`alongRows`) or column offsets of the
+/// registers of a C fragment, ascending: the values a lane holds of a vector
+/// of per-row (per-column) values of an accumulator tile, one per row
+/// (column) it touches. `slotOfReg`, when given, receives each register's
+/// index into them.
+llvm::SmallVector<int>
+accumulatorLines(const MatrixAtom &atom, bool alongRows,
+                 llvm::SmallVectorImpl<int> *slotOfReg = nullptr);
+
 /// Where one register of an operand fragment is found among the accumulator
 /// (C) fragments of a tile of `producer` atoms in the same lane: the C atom at
 /// (atomRow, atomCol) of the tile, counted from the one holding the

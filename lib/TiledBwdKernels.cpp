@@ -22,12 +22,13 @@
 // (operandFromAccumulators): S^T for mma.sync and the host, S for MFMA.
 //
 //===----------------------------------------------------------------------===//
-#include "lib/BwdKernels.h"
+#include "lib/AttentionKernels.h"
 
 #include "dialect/FmhaDialect.h"
 #include "lib/ChipInfo.h"
 #include "lib/FragmentLayout.h"
 #include "lib/Fragments.h"
+#include "lib/TiledKernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -159,33 +160,10 @@ struct TiledConfig {
   }
 };
 
-/// The atom called `name` (with or without the _f16/_bf16 suffix) for `elt`.
-const MatrixAtom *lookupAtomFor(StringRef name, Type elt) {
-  if (const MatrixAtom *atom = lookupAtom(name))
-    return atom;
-  return lookupAtom((name + (elt.isBF16() ? "_bf16" : "_f16")).str());
-}
-
-/// The score atom: an explicit name or, for "auto", the chip's first atom
-/// (the host atom on the CPU; without a chip, the subgroup width's default).
-const MatrixAtom *selectAtom(const BwdKernelOptions &options, Type elt) {
-  StringRef name = options.matrixAtom;
-  if (name == "auto") {
-    if (options.target.host)
-      return lookupAtom("host_16x16x16");
-    if (options.chip)
-      name = options.chip->matrixAtoms.front();
-    else
-      name = options.target.subgroupSize == 32 ? "mma_sync_m16n8k16"
-                                               : "mfma_f32_16x16x16";
-  }
-  return lookupAtomFor(name, elt);
-}
-
 /// Picks the atom of the gradient products and the score orientation: the
 /// score atom itself when its accumulators can be its A operand (as S^T, else
 /// as S), then the chip's other atoms in order of preference.
-bool selectGradAtom(const BwdKernelOptions &options, TiledConfig &cfg) {
+bool selectGradAtom(const AttentionKernelOptions &options, TiledConfig &cfg) {
   SmallVector<const MatrixAtom *> candidates{cfg.atom};
   if (options.chip)
     for (StringRef name : options.chip->matrixAtoms)
@@ -210,33 +188,6 @@ bool selectGradAtom(const BwdKernelOptions &options, TiledConfig &cfg) {
   return false;
 }
 
-/// Workgroup memory a workgroup may use: the chip's; without a chip, 48 KiB
-/// of static shared memory for 32-lane subgroups, 64 KiB of LDS for 64-lane.
-int64_t workgroupMemoryLimit(const BwdKernelOptions &options) {
-  if (options.target.host)
-    return std::numeric_limits<int64_t>::max();
-  if (options.chip)
-    return options.chip->workgroupMemoryBytes;
-  return options.target.subgroupSize == 32 ? kNvidiaStaticSharedBytes
-                                           : 64 * 1024;
-}
-
-/// 32-bit registers per lane the tiles may keep live (liveRegisters), less
-/// room for addresses and temporaries: NVIDIA's 255 per thread; on an AMD
-/// chip 5/8 of its unified VGPR file (arch + accumulation registers, which
-/// hold the MFMA accumulators) shared by the workgroup's waves on one SIMD
-/// (the rest went to addresses, fragments in flight and temporaries at D =
-/// 128..256 on gfx942/gfx950); else 7/8 of 256 arch VGPRs.
-int64_t registerBudget(const BwdKernelOptions &options, int64_t numWarps) {
-  if (options.target.subgroupSize == 32)
-    return 232;
-  if (options.chip && options.chip->isAmd()) {
-    int64_t wavesPerSimd = llvm::divideCeil(numWarps, options.chip->simdsPerCU);
-    return options.chip->vgprsPerSimd / wavesPerSimd * 5 / 8;
-  }
-  return 224;
-}
-
 struct TileChoice {
   int64_t blockKv, numWarps, blockQ;
 };
@@ -255,7 +206,7 @@ SmallVector<TileChoice> tileCandidates(const KernelTarget &target) {
 }
 
 LogicalResult makeConfig(fmha::AttentionBwdOp op,
-                         const BwdKernelOptions &options,
+                         const AttentionKernelOptions &options,
                          const AttentionSizes &sizes, TiledConfig &cfg) {
   const KernelTarget &target = options.target;
   MLIRContext *ctx = op.getContext();
@@ -263,23 +214,10 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
   if (!target.host && cfg.elt.isF32())
     return op.emitOpError("strategy=tiled on a GPU needs f16 or bf16 inputs "
                           "(matrix cores); use strategy=warp for f32");
-  cfg.atom = selectAtom(options, cfg.elt);
-  if (!cfg.atom)
-    return op.emitOpError("unknown matrix atom '")
-           << options.matrixAtom << "' (see lib/FragmentLayout.cpp)";
-  if (cfg.atom->isHost() != target.host)
-    return op.emitOpError("matrix atom '")
-           << cfg.atom->name << "' is for "
-           << (cfg.atom->isHost() ? "the host" : "a GPU") << ", not target="
-           << (target.host ? "host" : "gpu");
-  if (!target.host && unsigned(cfg.atom->lanes) != target.subgroupSize)
-    return op.emitOpError("matrix atom '")
-           << cfg.atom->name << "' needs " << cfg.atom->lanes
-           << "-lane subgroups, subgroup-size is " << target.subgroupSize;
-  if (!cfg.atom->isHost() &&
-      cfg.atom->name.ends_with("bf16") != cfg.elt.isBF16())
-    return op.emitOpError("matrix atom '")
-           << cfg.atom->name << "' does not take " << cfg.elt << " inputs";
+  FailureOr<const MatrixAtom *> atom = selectAtom(op, options, cfg.elt);
+  if (failed(atom))
+    return failure();
+  cfg.atom = *atom;
   if (!selectGradAtom(options, cfg))
     return op.emitOpError("matrix atom '")
            << cfg.atom->name
@@ -450,172 +388,6 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
          << " the target has; lower block-q or block-kv";
 }
 
-
-/// Cooperative copy of rows [row0, row0 + rows) of head `head` of a [B, S,
-/// H, D] memref into the first D columns of a [rows x (D + pad)] workgroup
-/// buffer and, when `dstT` is given, its transpose into the first `rows`
-/// columns of a [D x (rows + pad)] one; rows at or past `seqLen` are zero.
-/// Each thread takes a chunk of `chunkRows` rows x `width` columns at a
-/// time (square chunks with a transpose, so each of its columns is one
-/// store), consecutive threads the next chunk of the same rows, so global
-/// reads coalesce. `alignedRows`: the kernel ABI guarantees 16-byte aligned
-/// rows (GPU targets). The copy runs at once, or split into load() (global
-/// -> registers) and store() (registers -> workgroup memory) so the loads of
-/// the next tile overlap other work.
-class TileCopy {
-public:
-  TileCopy(Value src, Value batch, Value head, Value seqLen, Value dst,
-           Value dstT, Value tid, int64_t threads, bool alignedRows)
-      : src(src), batch(batch), head(head), seqLen(seqLen), dst(dst),
-        dstT(dstT), tid(tid), threads(threads), alignedRows(alignedRows) {
-    // A double-buffered tile (async copies) is [2 x rows x (D + pad)].
-    auto dstType = cast<MemRefType>(dst.getType());
-    rows = dstType.getDimSize(dstType.getRank() - 2);
-    cols = cast<MemRefType>(src.getType()).getDimSize(3);
-    unitInner = hasUnitInnerStride(src);
-    // The widest vector that divides the row (and, for square chunks, the
-    // rows); with a transpose the widest whose chunks split evenly over the
-    // threads, so the copy can be split into load() and store().
-    for (int64_t w : {8, 4, 2}) {
-      if (!unitInner || cols % w != 0 || (dstT && rows % w != 0))
-        continue;
-      if (width == 1)
-        width = w;
-      if (!dstT || (rows / w) * (cols / w) % threads == 0) {
-        width = w;
-        break;
-      }
-    }
-    chunkRows = dstT ? width : 1;
-  }
-
-  /// Copies rows [row0, row0 + rows) now.
-  void copy(OpBuilder &b, Location loc, Value row0) const {
-    Value end = constIndex(b, loc, chunks());
-    Value step = constIndex(b, loc, threads);
-    auto loop = scf::ForOp::create(b, loc, tid, end, step);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(loop.getBody());
-    Value chunk = loop.getInductionVar();
-    storeChunk(b, loc, chunk, loadChunk(b, loc, chunk, row0));
-  }
-  /// load() / store() need every thread to take the same number of chunks.
-  bool canSplit() const { return chunks() % threads == 0; }
-  /// How many values load() returns.
-  int64_t loadedValues() const { return chunks() / threads * chunkRows; }
-  /// This thread's chunks of rows [row0, row0 + rows), in registers.
-  SmallVector<Value> load(OpBuilder &b, Location loc, Value row0) const {
-    SmallVector<Value> vals;
-    for (int64_t i = 0; i < chunks() / threads; ++i)
-      vals.append(loadChunk(b, loc, chunkOf(b, loc, i), row0));
-    return vals;
-  }
-  /// Issues this thread's chunks of rows [row0, row0 + rows) into slot
-  /// `slot` of the double-buffered tile as 16-byte
-  /// nvgpu.device_async_copy ops; rows at or past `rowEnd` read nothing and
-  /// are zero-filled (srcElements = 0). Returns the tokens. The config asks
-  /// for rows of whole 16-byte chunks, which are TileCopy's chunks then.
-  SmallVector<Value> issueAsync(OpBuilder &b, Location loc, Value row0,
-                                Value rowEnd, Value slot) const {
-    Value cWidth = constIndex(b, loc, width);
-    Value none = constIndex(b, loc, 0);
-    auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
-    SmallVector<Value> tokens;
-    for (int64_t i = 0; i < chunks() / threads; ++i) {
-      auto [r, c] = coords(b, loc, chunkOf(b, loc, i));
-      Value row = arith::AddIOp::create(b, loc, row0, r);
-      Value valid = cmp(b, loc, arith::CmpIPredicate::ult, row, rowEnd);
-      Value srcElements = arith::SelectOp::create(b, loc, valid, cWidth, none);
-      auto copy = nvgpu::DeviceAsyncCopyOp::create(
-          b, loc, tokenType, dst, ValueRange{slot, r, c}, src,
-          ValueRange{batch, row, head, c}, b.getIndexAttr(width), srcElements,
-          b.getUnitAttr());
-      tokens.push_back(copy.getAsyncToken());
-    }
-    return tokens;
-  }
-  /// Writes what load() read into the workgroup buffers, the last-loaded
-  /// value first: loads complete in order, so the first store's wait covers
-  /// them all instead of one wait per load.
-  void store(OpBuilder &b, Location loc, ValueRange vals) const {
-    for (int64_t i = chunks() / threads - 1; i >= 0; --i)
-      storeChunk(b, loc, chunkOf(b, loc, i),
-                 vals.slice(i * chunkRows, chunkRows));
-  }
-
-private:
-  int64_t chunksPerRow() const { return cols / width; }
-  int64_t chunks() const { return rows / chunkRows * chunksPerRow(); }
-  Value chunkOf(OpBuilder &b, Location loc, int64_t i) const {
-    return addIdx(b, loc, tid, i * threads);
-  }
-  Type elt() const { return cast<MemRefType>(dst.getType()).getElementType(); }
-  /// (first row, first column) of a chunk in the tile.
-  std::pair<Value, Value> coords(OpBuilder &b, Location loc,
-                                 Value chunk) const {
-    Value perRow = constIndex(b, loc, chunksPerRow());
-    Value rowChunk = arith::DivUIOp::create(b, loc, chunk, perRow);
-    Value r =
-        arith::MulIOp::create(b, loc, rowChunk, constIndex(b, loc, chunkRows));
-    Value inRow = arith::RemUIOp::create(b, loc, chunk, perRow);
-    Value c = arith::MulIOp::create(b, loc, inRow, constIndex(b, loc, width));
-    return {r, c};
-  }
-  /// The chunk's rows, one vector each.
-  SmallVector<Value> loadChunk(OpBuilder &b, Location loc, Value chunk,
-                               Value row0) const {
-    auto [r, c] = coords(b, loc, chunk);
-    auto vecType = VectorType::get({width}, elt());
-    // GPU kernels ask for 16-byte aligned Q/K/V/dO base pointers and outer
-    // strides in multiples of 16 bytes (runners check), so a row's vector is
-    // aligned to its size up to 16 bytes; the host promises nothing.
-    llvm::MaybeAlign align;
-    if (alignedRows && unitInner)
-      align = llvm::Align(
-          std::min<int64_t>(16, width * elt().getIntOrFloatBitWidth() / 8));
-    SmallVector<Value> vals;
-    for (int64_t i = 0; i < chunkRows; ++i) {
-      Value row = arith::AddIOp::create(b, loc, row0, addIdx(b, loc, r, i));
-      vals.push_back(loadRowRun(b, loc, src, batch, row, head, c, vecType,
-                                unitInner, align, seqLen, zeroPastEnd));
-    }
-    return vals;
-  }
-  void storeChunk(OpBuilder &b, Location loc, Value chunk,
-                  ValueRange vals) const {
-    auto [r, c] = coords(b, loc, chunk);
-    // The last-loaded row first (see store()).
-    for (int64_t i = int64_t(vals.size()) - 1; i >= 0; --i)
-      vector::StoreOp::create(b, loc, vals[i], dst,
-                              ValueRange{addIdx(b, loc, r, i), c});
-    if (!dstT)
-      return;
-    // Column j of the square chunk is row c + j of the transpose.
-    SmallVector<Value> rowVals(vals);
-    for (int64_t j = 0; j < width; ++j) {
-      SmallVector<int64_t> picks;
-      for (int64_t i = 0; i < chunkRows; ++i)
-        picks.push_back(i * width + j);
-      Value column = gatherElements(b, loc, rowVals, picks);
-      vector::StoreOp::create(b, loc, column, dstT,
-                              ValueRange{addIdx(b, loc, c, j), r});
-    }
-  }
-
-public:
-  /// Rows past seqLen read as zeros; when false they hold a copy of row 0
-  /// (finite data the consumer ignores), which saves a select per load and
-  /// lets the loads' waits fall where the values are stored.
-  bool zeroPastEnd = true;
-
-private:
-  Value src, batch, head, seqLen, dst, dstT, tid;
-  int64_t threads;
-  bool alignedRows;
-  int64_t rows = 0, cols = 0, width = 1, chunkRows = 1;
-  bool unitInner = false;
-};
-
 struct MainKernel {
   fmha::AttentionBwdOp op;
   const TiledConfig &cfg;
@@ -653,25 +425,14 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   Value warp = arith::DivUIOp::create(b, loc, tid, cLanes);
   Value lane = arith::RemUIOp::create(b, loc, tid, cLanes);
   // The subgroup's tiles (fmha-distribute-tiles gives each lane its
-  // fragments): [rows x cols] of atom `a` in role `role`.
+  // fragments).
+  TileBuilder tiles{b, loc, cfg.elt, lane};
   auto tileType = [&](int64_t rows, int64_t cols, fmha::TileRole role,
                       const MatrixAtom &a) {
-    Type elt = role == fmha::TileRole::c ? b.getF32Type() : cfg.elt;
-    return fmha::TileType::get(b.getContext(), {rows, cols}, elt, role, a.name);
+    return tiles.type(rows, cols, role, a);
   };
-  auto zeroTile = [&](int64_t rows, int64_t cols,
-                      const MatrixAtom &a) -> Value {
-    return fmha::TileZeroOp::create(b, loc,
-                                    tileType(rows, cols, fmha::TileRole::c, a));
-  };
-  auto readTile = [&](Value buf, Value row, Value col, bool transposed,
-                      fmha::TileType type) -> Value {
-    auto op = fmha::TileReadOp::create(b, loc, type, buf, row, col, lane);
-    op.setTransposed(transposed);
-    return op;
-  };
-  auto mma = [&](Value lhs, Value rhs, Value acc) -> Value {
-    return fmha::TileMmaOp::create(b, loc, acc.getType(), lhs, rhs, acc);
+  auto zeroTile = [&](int64_t rows, int64_t cols, const MatrixAtom &a) {
+    return tiles.zero(tileType(rows, cols, fmha::TileRole::c, a));
   };
 
   Value kv0 = arith::MulIOp::create(b, loc, kvBlock,
@@ -714,7 +475,7 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   // copies (and the K columns of the subgroup's part of dQ), else K is
   // staged in workgroup memory.
   if (!copiesT)
-    TileCopy(k, batch, headKv, sizes.seqK, wg(kKey), Value(), tid,
+    TileCopy(k, batch, headKv, sizes.seqK, cfg.blockKv, wg(kKey), Value(), tid,
              cfg.threads(), !target.host)
         .copy(b, loc, kv0);
   Value vTile = loadTile(v, kvWarp, c0, !sT, keySideType(cfg.dv));
@@ -763,10 +524,10 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   // The block's Q and dO rows and statistics. With `prefetch`, the global
   // loads of the next block are issued before this block's dQ and land in
   // workgroup memory after it, so their latency hides behind the dQ product.
-  TileCopy qCopy(q, batch, headQ, sizes.seqQ, wg(kQuery), wg(kQueryT), tid,
-                 cfg.threads(), !target.host);
-  TileCopy doCopy(dO, batch, headQ, sizes.seqQ, wg(kGradOut), wg(kGradOutT),
-                  tid, cfg.threads(), !target.host);
+  TileCopy qCopy(q, batch, headQ, sizes.seqQ, cfg.blockQ, wg(kQuery),
+                 wg(kQueryT), tid, cfg.threads(), !target.host);
+  TileCopy doCopy(dO, batch, headQ, sizes.seqQ, cfg.blockQ, wg(kGradOut),
+                  wg(kGradOutT), tid, cfg.threads(), !target.host);
   // Query rows past Sq get P = 0 from their statistics (offset +inf, see
   // loadStats), which also zeroes their dS: their Q / dO values never reach
   // a gradient, so the copies need not zero them.
@@ -917,16 +678,17 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       // The query side (Q or dO rows): B = Q^T [d x q] of S^T, A [q x d] of
       // S.
       Value querySide =
-          sT ? readTile(queryBuf, c0, c0, /*transposed=*/true,
-                        tileType(depth, cfg.blockQ, fmha::TileRole::b, atom))
-             : readTile(queryBuf, c0, c0, /*transposed=*/false,
-                        tileType(cfg.blockQ, depth, fmha::TileRole::a, atom));
+          sT ? tiles.read(queryBuf, c0, c0, /*transposed=*/true,
+                          tileType(depth, cfg.blockQ, fmha::TileRole::b, atom))
+             : tiles.read(queryBuf, c0, c0, /*transposed=*/false,
+                          tileType(cfg.blockQ, depth, fmha::TileRole::a, atom));
       // K's workgroup copy: K [kv x d] of S^T, K^T of S.
       if (!keySide)
-        keySide = readTile(wg(kKey), warpKv, c0, /*transposed=*/!sT,
-                           keySideType(depth));
+        keySide = tiles.read(wg(kKey), warpKv, c0, /*transposed=*/!sT,
+                             keySideType(depth));
       Value acc = zeroTile(sRowsN, sColsN, atom);
-      return sT ? mma(keySide, querySide, acc) : mma(querySide, keySide, acc);
+      return sT ? tiles.mma(keySide, querySide, acc)
+                : tiles.mma(querySide, keySide, acc);
     };
     Value sTile = scoreProduct(qBuf, kTile, cfg.dqk);
     Value dpTile = scoreProduct(doBuf, vTile, cfg.dv);
@@ -940,21 +702,10 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       return fmha::TileBroadcastOp::create(b, loc, scoreType, wg(buf), c0, lane,
                                            /*dim=*/sT ? 1 : 0);
     };
-    // Elementwise on tiles: `fn` gets the inputs' elements.
-    auto tileMap = [&](ValueRange inputs,
-                       function_ref<Value(ValueRange)> fn) -> Value {
-      auto map = fmha::TileMapOp::create(b, loc, TypeRange{scoreType}, inputs);
-      OpBuilder::InsertionGuard g3(b);
-      SmallVector<Type> elts(inputs.size(), b.getF32Type());
-      Block *body = b.createBlock(&map.getBody(), {}, elts,
-                                  SmallVector<Location>(inputs.size(), loc));
-      fmha::YieldOp::create(b, loc, fn(body->getArguments()));
-      return map.getResult(0);
-    };
     SmallVector<Value> pInputs{sTile, queryStats(kRowOffset)};
     if (numStats == 2)
       pInputs.push_back(queryStats(kRowInvSum));
-    Value pTile = tileMap(pInputs, [&](ValueRange x) -> Value {
+    Value pTile = tiles.map(scoreType, pInputs, [&](ValueRange x) -> Value {
       Value scaled =
           arith::MulFOp::create(b, loc, x[0], constF32(b, loc, scale * kLog2e));
       Value e = math::Exp2Op::create(
@@ -965,11 +716,12 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     // Sq already have: their offset is +inf).
     auto masked =
         fmha::TileMaskOp::create(b, loc, scoreType, pTile, q0, kvWarp, lane,
-                                 sizes.seqQ, sizes.seqK, maskAttr);
-    masked.setKeysAlongRows(sT);
+                                 sizes.seqQ, sizes.seqK, maskAttr,
+                                 /*keys_along_rows=*/sT, APFloat(0.0f));
     pTile = masked;
-    Value dsTile = tileMap(
-        {pTile, dpTile, queryStats(kRowDelta)}, [&](ValueRange x) -> Value {
+    Value dsTile = tiles.map(
+        scoreType, {pTile, dpTile, queryStats(kRowDelta)},
+        [&](ValueRange x) -> Value {
           return arith::MulFOp::create(
               b, loc, x[0], arith::SubFOp::create(b, loc, x[1], x[2]));
         });
@@ -989,9 +741,9 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       fmha::TileType rhsType =
           tileType(cfg.blockQ, depth, fmha::TileRole::b, gAtom);
       Value rhsTile =
-          rhsT ? readTile(rhsT, c0, c0, /*transposed=*/true, rhsType)
-               : readTile(rhs, c0, c0, /*transposed=*/false, rhsType);
-      return mma(xT, rhsTile, acc);
+          rhsT ? tiles.read(rhsT, c0, c0, /*transposed=*/true, rhsType)
+               : tiles.read(rhs, c0, c0, /*transposed=*/false, rhsType);
+      return tiles.mma(xT, rhsTile, acc);
     };
     dVi = accumulateFromScores(pTile, dVi, doBuf, wg(kGradOutT));
     dKi = accumulateFromScores(dsTile, dKi, qBuf, wg(kQueryT));
@@ -1016,15 +768,17 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     // dS's [q][kv] copy.
     // dS [q x kv] of the subgroup's rows, or dS^T read from the same copy.
     Value dsT =
-        dqT ? readTile(wg(kScores), warpQ, c0, /*transposed=*/true,
-                       tileType(cfg.blockKv, dqRows, fmha::TileRole::b, atom))
-            : readTile(wg(kScores), warpQ, c0, /*transposed=*/false,
-                       tileType(dqRows, cfg.blockKv, fmha::TileRole::a, atom));
+        dqT ? tiles.read(wg(kScores), warpQ, c0, /*transposed=*/true,
+                         tileType(cfg.blockKv, dqRows, fmha::TileRole::b, atom))
+            : tiles.read(
+                  wg(kScores), warpQ, c0, /*transposed=*/false,
+                  tileType(dqRows, cfg.blockKv, fmha::TileRole::a, atom));
     // K of the subgroup's dQ columns: in registers, or from K's copy.
     Value kTileDq =
-        copiesT ? kDqTile : readTile(wg(kKey), c0, warpCol, dqT, kDqType);
-    Value dqTile = dqT ? mma(kTileDq, dsT, zeroTile(dqCols, dqRows, atom))
-                       : mma(dsT, kTileDq, zeroTile(dqRows, dqCols, atom));
+        copiesT ? kDqTile : tiles.read(wg(kKey), c0, warpCol, dqT, kDqType);
+    Value dqTile =
+        dqT ? tiles.mma(kTileDq, dsT, zeroTile(dqCols, dqRows, atom))
+            : tiles.mma(dsT, kTileDq, zeroTile(dqRows, dqCols, atom));
     // dQ leaves in runs of registers consecutive along its rows: atomic adds
     // (a vector reduction where the chip has one), or one vector store per
     // run into this KV block's partials. Rows past Sq land in the buffers'
@@ -1055,25 +809,21 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
 
   // dK = scale * dS^T Q and dV, written once: this workgroup owns the rows.
   ValueRange results = headLoop.getResults();
-  auto dkMap = fmha::TileMapOp::create(b, loc, TypeRange{results[0].getType()},
-                                       ValueRange{results[0]});
-  {
-    OpBuilder::InsertionGuard g3(b);
-    Block *body = b.createBlock(&dkMap.getBody(), {}, {b.getF32Type()}, {loc});
-    fmha::YieldOp::create(b, loc,
-                          ValueRange{arith::MulFOp::create(
-                              b, loc, body->getArgument(0), cScale)});
-  }
-  fmha::TileStoreOp::create(b, loc, dkMap.getResult(0), dk, batch, kvWarp,
-                            headKv, c0, lane, sizes.seqK);
+  Value dkTile = tiles.map(cast<fmha::TileType>(results[0].getType()),
+                           results[0], [&](ValueRange x) -> Value {
+                             return arith::MulFOp::create(b, loc, x[0], cScale);
+                           });
+  fmha::TileStoreOp::create(b, loc, dkTile, dk, batch, kvWarp, headKv, c0, lane,
+                            sizes.seqK);
   fmha::TileStoreOp::create(b, loc, results[1], dv, batch, kvWarp, headKv, c0,
                             lane, sizes.seqK);
 }
 
 } // namespace
 
-LogicalResult rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
-                                          const BwdKernelOptions &options) {
+LogicalResult
+rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
+                            const AttentionKernelOptions &options) {
   Location loc = op.getLoc();
   KernelEmitter emitter(op, options.target);
   OpBuilder &cb = emitter.callSite();

@@ -21,7 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/FmhaDialect.h"
-#include "lib/BwdKernels.h"
+#include "lib/AttentionKernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -137,7 +137,7 @@ void appendStats(fmha::AttentionBwdOp op, SmallVectorImpl<KernelArg> &args) {
 } // namespace
 
 LogicalResult buildWarpBwdKernels(fmha::AttentionBwdOp op,
-                                  const BwdKernelOptions &options) {
+                                  const AttentionKernelOptions &options) {
   const KernelTarget &target = options.target;
   if (options.matrixAtom != "auto")
     return op.emitOpError("strategy=warp uses no matrix atoms; matrix-atom "

@@ -1,12 +1,12 @@
 //===- BwdToKernels.cpp - fmha.attention_bwd -> kernels (issue 4) ---------===//
 //
 // Thin pass wrapper: validates the options, then hands each
-// fmha.attention_bwd to the chosen strategy's builder (lib/BwdKernels.h)
+// fmha.attention_bwd to the chosen strategy's builder (lib/AttentionKernels.h)
 // and erases it.
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/FmhaDialect.h"
-#include "lib/BwdKernels.h"
+#include "lib/AttentionKernels.h"
 #include "lib/ChipInfo.h"
 #include "passes/Passes.h"
 
@@ -40,10 +40,10 @@ struct BwdToKernelsPass
     : public rocke::impl::BwdToKernelsBase<BwdToKernelsPass> {
   using Base::Base;
 
-  /// Options -> BwdKernelOptions, or a diagnostic on the module.
-  FailureOr<rocke::BwdKernelOptions> parseOptions() {
+  /// Options -> AttentionKernelOptions, or a diagnostic on the module.
+  FailureOr<rocke::AttentionKernelOptions> parseOptions() {
     ModuleOp module = getOperation();
-    rocke::BwdKernelOptions opts;
+    rocke::AttentionKernelOptions opts;
     unsigned lanes = subgroupSize;
     if (!chip.empty()) {
       opts.chip = rocke::lookupChip(chip);
@@ -71,10 +71,12 @@ struct BwdToKernelsPass
       opts.target = rocke::KernelTarget::gpu(lanes);
     }
     // 0: the tiled strategy picks the tiles from the chip and head dims.
-    for (auto [name, value] :
-         {std::pair<StringRef, int64_t>{"block-q", blockQ},
-          {"block-kv", blockKv},
-          {"num-warps", numWarps}})
+    for (auto [name, value] : {std::pair<StringRef, int64_t>{"block-q", blockQ},
+                               {"block-kv", blockKv},
+                               {"num-warps", numWarps},
+                               {"fwd-block-q", fwdBlockQ},
+                               {"fwd-block-kv", fwdBlockKv},
+                               {"fwd-num-warps", fwdNumWarps}})
       if (value < 0)
         return module.emitError("fmha-bwd-to-kernels: ")
                << name << " must be positive or 0 (auto), got " << value;
@@ -85,12 +87,15 @@ struct BwdToKernelsPass
     // Both strategies launch num-warps subgroups per workgroup (the warp
     // strategy's preprocess too); no target runs more than 1024 work-items.
     constexpr int64_t kMaxWorkgroupSize = 1024;
-    if (!opts.target.host &&
-        numWarps > kMaxWorkgroupSize / static_cast<int64_t>(lanes))
-      return module.emitError("fmha-bwd-to-kernels: num-warps (")
-             << static_cast<int64_t>(numWarps) << ") times the " << lanes
-             << "-lane subgroup exceeds the " << kMaxWorkgroupSize
-             << "-work-item workgroup limit";
+    for (auto [name, value] :
+         {std::pair<StringRef, int64_t>{"num-warps", numWarps},
+          {"fwd-num-warps", fwdNumWarps}})
+      if (!opts.target.host &&
+          value > kMaxWorkgroupSize / static_cast<int64_t>(lanes))
+        return module.emitError("fmha-bwd-to-kernels: ")
+               << name << " (" << value << ") times the " << lanes
+               << "-lane subgroup exceeds the " << kMaxWorkgroupSize
+               << "-work-item workgroup limit";
     opts.scoreLayout = scoreLayout;
     opts.operandStaging = operandStaging;
     opts.queryPipelining = queryPipelining;
@@ -198,47 +203,66 @@ struct BwdToKernelsPass
   }
 
   /// An end-to-end pipeline lowers nothing but this pass's kernels: a
-  /// module without an fmha.attention_bwd, or with an fmha op the GPU
-  /// lowering does not take, would come out without the code asked for.
-  LogicalResult checkEndToEnd(size_t numBwdOps) {
-    WalkResult fwd = getOperation().walk([](rocke::fmha::AttentionFwdOp op) {
-      op.emitOpError("has no GPU lowering (only fmha.attention_bwd does); "
-                     "lower it on the host with fmha-lower-to-loops");
-      return WalkResult::interrupt();
-    });
-    if (fwd.wasInterrupted())
-      return failure();
-    if (numBwdOps == 0)
+  /// module without an fmha op, or with a forward left for the host, would
+  /// come out without the code asked for.
+  LogicalResult checkEndToEnd(ArrayRef<Operation *> ops) {
+    if (ops.empty())
       return getOperation().emitError(
-          "fmha-bwd-to-kernels: the module has no fmha.attention_bwd to "
-          "lower");
+          "fmha-bwd-to-kernels: the module has no fmha.attention_fwd or "
+          "fmha.attention_bwd to lower");
+    for (Operation *op : ops)
+      if (isa<rocke::fmha::AttentionFwdOp>(op) && !forward)
+        return op->emitOpError("is left for the host without `forward`; "
+                               "lower it with forward=true or on the host "
+                               "with fmha-lower-to-loops");
     return success();
   }
 
+  /// The options of the forward: its own tile options.
+  rocke::AttentionKernelOptions
+  forwardOptions(const rocke::AttentionKernelOptions &opts) {
+    rocke::AttentionKernelOptions fwd = opts;
+    fwd.blockQ = fwdBlockQ;
+    fwd.blockKv = fwdBlockKv;
+    fwd.numWarps = fwdNumWarps;
+    fwd.scoreLayout = fwdScoreLayout;
+    return fwd;
+  }
+
   void runOnOperation() override {
-    FailureOr<rocke::BwdKernelOptions> opts = parseOptions();
+    FailureOr<rocke::AttentionKernelOptions> opts = parseOptions();
     if (failed(opts))
       return signalPassFailure();
-    SmallVector<rocke::fmha::AttentionBwdOp> ops;
-    getOperation().walk(
-        [&](rocke::fmha::AttentionBwdOp op) { ops.push_back(op); });
-    if (endToEnd && failed(checkEndToEnd(ops.size())))
+    // Forward and backward ops in module order: their index is the launch
+    // order runners follow.
+    SmallVector<Operation *> ops;
+    getOperation().walk([&](Operation *op) {
+      if (isa<rocke::fmha::AttentionFwdOp, rocke::fmha::AttentionBwdOp>(op))
+        ops.push_back(op);
+    });
+    if (endToEnd && failed(checkEndToEnd(ops)))
       return signalPassFailure();
+    rocke::AttentionKernelOptions fwdOpts = forwardOptions(*opts);
     SmallVector<FunctionOpInterface> kernels;
     for (auto [index, op] : llvm::enumerate(ops)) {
-      // Both strategies index with the target's index type.
+      auto fwdOp = dyn_cast<rocke::fmha::AttentionFwdOp>(op);
+      if (fwdOp && !forward)
+        continue;
+      // Every builder indexes with the target's index type.
       if (failed(rocke::checkIndexRange(op, opts->target)))
         return signalPassFailure();
       Operation *caller = op->getParentOfType<FunctionOpInterface>();
       if (!caller)
         caller = getOperation();
       size_t before = countKernels();
-      LogicalResult built = strategy == rocke::BwdStrategy::Warp
-                                ? rocke::buildWarpBwdKernels(op, *opts)
-                                : rocke::buildTiledBwdKernels(op, *opts);
+      auto bwdOp = dyn_cast<rocke::fmha::AttentionBwdOp>(op);
+      LogicalResult built = fwdOp ? rocke::buildTiledFwdKernels(fwdOp, fwdOpts)
+                            : strategy == rocke::BwdStrategy::Warp
+                                ? rocke::buildWarpBwdKernels(bwdOp, *opts)
+                                : rocke::buildTiledBwdKernels(bwdOp, *opts);
       if (failed(built))
         return signalPassFailure();
-      op.erase();
+      op->erase();
       for (FunctionOpInterface kernel : newKernels(before))
         if (!adoptKernel(kernel, index, kernels, caller))
           kernels.push_back(kernel);

@@ -22,6 +22,7 @@
 #include "dialect/FmhaDialect.h"
 #include "lib/Fragments.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/IR/IRMapping.h"
@@ -49,9 +50,11 @@ struct DistributeZero : OpConversionPattern<fmha::TileZeroOp> {
   matchAndRewrite(fmha::TileZeroOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     TileType t = op.getType();
-    AccTile zeros = AccTile::zeros(rewriter, op.getLoc(), t.getMatrixAtom(),
-                                   t.getRowAtoms(), t.getColAtoms());
-    rewriter.replaceOpWithMultiple(op, {zeros.atoms});
+    VectorType type = t.getFragmentType();
+    Value zero = arith::ConstantOp::create(rewriter, op.getLoc(), type,
+                                           rewriter.getZeroAttr(type));
+    rewriter.replaceOpWithMultiple(
+        op, {SmallVector<Value>(t.getRowAtoms() * t.getColAtoms(), zero)});
     return success();
   }
 };
@@ -312,9 +315,29 @@ struct DistributeMap : OpConversionPattern<fmha::TileMapOp> {
   matchAndRewrite(fmha::TileMapOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto first = cast<TileType>(op.getInputs().front().getType());
+    auto first = cast<TileType>(op.getResults().front().getType());
     int64_t atoms = first.getRowAtoms() * first.getColAtoms();
     int64_t regs = first.getFragmentType().getNumElements();
+    // Input n's fragment of result atom (ai, aj): its own, or the
+    // per-row (per-column) values of atom row ai (column aj) spread over
+    // the C registers, each taking its row's (column's) value.
+    DenseMap<std::pair<Value, int64_t>, Value> broadcasts;
+    auto fragmentOf = [&](Value input, ValueRange frags, int64_t n) -> Value {
+      auto type = cast<TileType>(input.getType());
+      if (type.getRole() == first.getRole())
+        return frags[n];
+      bool rows = type.getRole() == fmha::TileRole::rows;
+      int64_t line = rows ? n / first.getColAtoms() : n % first.getColAtoms();
+      Value &spread = broadcasts[{input, line}];
+      if (!spread) {
+        SmallVector<int> slotOfReg;
+        accumulatorLines(first.getMatrixAtom(), rows, &slotOfReg);
+        spread = vector::ShuffleOp::create(
+            rewriter, loc, frags[line], frags[line],
+            SmallVector<int64_t>(slotOfReg.begin(), slotOfReg.end()));
+      }
+      return spread;
+    };
     auto vectorOf = [&](Type scalar) {
       return VectorType::get({regs}, scalar);
     };
@@ -333,9 +356,9 @@ struct DistributeMap : OpConversionPattern<fmha::TileMapOp> {
     };
     for (int64_t n = 0; n < atoms; ++n) {
       IRMapping map;
-      for (auto [arg, input] :
-           llvm::zip(body.getArguments(), adaptor.getInputs()))
-        map.map(arg, input[n]);
+      for (auto [arg, input, frags] :
+           llvm::zip(body.getArguments(), op.getInputs(), adaptor.getInputs()))
+        map.map(arg, fragmentOf(input, frags, n));
       for (Operation &inner : body.without_terminator()) {
         TypedAttr value;
         if (matchPattern(&inner, m_Constant(&value))) {
@@ -388,7 +411,7 @@ struct DistributeMask : OpConversionPattern<fmha::TileMaskOp> {
             frags[ai * t.getColAtoms() + aj], query, key,
             single(adaptor.getLane()), single(adaptor.getSeqQ()),
             single(adaptor.getSeqK()), atom, op.getMaskAttr(),
-            op.getKeysAlongRowsAttr()));
+            op.getKeysAlongRowsAttr(), op.getFillAttr()));
       }
     rewriter.replaceOpWithMultiple(op, {masked});
     return success();
@@ -476,30 +499,160 @@ struct DistributeStore : OpConversionPattern<fmha::TileStoreOp> {
     Location loc = op.getLoc();
     TileType t = op.getValue().getType();
     const MatrixAtom &atom = t.getMatrixAtom();
+    bool transposed = op.getTransposed();
     LaneCoords lane =
         accumulatorLane(rewriter, loc, atom, single(adaptor.getLane()));
     Value dest = single(adaptor.getDest()), batch = single(adaptor.getBatch()),
           head = single(adaptor.getHead()),
           seqLen = single(adaptor.getSeqLen());
-    AccLayout layout = AccLayout::get(atom);
+    // Registers consecutive along the destination's rows leave as one
+    // vector store when its rows are contiguous.
+    AccRuns runs = hasUnitInnerStride(dest) ? AccRuns::get(atom, transposed)
+                                            : AccRuns{1, 1};
+    AccLayout layout = AccLayout::get(atom, transposed);
+    auto destType = cast<MemRefType>(dest.getType());
     ValueRange frags = adaptor.getValue();
     forEachAtomOrigin(
         rewriter, loc, t, lane, single(adaptor.getRow()),
-        single(adaptor.getCol()), /*transposed=*/false,
+        single(adaptor.getCol()), transposed,
         [&](int64_t n, Value row0, Value col0) {
-          forEachAccElement(
-              rewriter, loc, targetOf(atom), frags[n], layout, row0, col0,
-              [&](Value row, Value col, Value x) {
+          forEachAccRun(
+              rewriter, loc, targetOf(atom), frags[n], layout, runs.width, row0,
+              col0, [&](Value row, Value col, ValueRange run) {
                 auto ifOp = scf::IfOp::create(
                     rewriter, loc,
                     arith::CmpIOp::create(
                         rewriter, loc, arith::CmpIPredicate::ult, row, seqLen));
                 OpBuilder::InsertionGuard guard(rewriter);
                 rewriter.setInsertionPointToStart(ifOp.thenBlock());
-                storeF32(rewriter, loc, x, dest,
-                         ValueRange{batch, row, head, col});
+                SmallVector<Value> at{batch, row, head, col};
+                if (run.size() == 1) {
+                  storeF32(rewriter, loc, run.front(), dest, at);
+                  return;
+                }
+                Value values = vector::FromElementsOp::create(
+                    rewriter, loc,
+                    VectorType::get({int64_t(run.size())},
+                                    rewriter.getF32Type()),
+                    run);
+                vector::StoreOp::create(rewriter, loc,
+                                        truncVector(rewriter, loc, values,
+                                                    destType.getElementType()),
+                                        dest, at);
               });
         });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The combining op of a reduction kind, on scalars or vectors.
+Value combine(OpBuilder &b, Location loc, fmha::ReductionKind kind, Value x,
+              Value y) {
+  if (kind == fmha::ReductionKind::max)
+    return arith::MaxNumFOp::create(b, loc, x, y);
+  return arith::AddFOp::create(b, loc, x, y);
+}
+
+struct DistributeReduce : OpConversionPattern<fmha::TileReduceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(fmha::TileReduceOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    TileType t = op.getValue().getType();
+    const MatrixAtom &atom = t.getMatrixAtom();
+    bool alongRows = op.getDim() == 1;
+    fmha::ReductionKind kind = op.getKind();
+    SmallVector<int> slotOfReg;
+    SmallVector<int> lines = accumulatorLines(atom, alongRows, &slotOfReg);
+    // The lanes a line is spread over: those differing in the other
+    // coordinate's lane term.
+    LaneOffset laneTerms = laneOffset(atom, MatrixOperand::C);
+    LaneTerm across = alongRows ? laneTerms.col : laneTerms.row;
+    bool crossLane = atom.lanes > 1 && across.mod > 1 && across.mul != 0;
+    auto vectorKind = kind == fmha::ReductionKind::max
+                          ? vector::CombiningKind::MAXNUMF
+                          : vector::CombiningKind::ADD;
+    auto laneKind = kind == fmha::ReductionKind::max
+                        ? gpu::AllReduceOperation::MAXNUMF
+                        : gpu::AllReduceOperation::ADD;
+    ValueRange frags = adaptor.getValue();
+    int64_t lineAtoms = alongRows ? t.getRowAtoms() : t.getColAtoms();
+    int64_t atomsAlong = alongRows ? t.getColAtoms() : t.getRowAtoms();
+    SmallVector<Value> results;
+    for (int64_t line = 0; line < lineAtoms; ++line) {
+      // Elementwise over the atoms along the line first, then each
+      // line's registers of the combined fragment.
+      Value combined;
+      for (int64_t x = 0; x < atomsAlong; ++x) {
+        Value frag = frags[alongRows ? line * t.getColAtoms() + x
+                                     : x * t.getColAtoms() + line];
+        combined =
+            combined ? combine(rewriter, loc, kind, combined, frag) : frag;
+      }
+      SmallVector<Value> values;
+      for (int64_t slot = 0; slot < int64_t(lines.size()); ++slot) {
+        SmallVector<int64_t> regs;
+        for (auto [reg, s] : llvm::enumerate(slotOfReg))
+          if (s == slot)
+            regs.push_back(reg);
+        Value picked =
+            vector::ShuffleOp::create(rewriter, loc, combined, combined, regs);
+        Value value =
+            vector::ReductionOp::create(rewriter, loc, vectorKind, picked);
+        if (crossLane)
+          value = gpu::SubgroupReduceOp::create(rewriter, loc, value, laneKind,
+                                                /*uniform=*/true, across.mod,
+                                                across.div);
+        values.push_back(value);
+      }
+      results.push_back(vector::FromElementsOp::create(
+          rewriter, loc, op.getType().getFragmentType(), values));
+    }
+    rewriter.replaceOpWithMultiple(op, {results});
+    return success();
+  }
+};
+
+struct DistributeStoreLines : OpConversionPattern<fmha::TileStoreLinesOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(fmha::TileStoreLinesOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    TileType t = op.getValue().getType();
+    const MatrixAtom &atom = t.getMatrixAtom();
+    bool rows = t.getRole() == fmha::TileRole::rows;
+    SmallVector<int> lines = accumulatorLines(atom, rows);
+    LaneCoords lane =
+        accumulatorLane(rewriter, loc, atom, single(adaptor.getLane()));
+    // One writer per value: the lanes at the first column (row) of the C
+    // layout hold every row (column) between them.
+    Value writer = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::eq, rows ? lane.col : lane.row,
+        constIndex(rewriter, loc, 0));
+    Value first = arith::AddIOp::create(
+        rewriter, loc, single(adaptor.getIndex()), rows ? lane.row : lane.col);
+    int64_t extent = rows ? t.getAtomRows() : t.getAtomCols();
+    ValueRange frags = adaptor.getValue();
+    for (auto [n, frag] : llvm::enumerate(frags))
+      for (auto [slot, offset] : llvm::enumerate(lines)) {
+        Value index = addIdx(rewriter, loc, first, n * extent + offset);
+        Value inSequence =
+            arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
+                                  index, single(adaptor.getSeqLen()));
+        auto ifOp = scf::IfOp::create(
+            rewriter, loc,
+            arith::AndIOp::create(rewriter, loc, writer, inSequence));
+        OpBuilder::InsertionGuard guard(rewriter);
+        rewriter.setInsertionPointToStart(ifOp.thenBlock());
+        Value value = vector::ExtractOp::create(
+            rewriter, loc, frag, ArrayRef<int64_t>{int64_t(slot)});
+        memref::StoreOp::create(rewriter, loc, value, single(adaptor.getDest()),
+                                ValueRange{single(adaptor.getBatch()),
+                                           single(adaptor.getHead()), index});
+      }
     rewriter.eraseOp(op);
     return success();
   }
@@ -544,13 +697,15 @@ void rocke::populateDistributeTilesPatterns(TypeConverter &converter,
   patterns.add<DistributeZero, DistributeRead, DistributeLoad, DistributeMma,
                DistributeConvert, DistributeUnpack, DistributePack,
                DistributeBroadcast, DistributeMap, DistributeMask,
-               DistributeWrite, DistributeAccumulate, DistributeStore>(
-      converter, patterns.getContext());
+               DistributeWrite, DistributeAccumulate, DistributeStore,
+               DistributeReduce, DistributeStoreLines>(converter,
+                                                       patterns.getContext());
   target.addIllegalOp<fmha::TileZeroOp, fmha::TileReadOp, fmha::TileLoadOp,
                       fmha::TileMmaOp, fmha::TileConvertOp, fmha::TileUnpackOp,
                       fmha::TilePackOp, fmha::TileBroadcastOp, fmha::TileMapOp,
                       fmha::TileMaskOp, fmha::TileWriteOp,
-                      fmha::TileAccumulateOp, fmha::TileStoreOp>();
+                      fmha::TileAccumulateOp, fmha::TileStoreOp,
+                      fmha::TileReduceOp, fmha::TileStoreLinesOp>();
   // Any other op that takes or makes a tile (a function returning one, say)
   // cannot be distributed: a "failed to legalize" diagnostic names it.
   target.markUnknownOpDynamicallyLegal(

@@ -1,10 +1,12 @@
-//===- LowerMasks.cpp - fmha.mask_fragment -> comparisons and selects ------===//
+//===- LowerMasks.cpp - fmha.mask_fragment -> comparisons and selects
+//------===//
 //
 // The masking stage of the tiled lowering: a score fragment's elements sit
 // at the lane's coordinates plus a constant per register (lib/FragmentLayout),
 // so key - query of every element is one lane value plus a constant. Each
 // element costs one comparison against a constant per band edge, one for
-// the keys past Sk, and a select.
+// the keys past Sk, and a select of the fill value (0 for probabilities,
+// -inf for the forward's scores).
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
@@ -78,10 +80,10 @@ struct LowerMaskFragment : OpRewritePattern<fmha::MaskFragmentOp> {
       visible = arith::AndIOp::create(rewriter, loc, visible, inBand);
     }
     auto type = op.getValue().getType();
-    Value zeros = arith::ConstantOp::create(rewriter, loc, type,
-                                            rewriter.getZeroAttr(type));
+    Value fill = arith::ConstantOp::create(
+        rewriter, loc, type, DenseElementsAttr::get(type, op.getFillAttr()));
     rewriter.replaceOpWithNewOp<arith::SelectOp>(op, visible, op.getValue(),
-                                                 zeros);
+                                                 fill);
     return success();
   }
 };

@@ -1,14 +1,16 @@
-//===- NvvmExp2.cpp - math.exp2 to the NVVM ex2.approx intrinsic -----------===//
+//===- NvvmExp2.cpp - math.exp2 to the NVVM ex2.approx intrinsic
+//-----------===//
 //
 // convert-gpu-to-nvvm lowers math.exp2 to a call of libdevice's __nv_exp2f,
 // which gpu-module-to-binary can only resolve when it finds a CUDA toolkit
 // (absent on CI); without it the PTX keeps an unresolved call. Attention
 // kernels want the single ex2.approx.f32 instruction anyway (2 ulp, the same
-// one libdevice uses), as fmha-exp2-to-rocdl gives v_exp_f32 on AMD.
+// one libdevice uses), as fmha-exp2-to-rocdl gives v_exp_f32 on AMD; and
+// lg2.approx.f32 for the forward's log2 of the row sum.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
-#include "passes/UnrollVectorExp2.h"
+#include "passes/UnrollVectorMath.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -37,6 +39,19 @@ struct Exp2ToNvvm : OpRewritePattern<math::Exp2Op> {
   }
 };
 
+struct Log2ToNvvm : OpRewritePattern<math::Log2Op> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::Log2Op op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getType().isF32())
+      return rewriter.notifyMatchFailure(op, "only scalar f32");
+    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
+        op, op.getType(), rewriter.getStringAttr("llvm.nvvm.lg2.approx.f"),
+        op.getOperand());
+    return success();
+  }
+};
+
 struct NvvmExp2Pass : public rocke::impl::NvvmExp2Base<NvvmExp2Pass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
@@ -48,5 +63,6 @@ struct NvvmExp2Pass : public rocke::impl::NvvmExp2Base<NvvmExp2Pass> {
 } // namespace
 
 void rocke::populateExp2ToNvvmPatterns(RewritePatternSet &patterns) {
-  patterns.add<Exp2ToNvvm, UnrollVectorExp2>(patterns.getContext());
+  patterns.add<Exp2ToNvvm, Log2ToNvvm, UnrollVectorMath<math::Exp2Op>,
+               UnrollVectorMath<math::Log2Op>>(patterns.getContext());
 }

@@ -2,7 +2,7 @@
 #ifndef ROCKE_PASSES_PASSES_H
 #define ROCKE_PASSES_PASSES_H
 
-#include "lib/BwdKernels.h"
+#include "lib/AttentionKernels.h"
 
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -15,7 +15,7 @@ class TypeConverter;
 
 namespace rocke {
 
-/// fmha-bwd-to-kernels strategies (lib/BwdKernels.h).
+/// fmha-bwd-to-kernels strategies (lib/AttentionKernels.h).
 enum class BwdStrategy { Tiled, Warp };
 /// Where fmha-bwd-to-kernels puts the kernels.
 enum class KernelPlacement { Gpu, Host };

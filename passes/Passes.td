@@ -142,14 +142,23 @@ def LowerMma : Pass<"fmha-lower-mma", "::mlir::ModuleOp"> {
 //===----------------------------------------------------------------------===//
 
 def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
-  let summary = "Lower fmha.attention_bwd into gpu kernels (or host loops)";
+  let summary = "Lower fmha.attention_bwd (and, with forward, "
+                "fmha.attention_fwd) into gpu kernels (or host loops)";
   let description = [{
     Replaces each fmha.attention_bwd by scratch buffers, kernels and their
-    launches (lib/KernelBuilder.h, lib/BwdKernels.h). `strategy=warp`: one
+    launches (lib/KernelBuilder.h, lib/AttentionKernels.h). `strategy=warp`: one
     subgroup per (batch, query token, query head), lanes split the head dims,
     dot products by gpu.subgroup_reduce, dK/dV by f32 atomics.
     `strategy=tiled`: the FlashAttention-2 backward (preprocess, KV-block
     main kernel, dQ postprocess).
+
+    With `forward`, each fmha.attention_fwd becomes the FlashAttention-2
+    forward kernel (lib/TiledFwdKernels.cpp, whatever the strategy; tiles
+    from `fwd-block-q`, `fwd-block-kv`, `fwd-num-warps`), written on fmha
+    tiles like the tiled backward. Kernels record the fmha ops that launch
+    them in module order, forward and backward alike, so runners launch a
+    forward -> backward chain in order. Without it the forward ops stay (the
+    CPU oracle's reference lowers them, fmha-lower-to-loops).
 
     `target=gpu` puts the kernels in `gpu.module @fmha_kernels` and launches
     them with gpu.launch_func; `target=host` makes each kernel a private
@@ -176,9 +185,9 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
              clEnumValN(::rocke::KernelPlacement::Host, "host",
                         "private functions looping over the grid"))}]>,
     Option<"endToEnd", "end-to-end", "bool", /*default=*/"false",
-           "Fail unless the module has an fmha.attention_bwd and no other "
-           "fmha op this pass leaves behind (set by the end-to-end pipelines, "
-           "whose later passes lower nothing else)">,
+           "Fail unless the module has an fmha op to lower and none this "
+           "pass leaves behind (set by the end-to-end pipelines, whose later "
+           "passes lower nothing else)">,
     Option<"chip", "chip", "std::string", /*default=*/"\"\"",
            "GPU of lib/ChipInfo (gfx90a, gfx942, gfx950, sm_80 ... sm_90a): "
            "its subgroup size, matrix atoms, workgroup memory and default "
@@ -236,6 +245,25 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
     Option<"indexBitwidth", "index-bitwidth", "unsigned", /*default=*/"64",
            "Index width the target lowering uses (32 or 64); static shapes "
            "it cannot address are rejected">,
+    Option<"forward", "forward", "bool", /*default=*/"false",
+           "Also lower fmha.attention_fwd into the tiled forward kernel">,
+    Option<"fwdBlockQ", "fwd-block-q", "int64_t", /*default=*/"0",
+           "Query rows per forward workgroup; 0: chosen from the chip's "
+           "workgroup memory and registers">,
+    Option<"fwdBlockKv", "fwd-block-kv", "int64_t", /*default=*/"0",
+           "Key rows per forward KV block; 0: chosen like fwd-block-q">,
+    Option<"fwdNumWarps", "fwd-num-warps", "int64_t", /*default=*/"0",
+           "Subgroups per forward workgroup; 0: chosen like fwd-block-q">,
+    Option<"fwdScoreLayout", "fwd-score-layout", "::rocke::ScoreLayout",
+           /*default=*/"::rocke::ScoreLayout::Auto",
+           "Score tiles of the forward",
+           [{::llvm::cl::values(
+             clEnumValN(::rocke::ScoreLayout::Auto, "auto",
+                        "the one whose accumulators feed P V"),
+             clEnumValN(::rocke::ScoreLayout::KvByQ, "kv-q",
+                        "S^T [kv x q] (O^T = V^T P^T, as on MFMA)"),
+             clEnumValN(::rocke::ScoreLayout::QByKv, "q-kv",
+                        "S [q x kv] (O = P V, as on mma.sync)"))}]>,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
@@ -257,10 +285,15 @@ def DistributeTiles : Pass<"fmha-distribute-tiles"> {
     pass gives each lane its fragments (lib/FragmentLayout), one 1-D vector
     per atom, row-major over the tile: fragment reads at the lane's
     coordinates (vector loads, ldmatrix on mma.sync), one fmha.mma per atom
-    of a product, and register picks for the conversions. Tile-carrying scf
-    loops carry the fragments. Runs before fmha-lower-mma.
+    of a product, and register picks for the conversions. Row reductions
+    (fmha.tile_reduce) combine a lane's registers of a row and then the
+    lanes sharing it with gpu.subgroup_reduce over the layout's lane
+    cluster; per-row vectors broadcast onto C tiles by register shuffles.
+    Tile-carrying scf loops carry the fragments. Runs before
+    fmha-lower-subgroup-reduce and fmha-lower-mma.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::gpu::GPUDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::nvgpu::NVGPUDialect",
                            "::mlir::scf::SCFDialect",

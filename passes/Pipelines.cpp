@@ -343,6 +343,18 @@ struct BwdPipelineOptions
                      "register staging"),
           clEnumValN(rocke::QueryPipelining::AsyncCopies, "async-copies",
                      "cp.async into double-buffered tiles"))};
+  Option<int64_t> fwdBlockQ{
+      *this, "fwd-block-q",
+      llvm::cl::desc("query rows per forward workgroup; 0 = from the chip"),
+      llvm::cl::init(0)};
+  Option<int64_t> fwdBlockKv{
+      *this, "fwd-block-kv",
+      llvm::cl::desc("key rows per forward KV block; 0 = from the chip"),
+      llvm::cl::init(0)};
+  Option<int64_t> fwdNumWarps{
+      *this, "fwd-num-warps",
+      llvm::cl::desc("subgroups per forward workgroup; 0 = from the chip"),
+      llvm::cl::init(0)};
   Option<unsigned> optLevel{*this, "O", llvm::cl::desc("LLVM opt level"),
                             llvm::cl::init(3)};
 };
@@ -364,11 +376,17 @@ void addBwdKernelPasses(mlir::OpPassManager &pm, const BwdPipelineOptions &opts,
   kernels.blockKv = opts.blockKv;
   kernels.numWarps = opts.numWarps;
   kernels.queryPipelining = opts.queryPipelining;
+  kernels.forward = true;
+  kernels.fwdBlockQ = opts.fwdBlockQ;
+  kernels.fwdBlockKv = opts.fwdBlockKv;
+  kernels.fwdNumWarps = opts.fwdNumWarps;
   pm.addPass(rocke::createBwdToKernels(kernels));
+  // Tile row reductions become gpu.subgroup_reduce, which the next pass
+  // turns into shuffles.
+  pm.addPass(rocke::createDistributeTiles());
   rocke::LowerSubgroupReduceOptions reduce;
   reduce.subgroupSize = subgroupSize;
   pm.addPass(rocke::createLowerSubgroupReduce(reduce));
-  pm.addPass(rocke::createDistributeTiles());
   pm.addPass(rocke::createLowerMma());
 }
 

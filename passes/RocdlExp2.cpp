@@ -1,13 +1,15 @@
-//===- RocdlExp2.cpp - math.exp2 / reciprocal to ROCDL intrinsics ----------===//
+//===- RocdlExp2.cpp - math.exp2 / reciprocal to ROCDL intrinsics
+//----------===//
 //
 // convert-gpu-to-rocdl lowers math.exp2 to __ocml_exp2_f32, which needs the
 // OCML bitcode. On f32 the hardware v_exp_f32 (rocdl.exp2) is what attention
-// kernels want; likewise v_rcp_f32 for a reciprocal the user allowed to be
+// kernels want, and v_log_f32 (rocdl.log) for the forward's log2 of the row
+// sum; likewise v_rcp_f32 for a reciprocal the user allowed to be
 // approximate (arcp/afn).
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
-#include "passes/UnrollVectorExp2.h"
+#include "passes/UnrollVectorMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -33,6 +35,18 @@ struct Exp2ToRocdl : OpRewritePattern<math::Exp2Op> {
       return rewriter.notifyMatchFailure(op, "only scalar f32");
     rewriter.replaceOpWithNewOp<ROCDL::ROCDLExp2>(op, op.getType(),
                                                   op.getOperand());
+    return success();
+  }
+};
+
+struct Log2ToRocdl : OpRewritePattern<math::Log2Op> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::Log2Op op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.getType().isF32())
+      return rewriter.notifyMatchFailure(op, "only scalar f32");
+    rewriter.replaceOpWithNewOp<ROCDL::ROCDLLog>(op, op.getType(),
+                                                 op.getOperand());
     return success();
   }
 };
@@ -67,5 +81,7 @@ struct RocdlExp2Pass : public rocke::impl::RocdlExp2Base<RocdlExp2Pass> {
 } // namespace
 
 void rocke::populateExp2ToRocdlPatterns(RewritePatternSet &patterns) {
-  patterns.add<Exp2ToRocdl, RecipToRocdl, UnrollVectorExp2>(patterns.getContext());
+  patterns.add<Exp2ToRocdl, Log2ToRocdl, RecipToRocdl,
+               UnrollVectorMath<math::Exp2Op>, UnrollVectorMath<math::Log2Op>>(
+      patterns.getContext());
 }

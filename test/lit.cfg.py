@@ -12,25 +12,29 @@ config.test_exec_root = os.path.join(config.rocke_obj_root, "test")
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in", "Inputs", "unit"]
 
 config.substitutions.append(("%rocke_src", config.rocke_src_root))
-# The warp strategy on the CPU (one lane per workgroup); fmha-lower-to-loops
-# takes the forward ops it leaves.
+# The warp strategy on the CPU (one lane per workgroup), after the tiled
+# forward (forward=true) whose O and statistics it consumes.
 config.substitutions.append(
     ("%warp_host",
-     "fmha-bwd-to-kernels{strategy=warp target=host},fmha-lower-to-loops"))
-# The tiled strategy on the CPU (host matrix atom, one lane per workgroup);
-# fmha-lower-to-loops takes the forward ops it leaves.
+     "fmha-bwd-to-kernels{strategy=warp target=host forward=true},"
+     "fmha-distribute-tiles,fmha-lower-mma,fmha-lower-to-loops"))
+# The tiled forward and backward on the CPU (host matrix atom, one lane per
+# workgroup).
 config.substitutions.append(
     ("%tiled_host",
-     "fmha-bwd-to-kernels{strategy=tiled target=host block-q=16 block-kv=32},"
+     "fmha-bwd-to-kernels{strategy=tiled target=host block-q=16 block-kv=32 "
+     "forward=true},"
      "fmha-distribute-tiles,fmha-lower-mma,fmha-lower-to-loops"))
-# The same with the schedule MFMA targets run: scores held as S [q x kv]
-# (score-layout=q-kv), Q and dO staged as rows and transposed, K in registers
-# (operand-staging=transposed-copies): checks their register reuse and
-# staging on the CPU.
+# The same with the schedules MFMA targets run: backward scores held as S [q
+# x kv] (score-layout=q-kv), Q and dO staged as rows and transposed, K in
+# registers (operand-staging=transposed-copies); forward scores as S^T [kv x
+# q] with P^T the B operand of O^T = V^T P^T (fwd-score-layout=kv-q): checks
+# their register reuse and staging on the CPU.
 config.substitutions.append(
     ("%tiled_mfma_host",
      "fmha-bwd-to-kernels{strategy=tiled target=host block-q=16 block-kv=32 "
-     "score-layout=q-kv operand-staging=transposed-copies},"
+     "score-layout=q-kv operand-staging=transposed-copies forward=true "
+     "fwd-score-layout=kv-q},"
      "fmha-distribute-tiles,fmha-lower-mma,fmha-lower-to-loops"))
 llvm_config.use_default_substitutions()
 

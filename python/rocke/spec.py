@@ -270,13 +270,20 @@ class FmhaBwdSpec:
                          % self.stats_encoding)
         return (" {%s}" % ", ".join(attrs)) if attrs else ""
 
-    def to_mlir(self, forward: bool = False) -> str:
-        """MLIR text: a module with one func holding the fmha op.
+    def to_mlir(self, forward: bool = False,
+                backward: Optional[bool] = None) -> str:
+        """MLIR text: a module with one func holding the fmha op(s).
 
-        ``forward=True`` emits ``fmha.attention_fwd`` instead of the backward.
-        The chip and strategy travel as ``rocke.chip``/``rocke.strategy``
-        func attributes for the lowering pipelines.
+        ``forward=True`` emits ``fmha.attention_fwd`` instead of the backward;
+        ``forward=True, backward=True`` emits both in one func, the forward
+        first, writing the O and statistics the backward reads. The chip and
+        strategy travel as ``rocke.chip``/``rocke.strategy`` func attributes
+        for the lowering pipelines.
         """
+        if backward is None:
+            backward = not forward
+        if not (forward or backward):
+            raise ValueError("to_mlir needs the forward, the backward or both")
         e = self.dtype
         ge = self.grad_dtype or e
         qt = self._memref(self.seq_q, self.heads_q, self.head_dim_qk, e)
@@ -292,30 +299,32 @@ class FmhaBwdSpec:
         fattrs = ('attributes {rocke.chip = "%s", rocke.strategy = "%s", '
                   'rocke.layout = "%s"}' % (self.chip, self.strategy,
                                             self.layout))
+        name = {(True, False): "fmha_fwd", (False, True): "fmha_bwd",
+                (True, True): "fmha_fwd_bwd"}[(forward, backward)]
+        ops = ""
         if forward:
-            name = self.name or "fmha_fwd"
             args = ("%%q: %s, %%k: %s, %%v: %s, %%o: %s, %s"
                     % (qt, kt, vt, ot, stats_args))
-            op = ("    fmha.attention_fwd %%q, %%k, %%v -> %%o, stats(%s)%s\n"
-                  "        : %s, %s, %s -> %s, stats(%s)\n"
-                  % (stats_vals, self._attrs(True), qt, kt, vt, ot,
-                     stats_types))
-        else:
-            name = self.name or "fmha_bwd"
+            ops += ("    fmha.attention_fwd %%q, %%k, %%v -> %%o, "
+                    "stats(%s)%s\n"
+                    "        : %s, %s, %s -> %s, stats(%s)\n"
+                    % (stats_vals, self._attrs(True), qt, kt, vt, ot,
+                       stats_types))
+        if backward:  # its arguments include the forward's
             dqt = self._memref(self.seq_q, self.heads_q, self.head_dim_qk, ge)
             dkt = self._memref(self.seq_k, self.heads_kv, self.head_dim_qk, ge)
             dvt = self._memref(self.seq_k, self.heads_kv, self.head_dim_v, ge)
             args = ("%%q: %s, %%k: %s, %%v: %s, %%o: %s, %%do: %s, %s, "
                     "%%dq: %s, %%dk: %s, %%dv: %s"
                     % (qt, kt, vt, ot, ot, stats_args, dqt, dkt, dvt))
-            op = ("    fmha.attention_bwd %%q, %%k, %%v, %%o, %%do, stats(%s)"
-                  " -> %%dq, %%dk, %%dv%s\n"
-                  "        : %s, %s, %s, %s, %s, stats(%s)\n"
-                  "        -> %s, %s, %s\n"
-                  % (stats_vals, self._attrs(False), qt, kt, vt, ot, ot,
-                     stats_types, dqt, dkt, dvt))
+            ops += ("    fmha.attention_bwd %%q, %%k, %%v, %%o, %%do, "
+                    "stats(%s) -> %%dq, %%dk, %%dv%s\n"
+                    "        : %s, %s, %s, %s, %s, stats(%s)\n"
+                    "        -> %s, %s, %s\n"
+                    % (stats_vals, self._attrs(False), qt, kt, vt, ot, ot,
+                       stats_types, dqt, dkt, dvt))
         return ("module {\n  func.func @%s(%s) %s {\n%s    return\n  }\n}\n"
-                % (name, args, fattrs, op))
+                % (self.name or name, args, fattrs, ops))
 
     def to_mlir_fwd(self) -> str:
         return self.to_mlir(forward=True)

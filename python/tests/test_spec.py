@@ -94,3 +94,18 @@ def test_to_mlir_text():
     assert "memref<2x128x8x64xf16, strided<[65536, 64, 8192, 1]>>" in st
     assert "memref<2x256x8x64xf16, strided<[131072, 64, 16384, 1]>>" in st
     assert "memref<2x8x128xf32>" in st
+
+
+def test_to_mlir_forward_then_backward():
+    s = FmhaBwdSpec(mask="causal", stats_encoding="log2_max_sum",
+                    deterministic=True)
+    t = s.to_mlir(forward=True, backward=True)
+    assert "@fmha_fwd_bwd(" in t and "%do:" in t and "%dq:" in t
+    fwd, bwd = t.index("fmha.attention_fwd"), t.index("fmha.attention_bwd")
+    assert fwd < bwd
+    # The forward's op line is the forward-only module's, the backward's the
+    # backward-only module's.
+    assert t[fwd:bwd] in s.to_mlir(forward=True)
+    assert t[bwd:t.index("    return")] in s.to_mlir()
+    with pytest.raises(ValueError, match="forward, the backward or both"):
+        s.to_mlir(forward=False, backward=False)

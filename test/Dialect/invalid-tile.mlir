@@ -22,7 +22,7 @@ func.func @bf16_acc(%t: !fmha.tile<16x16xbf16, c, "mfma_f32_16x16x16_bf16">) {
 
 // -----
 
-// expected-error @+1 {{tile role must be a, b or c, got 'd'}}
+// expected-error @+1 {{tile role must be a, b, c, rows or cols, got 'd'}}
 func.func @role(%t: !fmha.tile<16x16xf32, d, "mfma_f32_16x16x16_bf16">) {
   return
 }
@@ -30,7 +30,7 @@ func.func @role(%t: !fmha.tile<16x16xf32, d, "mfma_f32_16x16x16_bf16">) {
 // -----
 
 func.func @zero_operand() {
-  // expected-error @+1 {{makes accumulator tiles (role c), not role a}}
+  // expected-error @+1 {{makes accumulator tiles (role c) or their per-row (per-column) vectors, not role a}}
   %z = fmha.tile_zero : !fmha.tile<16x16xbf16, a, "mfma_f32_16x16x16_bf16">
   return
 }
@@ -38,7 +38,7 @@ func.func @zero_operand() {
 // -----
 
 func.func @read_acc(%buf: memref<16x16xf32>, %i: index) {
-  // expected-error @+1 {{reads operand tiles (role a or b), not accumulators (role c)}}
+  // expected-error @+1 {{reads operand tiles (role a or b), not role c}}
   %t = fmha.tile_read %buf[%i, %i] lane %i : memref<16x16xf32> -> !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16">
   return
 }
@@ -92,7 +92,7 @@ func.func @unpack_count(%c: !fmha.tile<32x16xf32, c, "mfma_f32_16x16x16_bf16">) 
 
 func.func @map_layouts(%a: !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16">,
                        %b: !fmha.tile<16x32xf32, c, "mfma_f32_16x16x16_bf16">) {
-  // expected-error @+1 {{tiles must share shape, role and atom}}
+  // expected-error @+1 {{is neither of the results' layout}}
   %r = fmha.tile_map(%a, %b) : !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16">, !fmha.tile<16x32xf32, c, "mfma_f32_16x16x16_bf16"> -> !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16"> {
   ^bb0(%x: f32, %y: f32):
     fmha.yield %x : f32
@@ -137,5 +137,84 @@ func.func @accumulate_rank(%t: !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16"
 func.func @mask_operand(%t: !fmha.tile<16x16xbf16, a, "mfma_f32_16x16x16_bf16">, %i: index) {
   // expected-error @+1 {{works on accumulator tiles (role c), not role a}}
   %m = fmha.tile_mask %t at(%i, %i) lane %i seq(%i, %i) : !fmha.tile<16x16xbf16, a, "mfma_f32_16x16x16_bf16">
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a tile in role rows is Rx1, not 16x2}}
+func.func @rows_shape(%t: !fmha.tile<16x2xf32, rows, "mma_sync_m16n8k16_f16">) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a tile in role cols holds f32, not 'bf16'}}
+func.func @cols_elt(%t: !fmha.tile<1x16xbf16, cols, "mfma_f32_16x16x16_bf16">) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a 1x8 tile is no grid of 1x16 atoms}}
+func.func @cols_extent(%t: !fmha.tile<1x8xf32, cols, "mfma_f32_16x16x16_bf16">) {
+  return
+}
+
+// -----
+
+func.func @reduce_result(%s: !fmha.tile<16x32xf32, c, "mma_sync_m16n8k16_f16">) {
+  // expected-error @+1 {{reducing dim 1 of '!fmha.tile<16x32xf32, c, "mma_sync_m16n8k16_f16">' gives a 16x1 tile in role rows of the same atom}}
+  %r = fmha.tile_reduce max %s dim 1 : !fmha.tile<16x32xf32, c, "mma_sync_m16n8k16_f16"> -> !fmha.tile<1x32xf32, cols, "mma_sync_m16n8k16_f16">
+  return
+}
+
+// -----
+
+func.func @reduce_operand(%s: !fmha.tile<16x16xbf16, a, "mfma_f32_16x16x16_bf16">) {
+  // expected-error @+1 {{works on accumulator tiles (role c), not role a}}
+  %r = fmha.tile_reduce add %s dim 0 : !fmha.tile<16x16xbf16, a, "mfma_f32_16x16x16_bf16"> -> !fmha.tile<1x16xf32, cols, "mfma_f32_16x16x16_bf16">
+  return
+}
+
+// -----
+
+func.func @reduce_dim(%s: !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16">) {
+  // expected-error @+1 {{attribute 'dim' failed to satisfy constraint}}
+  %r = fmha.tile_reduce add %s dim 2 : !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16"> -> !fmha.tile<1x16xf32, cols, "mfma_f32_16x16x16_bf16">
+  return
+}
+
+// -----
+
+func.func @store_lines_c(%s: !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16">, %m: memref<?x8x?xf32>, %i: index) {
+  // expected-error @+1 {{stores per-row or per-column vectors (role rows or cols), not role c}}
+  fmha.tile_store_lines %s, %m[%i, %i, %i] lane %i seq %i : !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16">, memref<?x8x?xf32>
+  return
+}
+
+// -----
+
+// A per-row vector broadcasts onto C tiles of its rows only.
+func.func @broadcast_rows(%s: !fmha.tile<16x32xf32, c, "mma_sync_m16n8k16_f16">,
+                          %r: !fmha.tile<32x1xf32, rows, "mma_sync_m16n8k16_f16">) {
+  // expected-error @+1 {{is neither of the results' layout}}
+  %p = fmha.tile_map(%s, %r) : !fmha.tile<16x32xf32, c, "mma_sync_m16n8k16_f16">, !fmha.tile<32x1xf32, rows, "mma_sync_m16n8k16_f16"> -> !fmha.tile<16x32xf32, c, "mma_sync_m16n8k16_f16"> {
+  ^bb0(%x: f32, %y: f32):
+    fmha.yield %x : f32
+  }
+  return
+}
+
+// -----
+
+// ... and of an atom whose accumulators are laid out alike.
+func.func @broadcast_layout(%s: !fmha.tile<16x32xf32, c, "mma_sync_m16n8k16_f16">,
+                            %r: !fmha.tile<16x1xf32, rows, "mfma_f32_16x16x16_f16">) {
+  // expected-error @+1 {{is neither of the results' layout}}
+  %p = fmha.tile_map(%s, %r) : !fmha.tile<16x32xf32, c, "mma_sync_m16n8k16_f16">, !fmha.tile<16x1xf32, rows, "mfma_f32_16x16x16_f16"> -> !fmha.tile<16x32xf32, c, "mma_sync_m16n8k16_f16"> {
+  ^bb0(%x: f32, %y: f32):
+    fmha.yield %x : f32
+  }
   return
 }

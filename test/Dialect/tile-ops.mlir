@@ -60,3 +60,32 @@ func.func @softmax(%s: !fmha.tile<32x64xf32, c, "mma_sync_m16n8k16_f16">, %stats
   fmha.tile_store %m, %grad[%i, %i, %i, %i] lane %i seq %i : !fmha.tile<32x64xf32, c, "mma_sync_m16n8k16_f16">, memref<?x?x8x64xf16>
   return
 }
+
+// The forward's online softmax: -inf masking, row maxima and sums as
+// per-column vectors of S^T, broadcast back onto S^T and O^T, the
+// statistics stored per query, O^T stored transposed.
+// CHECK-LABEL: func.func @online_softmax
+// CHECK: fmha.tile_mask {{.*}} {fill = 0xFF800000 : f32, keys_along_rows}
+// CHECK: fmha.tile_reduce max %{{.*}} dim 0 : <64x32xf32, c, "mfma_f32_16x16x16_bf16"> -> <1x32xf32, cols, "mfma_f32_16x16x16_bf16">
+// CHECK: fmha.tile_map(%{{.*}}, %{{.*}}) : !fmha.tile<64x32xf32, c, "mfma_f32_16x16x16_bf16">, !fmha.tile<1x32xf32, cols, "mfma_f32_16x16x16_bf16"> -> !fmha.tile<64x32xf32, c, "mfma_f32_16x16x16_bf16">
+// CHECK: fmha.tile_reduce add %{{.*}} dim 0
+// CHECK: fmha.tile_store_lines %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] lane %{{.*}} seq %{{.*}} : <1x32xf32, cols, "mfma_f32_16x16x16_bf16">, memref<?x8x?xf32>
+// CHECK: fmha.tile_store {{.*}} {transposed} : <128x32xf32, c, "mfma_f32_16x16x16_bf16">, memref<?x?x8x128xbf16>
+func.func @online_softmax(%s: !fmha.tile<64x32xf32, c, "mfma_f32_16x16x16_bf16">,
+                          %o: !fmha.tile<128x32xf32, c, "mfma_f32_16x16x16_bf16">,
+                          %lse: memref<?x8x?xf32>, %out: memref<?x?x8x128xbf16>, %i: index) {
+  %m = fmha.tile_mask %s at(%i, %i) lane %i seq(%i, %i) {keys_along_rows, fill = 0xFF800000 : f32}
+      : !fmha.tile<64x32xf32, c, "mfma_f32_16x16x16_bf16">
+  %mx = fmha.tile_reduce max %m dim 0 : !fmha.tile<64x32xf32, c, "mfma_f32_16x16x16_bf16"> -> !fmha.tile<1x32xf32, cols, "mfma_f32_16x16x16_bf16">
+  %p = fmha.tile_map(%m, %mx) : !fmha.tile<64x32xf32, c, "mfma_f32_16x16x16_bf16">, !fmha.tile<1x32xf32, cols, "mfma_f32_16x16x16_bf16">
+      -> !fmha.tile<64x32xf32, c, "mfma_f32_16x16x16_bf16"> {
+  ^bb0(%x: f32, %y: f32):
+    %d = arith.subf %x, %y : f32
+    %e = math.exp2 %d : f32
+    fmha.yield %e : f32
+  }
+  %l = fmha.tile_reduce add %p dim 0 : !fmha.tile<64x32xf32, c, "mfma_f32_16x16x16_bf16"> -> !fmha.tile<1x32xf32, cols, "mfma_f32_16x16x16_bf16">
+  fmha.tile_store_lines %l, %lse[%i, %i, %i] lane %i seq %i : !fmha.tile<1x32xf32, cols, "mfma_f32_16x16x16_bf16">, memref<?x8x?xf32>
+  fmha.tile_store %o, %out[%i, %i, %i, %i] lane %i seq %i {transposed} : !fmha.tile<128x32xf32, c, "mfma_f32_16x16x16_bf16">, memref<?x?x8x128xbf16>
+  return
+}

@@ -7,24 +7,24 @@
 // RUN: not rocke-opt %s -split-input-file -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-rocdl,fmha-dump-binary{output=%t.hsaco})' 2>&1 | FileCheck %s --check-prefix=INPUT
 // RUN: not rocke-opt %s -split-input-file -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm,fmha-dump-binary{output=%t.ptx})' 2>&1 | FileCheck %s --check-prefix=INPUT
 
-// KEY: error: fmha-bwd-rocdl: unknown option 'stratgy'; options: O, block-kv, block-q, chip, matrix-atom, num-warps, query-pipelining, strategy
+// KEY: error: fmha-bwd-rocdl: unknown option 'stratgy'; options: O, block-kv, block-q, chip, fwd-block-kv, fwd-block-q, fwd-num-warps, matrix-atom, num-warps, query-pipelining, strategy
 // VALUE: error: fmha-bwd-nvvm: invalid value 'abc' for option 'block-q'
 // ENUM: error: fmha-bwd-rocdl: invalid value 'magic' for option 'strategy'
 // FINISH: error: fmha-rocdl-to-hsaco: unknown option 'fromat'; options: O, chip, format, toolkit
 
 // A module without any fmha op said "no gpu.binary (run gpu-module-to-binary
 // first)".
-// INPUT: error: fmha-bwd-to-kernels: the module has no fmha.attention_bwd to lower
+// INPUT: error: fmha-bwd-to-kernels: the module has no fmha.attention_fwd or fmha.attention_bwd to lower
 // INPUT-NOT: no gpu.binary
 module {
 }
 
 // -----
 
-// A forward has no GPU lowering yet: it stayed in the host code, exit 0.
-func.func @fwd(%q: memref<1x16x2x64xf16>, %o: memref<1x16x2x64xf16>, %lse: memref<1x2x16xf32>) {
-  // INPUT: error: 'fmha.attention_fwd' op has no GPU lowering (only fmha.attention_bwd does); lower it on the host with fmha-lower-to-loops
+// A forward of f32 inputs has no matrix-core lowering.
+func.func @fwd(%q: memref<1x16x2x64xf32>, %o: memref<1x16x2x64xf32>, %lse: memref<1x2x16xf32>) {
+  // INPUT: error: 'fmha.attention_fwd' op has no GPU lowering for f32 inputs (the forward runs on matrix cores: f16 or bf16)
   fmha.attention_fwd %q, %q, %q -> %o, stats(%lse)
-    : memref<1x16x2x64xf16>, memref<1x16x2x64xf16>, memref<1x16x2x64xf16> -> memref<1x16x2x64xf16>, stats(memref<1x2x16xf32>)
+    : memref<1x16x2x64xf32>, memref<1x16x2x64xf32>, memref<1x16x2x64xf32> -> memref<1x16x2x64xf32>, stats(memref<1x2x16xf32>)
   return
 }

@@ -101,11 +101,13 @@ func.func @softmax(%f0: vector<4xf32>, %stats: memref<64xf32>, %ds: memref<64x40
 
 // -----
 
-// A gradient tile stored into rows of a [B, S, H, D] memref: one element
-// store per register (converted to bf16), rows past the sequence skipped.
+// A gradient tile stored into rows of a [B, S, H, D] memref of contiguous
+// rows: one vector store per run of registers along a row (mma.sync: 2),
+// converted to bf16, rows past the sequence skipped.
 // CHECK-LABEL: func.func @store
-// CHECK-COUNT-8: scf.if
-// CHECK: arith.truncf {{.*}} : f32 to bf16
+// CHECK-COUNT-4: scf.if
+// CHECK: arith.truncf {{.*}} : vector<2xf32> to vector<2xbf16>
+// CHECK: vector.store {{.*}} : memref<?x?x8x64xbf16>, vector<2xbf16>
 // CHECK-NOT: fmha.tile
 func.func @store(%f0: vector<4xf32>, %grad: memref<?x?x8x64xbf16>, %i: index, %sk: index) {
   %t = fmha.tile_pack %f0, %f0 : vector<4xf32>, vector<4xf32> -> !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16">
@@ -128,4 +130,102 @@ func.func @yield_outside(%a: vector<4xf32>, %s: f32) -> (vector<4xf32>, vector<4
   }
   %f:2 = fmha.tile_unpack %r : !fmha.tile<16x32xf32, c, "mfma_f32_16x16x16_bf16"> -> vector<4xf32>, vector<4xf32>
   return %f#0, %f#1 : vector<4xf32>, vector<4xf32>
+}
+
+// -----
+
+// O^T stored transposed: an MFMA C fragment's 4 registers run down a column
+// of O^T, along a row of O: one 4-element store per atom, the row check on
+// the tile's column.
+// CHECK-LABEL: func.func @store_transposed
+// CHECK-COUNT-2: scf.if
+// CHECK: vector.store {{.*}} : memref<?x?x8x64xbf16>, vector<4xbf16>
+// CHECK-NOT: scf.if
+func.func @store_transposed(%f: vector<4xf32>, %out: memref<?x?x8x64xbf16>, %i: index, %sq: index) {
+  %t = fmha.tile_pack %f, %f : vector<4xf32>, vector<4xf32> -> !fmha.tile<32x16xf32, c, "mfma_f32_16x16x16_bf16">
+  fmha.tile_store %t, %out[%i, %i, %i, %i] lane %i seq %sq {transposed} : !fmha.tile<32x16xf32, c, "mfma_f32_16x16x16_bf16">, memref<?x?x8x64xbf16>
+  return
+}
+
+// -----
+
+// Row maxima of an mma.sync S tile: each lane holds 2 rows (registers 0-1
+// and 2-3 of each atom); the atoms along a row combine elementwise, each
+// row's registers reduce in the lane, then across the 4 lanes that share
+// the row (cluster 4, stride 1).
+// CHECK-LABEL: func.func @reduce_rows
+// CHECK: %[[M:.*]] = arith.maxnumf %arg0, %arg1 : vector<4xf32>
+// CHECK: %[[R0:.*]] = vector.shuffle %[[M]], %[[M]] [0, 1]
+// CHECK: %[[X0:.*]] = vector.reduction <maxnumf>, %[[R0]]
+// CHECK: gpu.subgroup_reduce maxnumf %[[X0]] uniform cluster(size = 4) : (f32) -> f32
+// CHECK: vector.shuffle %[[M]], %[[M]] [2, 3]
+// CHECK: gpu.subgroup_reduce maxnumf
+// CHECK: vector.from_elements {{.*}} : vector<2xf32>
+func.func @reduce_rows(%a: vector<4xf32>, %b: vector<4xf32>) -> vector<2xf32> {
+  %s = fmha.tile_pack %a, %b : vector<4xf32>, vector<4xf32> -> !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16">
+  %m = fmha.tile_reduce max %s dim 1 : !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16"> -> !fmha.tile<16x1xf32, rows, "mma_sync_m16n8k16_f16">
+  %f = fmha.tile_unpack %m : !fmha.tile<16x1xf32, rows, "mma_sync_m16n8k16_f16"> -> vector<2xf32>
+  return %f : vector<2xf32>
+}
+
+// -----
+
+// Column sums of an MFMA S^T tile: a lane's 4 registers share its column;
+// the 4 lanes holding parts of a column are 16 apart (stride 16).
+// CHECK-LABEL: func.func @reduce_cols
+// CHECK: vector.reduction <add>, %{{.*}} : vector<4xf32> into f32
+// CHECK: gpu.subgroup_reduce add %{{.*}} uniform cluster(size = 4, stride = 16) : (f32) -> f32
+// CHECK: vector.from_elements {{.*}} : vector<1xf32>
+func.func @reduce_cols(%a: vector<4xf32>) -> vector<1xf32> {
+  %s = fmha.tile_pack %a : vector<4xf32> -> !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16">
+  %l = fmha.tile_reduce add %s dim 0 : !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16"> -> !fmha.tile<1x16xf32, cols, "mfma_f32_16x16x16_bf16">
+  %f = fmha.tile_unpack %l : !fmha.tile<1x16xf32, cols, "mfma_f32_16x16x16_bf16"> -> vector<1xf32>
+  return %f : vector<1xf32>
+}
+
+// -----
+
+// A per-row vector broadcast onto a C tile: each register takes its row's
+// value (one shuffle per atom row, shared by the atoms along it).
+// CHECK-LABEL: func.func @broadcast_rows
+// CHECK: %[[B:.*]] = vector.shuffle %arg1, %arg1 [0, 0, 1, 1] : vector<2xf32>, vector<2xf32>
+// CHECK: arith.subf %arg0, %[[B]] : vector<4xf32>
+// CHECK: arith.subf %arg0, %[[B]] : vector<4xf32>
+// CHECK-NOT: vector.shuffle
+func.func @broadcast_rows(%a: vector<4xf32>, %r: vector<2xf32>) -> (vector<4xf32>, vector<4xf32>) {
+  %s = fmha.tile_pack %a, %a : vector<4xf32>, vector<4xf32> -> !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16">
+  %m = fmha.tile_pack %r : vector<2xf32> -> !fmha.tile<16x1xf32, rows, "mma_sync_m16n8k16_f16">
+  %p = fmha.tile_map(%s, %m) : !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16">, !fmha.tile<16x1xf32, rows, "mma_sync_m16n8k16_f16"> -> !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16"> {
+  ^bb0(%x: f32, %y: f32):
+    %d = arith.subf %x, %y : f32
+    fmha.yield %d : f32
+  }
+  %f:2 = fmha.tile_unpack %p : !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16"> -> vector<4xf32>, vector<4xf32>
+  return %f#0, %f#1 : vector<4xf32>, vector<4xf32>
+}
+
+// -----
+
+// Per-row statistics leave from the lanes at column 0 of the C layout, one
+// store per row a lane holds, rows past the sequence skipped.
+// CHECK-LABEL: func.func @store_lines
+// CHECK: %[[WRITER:.*]] = arith.cmpi eq
+// CHECK-COUNT-2: memref.store {{.*}} : memref<?x8x?xf32>
+// CHECK-NOT: memref.store
+func.func @store_lines(%r: vector<2xf32>, %lse: memref<?x8x?xf32>, %i: index, %lane: index, %sq: index) {
+  %m = fmha.tile_pack %r : vector<2xf32> -> !fmha.tile<16x1xf32, rows, "mma_sync_m16n8k16_f16">
+  fmha.tile_store_lines %m, %lse[%i, %i, %i] lane %lane seq %sq : !fmha.tile<16x1xf32, rows, "mma_sync_m16n8k16_f16">, memref<?x8x?xf32>
+  return
+}
+
+// -----
+
+// Scores masked with -inf (the forward's, before the row maximum).
+// CHECK-LABEL: func.func @mask_fill
+// CHECK: fmha.mask_fragment {{.*}} {atom = "mma_sync_m16n8k16_f16", fill = 0xFF800000 : f32}
+func.func @mask_fill(%a: vector<4xf32>, %i: index) -> vector<4xf32> {
+  %s = fmha.tile_pack %a : vector<4xf32> -> !fmha.tile<16x8xf32, c, "mma_sync_m16n8k16_f16">
+  %m = fmha.tile_mask %s at(%i, %i) lane %i seq(%i, %i) {fill = 0xFF800000 : f32} : !fmha.tile<16x8xf32, c, "mma_sync_m16n8k16_f16">
+  %f = fmha.tile_unpack %m : !fmha.tile<16x8xf32, c, "mma_sync_m16n8k16_f16"> -> vector<4xf32>
+  return %f : vector<4xf32>
 }

@@ -1,14 +1,15 @@
-//===- BwdKernels.h - fmha.attention_bwd -> kernels strategies --*- C++ -*-===//
+//===- AttentionKernels.h - fmha ops -> kernels builders --------*- C++ -*-===//
 //
-// The two strategies of the fmha-bwd-to-kernels pass (issue 4). Each builder
-// emits, before `op`, the scratch buffers, kernels and launches that compute
-// the op's gradients (lib/KernelBuilder.h), and leaves `op` in place for the
-// pass to erase. On failure it has emitted a diagnostic on `op`; what it
-// already emitted is discarded with the failed pass.
+// The builders of fmha-bwd-to-kernels (its two strategies, issue 4) and of
+// fmha-fwd-to-kernels. Each emits, before `op`, the scratch buffers, kernels
+// and launches that compute the op's results (lib/KernelBuilder.h), and
+// leaves `op` in place for the pass to erase. On failure it has emitted a
+// diagnostic on `op`; what it already emitted is discarded with the failed
+// pass.
 //
 //===----------------------------------------------------------------------===//
-#ifndef ROCKE_LIB_BWDKERNELS_H
-#define ROCKE_LIB_BWDKERNELS_H
+#ifndef ROCKE_LIB_ATTENTIONKERNELS_H
+#define ROCKE_LIB_ATTENTIONKERNELS_H
 
 #include "lib/ChipInfo.h"
 #include "lib/KernelBuilder.h"
@@ -21,6 +22,7 @@
 namespace rocke {
 namespace fmha {
 class AttentionBwdOp;
+class AttentionFwdOp;
 } // namespace fmha
 
 /// How the tiled strategy holds score tiles: S^T [kv x q] or S [q x kv]. Auto
@@ -53,8 +55,9 @@ enum class OperandStaging { Auto, TransposingReads, TransposedCopies };
 /// the tiles allow it, else Registers.
 enum class QueryPipelining { Auto, Registers, AsyncCopies };
 
-/// Options of fmha-bwd-to-kernels shared by both strategies.
-struct BwdKernelOptions {
+/// Options of fmha-bwd-to-kernels shared by both strategies; the forward
+/// reads the target, chip, atom and tile fields.
+struct AttentionKernelOptions {
   KernelTarget target;
   /// The chip the kernels are for (atoms, workgroup memory, tile defaults);
   /// none: a generic target of `target.subgroupSize` lanes.
@@ -72,13 +75,19 @@ struct BwdKernelOptions {
 /// One subgroup per (batch, query token, query head); lanes split the head
 /// dims, dK/dV by f32 atomics (lib/WarpBwdKernels.cpp).
 mlir::LogicalResult buildWarpBwdKernels(fmha::AttentionBwdOp op,
-                                        const BwdKernelOptions &options);
+                                        const AttentionKernelOptions &options);
 
 /// FlashAttention-2 backward: preprocess, KV-block main kernel, dQ
 /// postprocess (lib/TiledBwdKernels.cpp).
 mlir::LogicalResult buildTiledBwdKernels(fmha::AttentionBwdOp op,
-                                         const BwdKernelOptions &options);
+                                         const AttentionKernelOptions &options);
+
+/// FlashAttention-2 forward: one workgroup per (query block, query head,
+/// batch), online softmax over the KV blocks the mask lets through
+/// (lib/TiledFwdKernels.cpp).
+mlir::LogicalResult buildTiledFwdKernels(fmha::AttentionFwdOp op,
+                                         const AttentionKernelOptions &options);
 
 } // namespace rocke
 
-#endif // ROCKE_LIB_BWDKERNELS_H
+#endif // ROCKE_LIB_ATTENTIONKERNELS_H

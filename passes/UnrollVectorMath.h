@@ -1,13 +1,13 @@
-//===- UnrollVectorExp2.h - vector math.exp2 -> per-element exp2 -*- C++ -*-===//
+//===- UnrollVectorMath.h - vector exp2/log2 -> per element -----*- C++ -*-===//
 //
 // The tiled kernels compute softmax probabilities on whole fragments
-// (vector<N x f32>); the exp2 finishes (fmha-exp2-to-nvvm, fmha-exp2-to-rocdl)
-// map scalar f32 exp2 to one hardware instruction, so vectors are split into
-// elements first.
+// (vector<N x f32>); the exp2 / log2 finishes (fmha-exp2-to-nvvm,
+// fmha-exp2-to-rocdl) map scalar f32 exp2 and log2 to one hardware
+// instruction each, so vectors are split into elements first.
 //
 //===----------------------------------------------------------------------===//
-#ifndef ROCKE_PASSES_UNROLLVECTOREXP2_H
-#define ROCKE_PASSES_UNROLLVECTOREXP2_H
+#ifndef ROCKE_PASSES_UNROLLVECTORMATH_H
+#define ROCKE_PASSES_UNROLLVECTORMATH_H
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -15,12 +15,13 @@
 
 namespace rocke {
 
-/// math.exp2 on a 1-D f32 vector -> one scalar math.exp2 per element.
-struct UnrollVectorExp2 : mlir::OpRewritePattern<mlir::math::Exp2Op> {
-  using OpRewritePattern::OpRewritePattern;
+/// MathOp (math.exp2, math.log2) on a 1-D f32 vector -> one scalar op per
+/// element.
+template <typename MathOp>
+struct UnrollVectorMath : mlir::OpRewritePattern<MathOp> {
+  using mlir::OpRewritePattern<MathOp>::OpRewritePattern;
   mlir::LogicalResult
-  matchAndRewrite(mlir::math::Exp2Op op,
-                  mlir::PatternRewriter &rewriter) const override {
+  matchAndRewrite(MathOp op, mlir::PatternRewriter &rewriter) const override {
     auto type = mlir::dyn_cast<mlir::VectorType>(op.getType());
     if (!type || type.getRank() != 1 || type.isScalable() ||
         !type.getElementType().isF32())
@@ -30,7 +31,7 @@ struct UnrollVectorExp2 : mlir::OpRewritePattern<mlir::math::Exp2Op> {
     for (int64_t i = 0; i < type.getNumElements(); ++i) {
       mlir::Value x = mlir::vector::ExtractOp::create(
           rewriter, loc, op.getOperand(), llvm::ArrayRef<int64_t>{i});
-      elems.push_back(mlir::math::Exp2Op::create(rewriter, loc, x));
+      elems.push_back(MathOp::create(rewriter, loc, x));
     }
     rewriter.replaceOpWithNewOp<mlir::vector::FromElementsOp>(op, type, elems);
     return mlir::success();

@@ -1,0 +1,101 @@
+"""Which built configurations the H200 runners take, at which sizes, and
+their FLOP counts.
+
+Pure Python (no GPU, no PyTorch): shared by bench/run_bwd.py and
+bench/run_fwd.py, checked by python/tests.
+"""
+import json
+import os
+
+# What a configuration's module computes (build_kernels.py --kinds): the
+# backward, the forward, or the forward then the backward ("chain").
+KINDS = ("bwd", "fwd", "chain")
+# The argument roles of the softmax statistics, per stats encoding.
+STATS_ROLES = {"lse": ("lse",), "log2_max_sum": ("m", "l")}
+# Benchmark problems: H heads, B = BENCH_TOKENS / S sequences of length S.
+BENCH_HEADS = 16
+BENCH_TOKENS = 16384
+
+
+def kind_of(cfg):
+    """The configuration's kind; builds from before the forward are
+    backward ones."""
+    return cfg.get("kind", "bwd")
+
+
+def config_names(directory, only=(), kinds=KINDS):
+    """Names of the configurations built into `directory`, sorted: those of
+    `kinds` whose name contains one of the `only` substrings (any name when
+    `only` is empty)."""
+    names = []
+    for f in sorted(os.listdir(directory)):
+        if not f.endswith(".config.json"):
+            continue
+        name = f[:-len(".config.json")]
+        if only and not any(s in name for s in only):
+            continue
+        with open(os.path.join(directory, f)) as fh:
+            if kind_of(json.load(fh)["config"]) in kinds:
+                names.append(name)
+    return names
+
+
+def is_bottom_right_causal(cfg):
+    return cfg["mask"] == "causal" and cfg["alignment"] == "bottom_right"
+
+
+def validation_sizes(cfg):
+    """(Sq, Sk) pairs validated for a configuration."""
+    if is_bottom_right_causal(cfg):
+        return [(128, 1000), (1000, 4096)]
+    if cfg["Hkv"] != cfg["Hq"] or cfg["mask"] == "sliding_window" or \
+            cfg["deterministic"]:
+        return [(1000, 1000), (4096, 4096)]
+    return [(128, 128), (1000, 1000), (4096, 4096)]
+
+
+def sanitize_sizes(cfg):
+    """Small tail shapes for compute-sanitizer (bench/sanitize.py): Sq and Sk
+    multiples of no tile, Sq != Sk (bottom-right: Sq < Sk, so every row sees
+    a key)."""
+    if is_bottom_right_causal(cfg):
+        return [(77, 130)]
+    return [(77, 77), (100, 61)]
+
+
+def forward_sizes(cfg, sanitize=False):
+    """(Sq, Sk) pairs for a forward or chain configuration: the backward's
+    (validation or sanitizer sizes) plus, for a forward with a bottom-right
+    mask, one with Sq > Sk, whose first Sq - Sk query rows see no key (O = 0
+    and LSE = -inf there). A chain keeps to the backward's: its SDPA
+    gradient reference needs every row to see a key."""
+    sizes = (sanitize_sizes if sanitize else validation_sizes)(cfg)
+    if kind_of(cfg) == "fwd" and cfg["alignment"] == "bottom_right":
+        sizes = sizes + [(130, 77) if sanitize else (1000, 128)]
+    return sizes
+
+
+def mask_label(cfg):
+    m = cfg["mask"]
+    if is_bottom_right_causal(cfg):
+        return "causal-br"
+    if m == "sliding_window":
+        return "window(%d,%d)" % (cfg["left"], cfg["right"])
+    return m
+
+
+def bench_batch(s):
+    """Sequences per benchmark problem of length s (B * S constant)."""
+    return max(1, BENCH_TOKENS // s)
+
+
+def forward_flops(b, h, sq, sk, d, causal):
+    """S = QK^T and O = PV: 2 matmuls of 2*Sq*Sk*D FLOP per (batch, head);
+    half of them under a causal mask."""
+    return 4.0 * b * h * sq * sk * d * (0.5 if causal else 1.0)
+
+
+def backward_flops(b, h, sq, sk, d, causal):
+    """S = QK^T recomputed, dV, dP, dQ and dK: 5 matmuls of 2*Sq*Sk*D FLOP per
+    (batch, head); half of them under a causal mask."""
+    return 10.0 * b * h * sq * sk * d * (0.5 if causal else 1.0)

@@ -1,0 +1,481 @@
+//===- TiledFwdKernels.cpp - FlashAttention-2 forward on matrix atoms -----===//
+//
+// fmha-fwd-to-kernels: one kernel, one workgroup per (query block, query
+// head, batch). Each subgroup owns a slice of the block's query rows: their
+// Q fragments (in registers, or read from the block's workgroup copy when
+// the registers are needed for the accumulators), the O accumulator and the
+// running row maximum m and sum l of the online softmax. Per KV block the
+// mask lets through (block skipping from the band), K and V are copied into
+// workgroup memory and every subgroup computes
+//   S = Q K^T (keys past Sk and hidden pairs -inf), m' = max(m, rowmax(S c)),
+//   P = exp2(S c - m'), l = l exp2(m - m') + rowsum(P),
+//   O = O exp2(m - m') + P V          (c = scale * log2 e)
+// with P taken from the score accumulators as the operand of the next
+// product (operandFromAccumulators): O = P V with P as the A operand on
+// mma.sync and the host, O^T = V^T P^T with S^T's accumulators as the B
+// operand on MFMA (whose C layout is its B layout). At the end O / l and the
+// statistics (natural-log LSE, or the log2-domain m and l) are stored; rows
+// that see no key get O = 0 and LSE = -inf (m = -inf, l = 0).
+// Everything past the copies is written on fmha tiles (fmha-distribute-tiles
+// gives each lane its fragments), so one body serves every atom.
+//
+//===----------------------------------------------------------------------===//
+#include "lib/AttentionKernels.h"
+
+#include "dialect/FmhaDialect.h"
+#include "lib/TiledKernels.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace rocke;
+
+namespace {
+
+/// Tile shape and operand placement of the forward kernel.
+struct FwdConfig {
+  /// Atom of S = Q K^T, and of O += P V, whose P operand comes from S's
+  /// accumulators (the same atom, or one with S's accumulator layout).
+  const MatrixAtom *atom = nullptr, *pvAtom = nullptr;
+  /// Scores are S^T [kv x q] (P^T feeds O^T = V^T P^T as the B operand) or
+  /// S [q x kv] (P feeds O = P V as the A operand).
+  bool scoresTransposed = false;
+  /// The subgroup's Q fragments stay in registers; else they are read from
+  /// the block's workgroup copy at every KV block.
+  bool queryInRegisters = true;
+  int64_t blockQ = 0, blockKv = 0, numWarps = 0, lanes = 0;
+  int64_t dqk = 0, dv = 0, group = 0;
+  /// Elements appended to each workgroup-memory row (see TiledBwdKernels).
+  int64_t pad = 0;
+  bool dynamicWorkgroupMemory = false;
+  Type elt;
+
+  int64_t threads() const { return numWarps * lanes; }
+  int64_t queryRowsPerWarp() const { return blockQ / numWarps; }
+  /// K [blockKv x Dqk]; V [blockKv x Dv] or, with S^T, V^T [Dv x blockKv]
+  /// (the A operand of O^T, read along its rows); Q [blockQ x Dqk] unless
+  /// in registers.
+  SmallVector<MemRefType> workgroupBuffers() const {
+    auto tile = [&](int64_t r, int64_t c) {
+      return MemRefType::get({r, c + pad}, elt);
+    };
+    SmallVector<MemRefType> types{tile(blockKv, dqk), scoresTransposed
+                                                          ? tile(dv, blockKv)
+                                                          : tile(blockKv, dv)};
+    if (!queryInRegisters)
+      types.push_back(tile(blockQ, dqk));
+    return types;
+  }
+  /// 32-bit registers a lane keeps live in the KV loop: S and exp2 of it
+  /// (both f32 while P is computed), P as an operand, O, and Q when it
+  /// stays in registers. On sm_90 at D = 128, 128 query rows over 4 warps
+  /// with Q in shared memory (224 without the second score term) spilled.
+  int64_t liveRegisters() const {
+    int64_t rows = queryRowsPerWarp();
+    int64_t scores = rows * blockKv / lanes;
+    int64_t probs = scores / 2;
+    int64_t out = rows * dv / lanes;
+    int64_t query = queryInRegisters ? rows * dqk / lanes / 2 : 0;
+    return 2 * scores + probs + out + query;
+  }
+};
+
+struct FwdTileChoice {
+  int64_t blockQ, numWarps, blockKv;
+};
+
+/// Tile shapes tried in order when the options leave them at 0 (auto): 128
+/// query rows over 4 subgroups where the registers allow it, as
+/// FlashAttention-2 and CK do.
+SmallVector<FwdTileChoice> fwdTileCandidates(const KernelTarget &target) {
+  if (target.host)
+    return {{16, 1, 16}};
+  return {{128, 4, 64}, {64, 4, 64}, {64, 4, 32},
+          {64, 2, 32},  {32, 2, 32}, {16, 1, 16}};
+}
+
+LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
+                            const AttentionKernelOptions &options,
+                            const AttentionSizes &sizes, FwdConfig &cfg) {
+  const KernelTarget &target = options.target;
+  cfg.elt = cast<MemRefType>(op.getQuery().getType()).getElementType();
+  if (!target.host && cfg.elt.isF32())
+    return op.emitOpError("has no GPU lowering for f32 inputs (the forward "
+                          "runs on matrix cores: f16 or bf16)");
+  FailureOr<const MatrixAtom *> atom = selectAtom(op, options, cfg.elt);
+  if (failed(atom))
+    return failure();
+  cfg.atom = *atom;
+  const MatrixAtom &a = *cfg.atom;
+  // P straight from the score registers: as S (the A operand of P V), else
+  // as S^T (the B operand of V^T P^T), with the score atom or another of the
+  // chip's whose accumulators are laid out alike (so the softmax's row
+  // values apply to O). score-layout forces one orientation (the host then
+  // runs the other targets' schedule).
+  SmallVector<const MatrixAtom *> pvCandidates{cfg.atom};
+  if (options.chip)
+    for (StringRef name : options.chip->matrixAtoms)
+      if (const MatrixAtom *c = lookupAtomFor(name, cfg.elt))
+        pvCandidates.push_back(c);
+  auto fits = [&](bool transposed) {
+    if (options.scoreLayout != ScoreLayout::Auto &&
+        transposed != (options.scoreLayout == ScoreLayout::KvByQ))
+      return false;
+    for (const MatrixAtom *c : pvCandidates)
+      if (sameAccumulatorLayout(a, *c) &&
+          operandFromAccumulators(
+              a, *c, transposed ? MatrixOperand::B : MatrixOperand::A,
+              /*transposed=*/false)) {
+        cfg.pvAtom = c;
+        cfg.scoresTransposed = transposed;
+        return true;
+      }
+    return false;
+  };
+  if (!fits(false) && !fits(true))
+    return op.emitOpError("matrix atom '")
+           << a.name
+           << "' cannot take the probabilities from its accumulator registers"
+           << (options.scoreLayout == ScoreLayout::Auto
+                   ? ""
+                   : " in the requested score layout");
+  cfg.lanes = a.lanes;
+  cfg.dqk = sizes.headDimQk;
+  cfg.dv = sizes.headDimV;
+  cfg.group = sizes.groupSize();
+  if (!target.host) {
+    cfg.pad = 16 / (cfg.elt.getIntOrFloatBitWidth() / 8);
+    cfg.dynamicWorkgroupMemory = target.subgroupSize == 32;
+  }
+  constexpr int64_t kMaxBlockRows = 1024;
+  if (options.blockKv > kMaxBlockRows || options.blockQ > kMaxBlockRows)
+    return op.emitOpError("block-q and block-kv must be at most ")
+           << kMaxBlockRows << " rows";
+
+  const bool sT = cfg.scoresTransposed;
+  const MatrixAtom &pv = *cfg.pvAtom;
+  // The atom extents along queries, keys and the output's head dims.
+  int64_t atomQ = sT ? a.n : a.m, atomKv = sT ? a.m : a.n;
+  int64_t atomDv = sT ? pv.m : pv.n;
+  auto apply = [&](const FwdTileChoice &c, bool report) -> LogicalResult {
+    cfg.blockQ = c.blockQ;
+    cfg.numWarps = c.numWarps;
+    cfg.blockKv = c.blockKv;
+    struct Need {
+      int64_t what, by;
+      const char *whatName, *byName;
+    } needs[] = {
+        {cfg.blockQ, cfg.numWarps * atomQ, "block-q",
+         "num-warps * the atom's query rows"},
+        {cfg.blockKv, std::max({atomKv, int64_t(pv.k)}), "block-kv",
+         "the atoms' key extent"},
+        {cfg.dqk, a.k, "Dqk", "atom K"},
+        {cfg.dv, atomDv, "Dv", "the atom's output extent"},
+    };
+    for (const Need &n : needs)
+      if (n.what % n.by != 0) {
+        if (report)
+          op.emitOpError("fmha-fwd-to-kernels with atom ")
+              << a.name << ": " << n.whatName << " (" << n.what
+              << ") must be a multiple of " << n.byName << " (" << n.by << ")";
+        return failure();
+      }
+    return success();
+  };
+  auto bytes = [&] { return workgroupBufferBytes(cfg.workgroupBuffers()); };
+
+  int64_t limit = workgroupMemoryLimit(options);
+  SmallVector<FwdTileChoice> candidates;
+  for (const FwdTileChoice &c : fwdTileCandidates(target))
+    candidates.push_back(
+        {options.blockQ ? options.blockQ : c.blockQ,
+         target.host ? 1 : (options.numWarps ? options.numWarps : c.numWarps),
+         options.blockKv ? options.blockKv : c.blockKv});
+  // The first candidate that divides and fits workgroup memory and the
+  // registers, with Q in registers where it fits, else read from memory;
+  // else the one with the fewest live registers.
+  std::optional<std::pair<FwdTileChoice, bool>> best;
+  int64_t bestRegs = std::numeric_limits<int64_t>::max();
+  for (const FwdTileChoice &c : candidates) {
+    if (failed(apply(c, /*report=*/false)))
+      continue;
+    for (bool inRegisters : {true, false}) {
+      cfg.queryInRegisters = inRegisters;
+      if (bytes() > limit)
+        continue;
+      if (cfg.liveRegisters() <= registerBudget(options, cfg.numWarps))
+        return success();
+      if (cfg.liveRegisters() < bestRegs) {
+        best = {c, inRegisters};
+        bestRegs = cfg.liveRegisters();
+      }
+    }
+  }
+  if (best) {
+    cfg.queryInRegisters = best->second;
+    return apply(best->first, /*report=*/false);
+  }
+  if (failed(apply(candidates.front(), /*report=*/true)))
+    return failure();
+  cfg.queryInRegisters = false;
+  return op.emitOpError("fmha-fwd-to-kernels: the tiles need ")
+         << bytes() << " bytes of workgroup memory, more than the " << limit
+         << " the target has; lower block-q or block-kv";
+}
+
+struct FwdKernel {
+  const FwdConfig &cfg;
+  const KernelTarget &target;
+  float scale;
+  fmha::MaskAttr maskAttr;
+  fmha::StatsEncoding encoding;
+
+  /// Kernel argument positions; the statistics follow O.
+  enum Arg { kQ, kK, kV, kO, kStats };
+
+  void build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
+             ValueRange args, ValueRange wgBuffers) const;
+};
+
+void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
+                      ValueRange args, ValueRange wgBuffers) const {
+  const MatrixAtom &atom = *cfg.atom, &pvAtom = *cfg.pvAtom;
+  const bool sT = cfg.scoresTransposed;
+  Value q = args[kQ], k = args[kK], v = args[kV], out = args[kO];
+  ValueRange stats = args.drop_front(kStats);
+  Value kBuf = wgBuffers[0], vBuf = wgBuffers[1];
+  AttentionSizes sizes = AttentionSizes::get(b, loc, q, k, v);
+  Value qBlock = ids[0], headQ = ids[1], batch = ids[2];
+  Value headKv =
+      arith::DivUIOp::create(b, loc, headQ, constIndex(b, loc, cfg.group));
+
+  Value cLanes = constIndex(b, loc, cfg.lanes);
+  Value warp = arith::DivUIOp::create(b, loc, tid, cLanes);
+  Value lane = arith::RemUIOp::create(b, loc, tid, cLanes);
+  TileBuilder tiles{b, loc, cfg.elt, lane};
+  using fmha::TileRole;
+  Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
+
+  int64_t rows = cfg.queryRowsPerWarp();
+  Value q0 =
+      arith::MulIOp::create(b, loc, qBlock, constIndex(b, loc, cfg.blockQ));
+  Value warpRow = arith::MulIOp::create(b, loc, warp, constIndex(b, loc, rows));
+  Value qWarp = arith::AddIOp::create(b, loc, q0, warpRow);
+
+  // Tiles of the subgroup, in the score orientation: S [rows x kv] and O
+  // [rows x Dv], or their transposes; the per-query statistics run along
+  // the query dimension.
+  auto oriented = [&](int64_t queries, int64_t other, TileRole role,
+                      const MatrixAtom &a) {
+    return sT ? tiles.type(other, queries, role, a)
+              : tiles.type(queries, other, role, a);
+  };
+  fmha::TileType scoreType = oriented(rows, cfg.blockKv, TileRole::c, atom);
+  fmha::TileType outType = oriented(rows, cfg.dv, TileRole::c, pvAtom);
+  fmha::TileType lineType = sT ? tiles.type(1, rows, TileRole::cols, atom)
+                               : tiles.type(rows, 1, TileRole::rows, atom);
+  // Q [rows x Dqk] as the A operand of S = Q K^T, or Q^T as the B operand
+  // of S^T = K Q^T.
+  fmha::TileType queryType = sT ? tiles.type(cfg.dqk, rows, TileRole::b, atom)
+                                : tiles.type(rows, cfg.dqk, TileRole::a, atom);
+  Value qTile;
+  Value qBuf = cfg.queryInRegisters ? Value() : wgBuffers[2];
+  if (cfg.queryInRegisters) {
+    auto load = fmha::TileLoadOp::create(b, loc, queryType, q, batch, qWarp,
+                                         headQ, c0, lane, sizes.seqQ);
+    load.setTransposed(sT);
+    qTile = load;
+  } else {
+    TileCopy(q, batch, headQ, sizes.seqQ, cfg.blockQ, qBuf, Value(), tid,
+             cfg.threads(), !target.host)
+        .copy(b, loc, q0);
+  }
+
+  // KV blocks any query of the block sees (block skipping).
+  fmha::MaskBand band = maskAttr ? maskAttr.getBand() : fmha::MaskBand();
+  MaskBuilder mask(b, loc, band, sizes.seqQ, sizes.seqK);
+  Value qEnd = arith::MinUIOp::create(b, loc, addIdx(b, loc, q0, cfg.blockQ),
+                                      sizes.seqQ);
+  auto [kLo, kHi] = mask.visibleKeys(b, loc, q0, qEnd);
+  Value cBlockKv = constIndex(b, loc, cfg.blockKv);
+  Value kbBegin = arith::DivUIOp::create(b, loc, kLo, cBlockKv);
+  Value kbEnd = ceilDiv(b, loc, kHi, cBlockKv);
+
+  // Scores in the log2 domain: s * scale * log2 e.
+  Value cLog2 = constF32(b, loc, scale * kLog2e);
+  Value negInf = constF32(b, loc, -std::numeric_limits<float>::infinity());
+  Value zeroF = constF32(b, loc, 0.0f);
+  Value noMax = tiles.map(lineType, tiles.zero(lineType),
+                          [&](ValueRange) -> Value { return negInf; });
+  SmallVector<Value> init{tiles.zero(outType), noMax, tiles.zero(lineType)};
+  auto kvLoop = scf::ForOp::create(b, loc, kbBegin, kbEnd, c1, init);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(kvLoop.getBody());
+    Value o = kvLoop.getRegionIterArgs()[0];
+    Value m = kvLoop.getRegionIterArgs()[1];
+    Value l = kvLoop.getRegionIterArgs()[2];
+    Value k0 =
+        arith::MulIOp::create(b, loc, kvLoop.getInductionVar(), cBlockKv);
+    // The block's K and V rows (V transposed with S^T); rows past Sk hold
+    // finite data whose scores the mask makes -inf. Barriers:
+    // fmha-place-workgroup-barriers.
+    TileCopy kCopy(k, batch, headKv, sizes.seqK, cfg.blockKv, kBuf, Value(),
+                   tid, cfg.threads(), !target.host);
+    TileCopy vCopy(v, batch, headKv, sizes.seqK, cfg.blockKv,
+                   sT ? Value() : vBuf, sT ? vBuf : Value(), tid, cfg.threads(),
+                   !target.host);
+    kCopy.zeroPastEnd = vCopy.zeroPastEnd = false;
+    kCopy.copy(b, loc, k0);
+    vCopy.copy(b, loc, k0);
+
+    Value query =
+        qTile ? qTile
+              : tiles.read(qBuf, warpRow, c0, /*transposed=*/sT, queryType);
+    Value s = sT ? tiles.mma(tiles.read(kBuf, c0, c0, /*transposed=*/false,
+                                        tiles.type(cfg.blockKv, cfg.dqk,
+                                                   TileRole::a, atom)),
+                             query, tiles.zero(scoreType))
+                 : tiles.mma(query,
+                             tiles.read(kBuf, c0, c0, /*transposed=*/true,
+                                        tiles.type(cfg.dqk, cfg.blockKv,
+                                                   TileRole::b, atom)),
+                             tiles.zero(scoreType));
+    s = fmha::TileMaskOp::create(b, loc, scoreType, s, qWarp, k0, lane,
+                                 sizes.seqQ, sizes.seqK, maskAttr,
+                                 /*keys_along_rows=*/sT,
+                                 APFloat::getInf(APFloat::IEEEsingle(),
+                                                 /*Negative=*/true));
+    int64_t keyDim = sT ? 0 : 1;
+    Value rowMax = fmha::TileReduceOp::create(
+        b, loc, lineType, fmha::ReductionKind::max, s, keyDim);
+    Value mNew = tiles.map(lineType, {m, rowMax}, [&](ValueRange x) -> Value {
+      return arith::MaxNumFOp::create(
+          b, loc, x[0], arith::MulFOp::create(b, loc, x[1], cLog2));
+    });
+    // A row that has seen no key yet keeps m = -inf; it subtracts 0 instead
+    // so that its P and rescaling factor are 0, not NaN.
+    Value mSub = tiles.map(lineType, mNew, [&](ValueRange x) -> Value {
+      Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                         x[0], negInf);
+      return arith::SelectOp::create(b, loc, none, zeroF, x[0]);
+    });
+    Value alpha = tiles.map(lineType, {m, mSub}, [&](ValueRange x) -> Value {
+      return math::Exp2Op::create(b, loc,
+                                  arith::SubFOp::create(b, loc, x[0], x[1]));
+    });
+    Value p = tiles.map(scoreType, {s, mSub}, [&](ValueRange x) -> Value {
+      Value scaled = arith::MulFOp::create(b, loc, x[0], cLog2);
+      return math::Exp2Op::create(b, loc,
+                                  arith::SubFOp::create(b, loc, scaled, x[1]));
+    });
+    Value rowSum = fmha::TileReduceOp::create(
+        b, loc, lineType, fmha::ReductionKind::add, p, keyDim);
+    Value lNew =
+        tiles.map(lineType, {l, alpha, rowSum}, [&](ValueRange x) -> Value {
+          return arith::AddFOp::create(
+              b, loc, arith::MulFOp::create(b, loc, x[0], x[1]), x[2]);
+        });
+    Value oScaled = tiles.map(outType, {o, alpha}, [&](ValueRange x) -> Value {
+      return arith::MulFOp::create(b, loc, x[0], x[1]);
+    });
+    // O += P V with P as the A operand, or O^T += V^T P^T with P^T as B.
+    Value pOperand = fmha::TileConvertOp::create(
+        b, loc,
+        sT ? tiles.type(cfg.blockKv, rows, TileRole::b, pvAtom)
+           : tiles.type(rows, cfg.blockKv, TileRole::a, pvAtom),
+        p);
+    Value oNew = sT ? tiles.mma(tiles.read(vBuf, c0, c0, /*transposed=*/false,
+                                           tiles.type(cfg.dv, cfg.blockKv,
+                                                      TileRole::a, pvAtom)),
+                                pOperand, oScaled)
+                    : tiles.mma(pOperand,
+                                tiles.read(vBuf, c0, c0, /*transposed=*/false,
+                                           tiles.type(cfg.blockKv, cfg.dv,
+                                                      TileRole::b, pvAtom)),
+                                oScaled);
+    scf::YieldOp::create(b, loc, ValueRange{oNew, mNew, lNew});
+  }
+  Value o = kvLoop.getResult(0), m = kvLoop.getResult(1),
+        l = kvLoop.getResult(2);
+
+  // O / l; rows that saw no key (l = 0) get O = 0.
+  Value invL = tiles.map(lineType, l, [&](ValueRange x) -> Value {
+    Value none =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, x[0], zeroF);
+    Value inv = arith::DivFOp::create(b, loc, constF32(b, loc, 1.0f), x[0]);
+    return arith::SelectOp::create(b, loc, none, zeroF, inv);
+  });
+  Value oFinal = tiles.map(outType, {o, invL}, [&](ValueRange x) -> Value {
+    return arith::MulFOp::create(b, loc, x[0], x[1]);
+  });
+  auto store = fmha::TileStoreOp::create(b, loc, oFinal, out, batch, qWarp,
+                                         headQ, c0, lane, sizes.seqQ);
+  store.setTransposed(sT);
+  auto storeLine = [&](Value line, Value dest) {
+    fmha::TileStoreLinesOp::create(b, loc, line, dest, batch, headQ, qWarp,
+                                   lane, sizes.seqQ);
+  };
+  if (encoding == fmha::StatsEncoding::log2_max_sum) {
+    storeLine(m, stats[0]);
+    storeLine(l, stats[1]);
+    return;
+  }
+  // LSE = (m + log2 l) ln 2: -inf for a row that saw no key.
+  Value lse = tiles.map(lineType, {m, l}, [&](ValueRange x) -> Value {
+    Value log2Sum =
+        arith::AddFOp::create(b, loc, x[0], math::Log2Op::create(b, loc, x[1]));
+    return arith::MulFOp::create(b, loc, log2Sum,
+                                 constF32(b, loc, 1.0f / kLog2e));
+  });
+  storeLine(lse, stats[0]);
+}
+
+} // namespace
+
+LogicalResult
+rocke::buildTiledFwdKernels(fmha::AttentionFwdOp op,
+                            const AttentionKernelOptions &options) {
+  Location loc = op.getLoc();
+  KernelEmitter emitter(op, options.target);
+  OpBuilder &cb = emitter.callSite();
+  AttentionSizes sizes =
+      AttentionSizes::get(cb, loc, op.getQuery(), op.getKey(), op.getValue());
+  FwdConfig cfg;
+  if (failed(makeFwdConfig(op, options, sizes, cfg)))
+    return failure();
+
+  KernelLaunch launch;
+  launch.name = "fmha_fwd_tiled_main";
+  launch.args = {{op.getQuery(), "q"},
+                 {op.getKey(), "k"},
+                 {op.getValue(), "v"},
+                 {op.getOut(), "o"}};
+  ValueRange stats = op.getStats();
+  if (stats.size() == 1)
+    launch.args.push_back({stats[0], "lse"});
+  else
+    launch.args.append({{stats[0], "m"}, {stats[1], "l"}});
+  SmallVector<Value> qSizes = memrefSizes(cb, loc, op.getQuery());
+  launch.grid = {ceilDiv(cb, loc, sizes.seqQ, constIndex(cb, loc, cfg.blockQ)),
+                 qSizes[2], qSizes[0]};
+  launch.gridExpr = {"ceildiv(Sq," + std::to_string(cfg.blockQ) + ")", "Hq",
+                     "B"};
+  launch.blockSize = cfg.threads();
+  launch.workgroupBuffers = cfg.workgroupBuffers();
+  launch.dynamicWorkgroupMemory = cfg.dynamicWorkgroupMemory;
+  FwdKernel kernel{cfg, options.target, op.getScaleOrDefault(),
+                   op.getMaskAttr(), op.getStatsEncoding()};
+  if (failed(
+          emitter.emit(launch, [&](OpBuilder &b, Location l, ValueRange ids,
+                                   Value tid, ValueRange args, ValueRange wg) {
+            kernel.build(b, l, ids, tid, args, wg);
+          })))
+    return failure();
+  emitter.finish();
+  return success();
+}

@@ -1,0 +1,102 @@
+//===- TiledKernels.cpp - pieces shared by the tiled builders -------------===//
+#include "lib/TiledKernels.h"
+
+#include "lib/ChipInfo.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace rocke;
+
+const MatrixAtom *rocke::lookupAtomFor(StringRef name, Type elt) {
+  if (const MatrixAtom *atom = lookupAtom(name))
+    return atom;
+  return lookupAtom((name + (elt.isBF16() ? "_bf16" : "_f16")).str());
+}
+
+FailureOr<const MatrixAtom *>
+rocke::selectAtom(Operation *op, const AttentionKernelOptions &options,
+                  Type elt) {
+  const KernelTarget &target = options.target;
+  StringRef name = options.matrixAtom;
+  if (name == "auto") {
+    if (target.host)
+      name = "host_16x16x16";
+    else if (options.chip)
+      name = options.chip->matrixAtoms.front();
+    else
+      name =
+          target.subgroupSize == 32 ? "mma_sync_m16n8k16" : "mfma_f32_16x16x16";
+  }
+  const MatrixAtom *atom = lookupAtomFor(name, elt);
+  if (!atom)
+    return op->emitOpError("unknown matrix atom '")
+           << options.matrixAtom << "' (see lib/FragmentLayout.cpp)";
+  if (atom->isHost() != target.host)
+    return op->emitOpError("matrix atom '")
+           << atom->name << "' is for "
+           << (atom->isHost() ? "the host" : "a GPU")
+           << ", not target=" << (target.host ? "host" : "gpu");
+  if (!target.host && unsigned(atom->lanes) != target.subgroupSize)
+    return op->emitOpError("matrix atom '")
+           << atom->name << "' needs " << atom->lanes
+           << "-lane subgroups, subgroup-size is " << target.subgroupSize;
+  if (!atom->isHost() && atom->name.ends_with("bf16") != elt.isBF16())
+    return op->emitOpError("matrix atom '")
+           << atom->name << "' does not take " << elt << " inputs";
+  return atom;
+}
+
+int64_t rocke::workgroupMemoryLimit(const AttentionKernelOptions &options) {
+  if (options.target.host)
+    return std::numeric_limits<int64_t>::max();
+  if (options.chip)
+    return options.chip->workgroupMemoryBytes;
+  return options.target.subgroupSize == 32 ? kNvidiaStaticSharedBytes
+                                           : 64 * 1024;
+}
+
+int64_t rocke::registerBudget(const AttentionKernelOptions &options,
+                              int64_t numWarps) {
+  if (options.target.subgroupSize == 32)
+    return 232;
+  if (options.chip && options.chip->isAmd()) {
+    int64_t wavesPerSimd = llvm::divideCeil(numWarps, options.chip->simdsPerCU);
+    return options.chip->vgprsPerSimd / wavesPerSimd * 5 / 8;
+  }
+  return 224;
+}
+
+fmha::TileType TileBuilder::type(int64_t rows, int64_t cols,
+                                 fmha::TileRole role,
+                                 const MatrixAtom &atom) const {
+  bool operand = role == fmha::TileRole::a || role == fmha::TileRole::b;
+  return fmha::TileType::get(b.getContext(), {rows, cols},
+                             operand ? elt : b.getF32Type(), role, atom.name);
+}
+
+Value TileBuilder::zero(fmha::TileType type) const {
+  return fmha::TileZeroOp::create(b, loc, type);
+}
+
+Value TileBuilder::read(Value buffer, Value row, Value col, bool transposed,
+                        fmha::TileType type) const {
+  auto op = fmha::TileReadOp::create(b, loc, type, buffer, row, col, lane);
+  op.setTransposed(transposed);
+  return op;
+}
+
+Value TileBuilder::mma(Value lhs, Value rhs, Value acc) const {
+  return fmha::TileMmaOp::create(b, loc, acc.getType(), lhs, rhs, acc);
+}
+
+Value TileBuilder::map(fmha::TileType resultType, ValueRange inputs,
+                       function_ref<Value(ValueRange)> fn) const {
+  auto map = fmha::TileMapOp::create(b, loc, TypeRange{resultType}, inputs);
+  OpBuilder::InsertionGuard guard(b);
+  SmallVector<Type> elts(inputs.size(), b.getF32Type());
+  Block *body = b.createBlock(&map.getBody(), {}, elts,
+                              SmallVector<Location>(inputs.size(), loc));
+  fmha::YieldOp::create(b, loc, fn(body->getArguments()));
+  return map.getResult(0);
+}
