@@ -58,11 +58,12 @@ CHAIN_MATRIX = (
 FORWARD_STRATEGIES = ("tiled",)
 
 
-def configs(strategies, variants=(), kinds=KINDS):
+def configs(strategies, variants=(), kinds=KINDS, fwd_variants=()):
     """Of each kind in `kinds`: the validation matrix (issue 7 for the
     backward, the same problems for the forward, CHAIN_MATRIX for the
-    chains) and the benchmark's kernels; for the backward also the tile
-    variants (block-kv, num-warps, block-q) to explore."""
+    chains) and the benchmark's kernels; the tile variants to explore:
+    (block-kv, num-warps, block-q) of the backward, (block-q, num-warps,
+    block-kv) of the forward."""
     out = []
 
     def add(purpose, kind="bwd", only=None, **kw):
@@ -107,6 +108,11 @@ def configs(strategies, variants=(), kinds=KINDS):
         add("validate", kind="fwd", only=FORWARD_STRATEGIES, dtype="bf16",
             D=128, mask="causal", stats="log2_max_sum")
         add_bench("fwd", only=FORWARD_STRATEGIES)
+        for tiles in fwd_variants:
+            for D in (64, 128):
+                for mask in ("none", "causal"):
+                    add("explore", kind="fwd", only=FORWARD_STRATEGIES,
+                        dtype="bf16", D=D, mask=mask, tiles=tiles)
     if "chain" in kinds:
         for case in CHAIN_MATRIX:
             add("validate", kind="chain", only=FORWARD_STRATEGIES, **case)
@@ -174,15 +180,21 @@ def tile_options(c):
     otherwise."""
     if not c.get("tiles"):
         return ""
+    if c["kind"] == "fwd":
+        q, warps, kv = c["tiles"]
+        return " fwd-block-q=%d fwd-block-kv=%d fwd-num-warps=%d" % (q, kv,
+                                                                     warps)
     kv, warps, q = c["tiles"]
     return " block-q=%d block-kv=%d num-warps=%d" % (q, kv, warps)
 
 
-def full_pipeline(c, names, out_ptx):
+def full_pipeline(c, names, out_ptx, extra_options=""):
     if "fmha-bwd-nvvm" in names:
         body = "fmha-bwd-nvvm{chip=%s strategy=%s" % (CHIP, c["strategy"])
         if c["strategy"] == "tiled":
             body += tile_options(c)
+        if extra_options:
+            body += " " + extra_options
         body += "}"
     else:
         body = ",".join(kernel_pipeline(c, names) +
@@ -207,6 +219,12 @@ def main():
                     help="what to build, of %s: backward, forward, forward "
                     "then backward in one module" % ",".join(KINDS))
     ap.add_argument("--only", nargs="*", default=[])
+    ap.add_argument("--pipeline-options", default="",
+                    help="more options of the end-to-end pipeline, e.g. "
+                    "fwd-kv-pipelining=synchronous")
+    ap.add_argument("--fwd-tile-variants", default="",
+                    help="forward variants to explore, e.g. 128x4x64 "
+                    "(block-q x num-warps x block-kv)")
     ap.add_argument("--tile-variants", default="",
                     help="tiled variants to explore, e.g. 128x8x64,64x4x32 "
                     "(block-kv x num-warps x block-q)")
@@ -215,8 +233,9 @@ def main():
     if set(kinds) - set(KINDS):
         ap.error("--kinds: %s unknown (want %s)" % (
             ",".join(sorted(set(kinds) - set(KINDS))), ",".join(KINDS)))
-    variants = [tuple(int(x) for x in v.split("x"))
-                for v in a.tile_variants.split(",") if v]
+    variants, fwd_variants = (
+        [tuple(int(x) for x in v.split("x")) for v in arg.split(",") if v]
+        for arg in (a.tile_variants, a.fwd_tile_variants))
     names = registered(a.rocke_opt)
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -230,13 +249,13 @@ def main():
         "HEAD %suncommitted in lib/ passes/ dialect/:\n%s" % (head,
                                                          dirty or "none\n"))
     failures = 0
-    for c in configs(a.strategies.split(","), variants, kinds):
+    for c in configs(a.strategies.split(","), variants, kinds, fwd_variants):
         if a.only and not any(s in c["name"] for s in a.only):
             continue
         text = mlir_of(c)
         ptx = out / (c["name"] + ".ptx")
         try:
-            pipe = full_pipeline(c, names, ptx)
+            pipe = full_pipeline(c, names, ptx, a.pipeline_options)
             run([a.rocke_opt, "--pass-pipeline=" + pipe, "-o", os.devnull],
                 text)
         except RuntimeError as e:

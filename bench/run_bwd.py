@@ -668,6 +668,22 @@ def run_bench(modules, name_of, bench_one, a, budget_left, results):
                     print_bench_row(r)
 
 
+def run_explore(modules, bench_one, a, budget_left, results):
+    """results["bench"] += bench_one(module, S) for each tile variant
+    (purpose "explore") at the S of --bench-s."""
+    for name in modules.names:
+        m = modules[name]
+        if m is None or m.cfg["purpose"] != "explore":
+            continue
+        for s in (int(x) for x in a.bench_s.split(",")):
+            r = attempt(results, "explore %s S=%d" % (name, s), budget_left,
+                        lambda: bench_one(m, s))
+            if r is not None:
+                r["config"] = name
+                results["bench"].append(r)
+                print_bench_row(r)
+
+
 def finish(results, start, out, tables):
     """Print the summary and write results.json and the Markdown `tables`
     under `out` (when given); the exit status."""
@@ -726,20 +742,11 @@ def main():
 
     if a.explore:
         print("\n== tile exploration: ours only ==")
-        for n in modules.names:
-            bw = modules[n]
-            if bw is None or bw.cfg["purpose"] != "explore":
-                continue
-            for s in (int(x) for x in a.bench_s.split(",")):
-                r = attempt(results, "explore %s S=%d" % (n, s), budget_left,
-                            lambda: bench_point(
-                                bw, bw.cfg, s, bw.cfg["D"],
-                                bw.cfg["mask"] == "causal", a.iters,
-                                budget_left, baselines=False))
-                if r is not None:
-                    r["config"] = n
-                    results["bench"].append(r)
-                    print_bench_row(r)
+        run_explore(modules,
+                    lambda bw, s: bench_point(
+                        bw, bw.cfg, s, bw.cfg["D"], bw.cfg["mask"] == "causal",
+                        a.iters, budget_left, baselines=False),
+                    a, budget_left, results)
 
     return finish(results, start, a.out, markdown(results))
 

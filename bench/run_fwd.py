@@ -40,7 +40,8 @@ from run_bwd import (REL_FLOOR, KernelModule, Modules,
                      causal_block_mask, check_against, check_grads,
                      compiled_flex, env_of, fail, finish, launch_timed,
                      logical, make_problem, markdown_bench, print_build_info,
-                     rel_err, run_bench, run_validation, runner_arguments,
+                     rel_err, run_bench, run_explore, run_validation,
+                     runner_arguments,
                      sdpa, time_baselines, time_ms, time_within_budget)
 
 NAN = float("nan")
@@ -179,9 +180,9 @@ def markdown_validation(rows):
 # Benchmark
 # --------------------------------------------------------------------------
 
-def bench_point(fm, s, d, causal, iters, budget_left):
+def bench_point(fm, s, d, causal, iters, budget_left, baselines=True):
     """One benchmark problem: bf16, H heads, B = bench_batch(S), Sq = Sk = S;
-    ours (when fm is built) and the baselines' forward."""
+    ours (when fm is built) and, with `baselines`, the baselines' forward."""
     b, h = bench_batch(s), BENCH_HEADS
     flops = forward_flops(b, h, s, s, d, causal)
     g = torch.Generator(device="cuda").manual_seed(1)
@@ -209,7 +210,7 @@ def bench_point(fm, s, d, causal, iters, budget_left):
     ref = time_baselines(row, flops, (
         ("sdpa_default", lambda: sdpa_fwd(None)),
         ("sdpa_flash", lambda: sdpa_fwd(SDPBackend.FLASH_ATTENTION)),
-        ("flex", flex_fwd)))
+        ("flex", flex_fwd)) if baselines else ())
     if fm is not None:
         t = forward_tensors(fm.cfg, dict(q=q, k=k, v=v))
         launches = fm.bind(env_of(fm.cfg, b, s, s), t)
@@ -224,7 +225,11 @@ def bench_point(fm, s, d, causal, iters, budget_left):
 # --------------------------------------------------------------------------
 
 def main():
-    a = runner_arguments(__doc__).parse_args()
+    ap = runner_arguments(__doc__)
+    ap.add_argument("--explore", action="store_true",
+                    help="also time the forward tile variants "
+                    "build_kernels.py built (--fwd-tile-variants), ours only")
+    a = ap.parse_args()
     start = time.time()
 
     def budget_left():
@@ -252,6 +257,14 @@ def main():
                   lambda fm, s, d, causal: bench_point(fm, s, d, causal,
                                                        a.iters, budget_left),
                   a, budget_left, results)
+
+    if a.explore:
+        print("\n== tile exploration: ours only ==")
+        run_explore(modules,
+                    lambda fm, s: bench_point(
+                        fm, s, fm.cfg["D"], fm.cfg["mask"] == "causal",
+                        a.iters, budget_left, baselines=False),
+                    a, budget_left, results)
 
     return finish(results, start, a.out,
                   markdown_validation(results["validation"]) + "\n" +

@@ -55,6 +55,15 @@ enum class OperandStaging { Auto, TransposingReads, TransposedCopies };
 /// the tiles allow it, else Registers.
 enum class QueryPipelining { Auto, Registers, AsyncCopies };
 
+/// How the forward fetches the K and V blocks.
+///   Synchronous: each block is copied into workgroup memory at the top of
+///     its iteration, the subgroups waiting for it.
+///   AsyncCopies: 16-byte cp.async copies (nvgpu.device_async_copy) of the
+///     next block into the other half of double-buffered K / V tiles while
+///     this one computes (NVIDIA; V as rows, the mma.sync schedule).
+/// Auto: AsyncCopies where the chip and tiles allow it, else Synchronous.
+enum class KvPipelining { Auto, Synchronous, AsyncCopies };
+
 /// Options of fmha-bwd-to-kernels shared by both strategies; the forward
 /// reads the target, chip, atom and tile fields.
 struct AttentionKernelOptions {
@@ -70,6 +79,7 @@ struct AttentionKernelOptions {
   ScoreLayout scoreLayout = ScoreLayout::Auto;
   OperandStaging operandStaging = OperandStaging::Auto;
   QueryPipelining queryPipelining = QueryPipelining::Auto;
+  KvPipelining kvPipelining = KvPipelining::Auto;
 };
 
 /// One subgroup per (batch, query token, query head); lanes split the head

@@ -602,22 +602,6 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     return nvgpu::DeviceAsyncCreateGroupOp::create(
         b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tokens);
   };
-  // Slot `slot` of a double-buffered tile as a 2-D buffer.
-  auto slotView = [&](Value tile, Value slot) -> Value {
-    auto type = cast<MemRefType>(tile.getType());
-    int64_t rows = type.getDimSize(1), cols = type.getDimSize(2);
-    auto viewType = MemRefType::get(
-        {rows, cols}, type.getElementType(),
-        StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, {cols, 1}),
-        type.getMemorySpace());
-    return memref::SubViewOp::create(
-        b, loc, viewType, tile,
-        ArrayRef<OpFoldResult>{slot, b.getIndexAttr(0), b.getIndexAttr(0)},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(rows),
-                               b.getIndexAttr(cols)},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
-                               b.getIndexAttr(1)});
-  };
   auto copyBlock = [&](Value q0) {
     qCopy.copy(b, loc, q0);
     doCopy.copy(b, loc, q0);
@@ -662,8 +646,8 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       nextGroup = issueBlock(addIdx(b, loc, qLoop.getInductionVar(), 1));
       storeThreadStats(carried.take_back(3));
       Value slot = arith::RemUIOp::create(b, loc, qLoop.getInductionVar(), c2);
-      qBuf = slotView(qBuf, slot);
-      doBuf = slotView(doBuf, slot);
+      qBuf = slotView(b, loc, qBuf, slot);
+      doBuf = slotView(b, loc, doBuf, slot);
     } else if (prefetch) {
       storeBlock(carried.drop_front(numAcc));
     } else {

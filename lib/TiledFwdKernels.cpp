@@ -27,6 +27,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <limits>
@@ -47,6 +48,9 @@ struct FwdConfig {
   /// The subgroup's Q fragments stay in registers; else they are read from
   /// the block's workgroup copy at every KV block.
   bool queryInRegisters = true;
+  /// KvPipelining::AsyncCopies: K and V tiles have two slots, the next
+  /// block's rows land in one by cp.async while the other is read.
+  bool asyncCopies = false;
   int64_t blockQ = 0, blockKv = 0, numWarps = 0, lanes = 0;
   int64_t dqk = 0, dv = 0, group = 0;
   /// Elements appended to each workgroup-memory row (see TiledBwdKernels).
@@ -63,9 +67,12 @@ struct FwdConfig {
     auto tile = [&](int64_t r, int64_t c) {
       return MemRefType::get({r, c + pad}, elt);
     };
-    SmallVector<MemRefType> types{tile(blockKv, dqk), scoresTransposed
-                                                          ? tile(dv, blockKv)
-                                                          : tile(blockKv, dv)};
+    auto slotted = [&](int64_t r, int64_t c) {
+      return asyncCopies ? MemRefType::get({2, r, c + pad}, elt) : tile(r, c);
+    };
+    SmallVector<MemRefType> types{slotted(blockKv, dqk),
+                                  scoresTransposed ? tile(dv, blockKv)
+                                                   : slotted(blockKv, dv)};
     if (!queryInRegisters)
       types.push_back(tile(blockQ, dqk));
     return types;
@@ -158,6 +165,21 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
 
   const bool sT = cfg.scoresTransposed;
   const MatrixAtom &pv = *cfg.pvAtom;
+  // cp.async moves 16 bytes of consecutive elements: K and V rows with a
+  // unit inner stride, head dims in whole chunks, V staged as rows.
+  bool asyncRequested = options.kvPipelining == KvPipelining::AsyncCopies;
+  bool nvidia = !target.host && options.chip && options.chip->isNvidia();
+  int64_t chunkElems = 128 / cfg.elt.getIntOrFloatBitWidth();
+  bool asyncPossible = nvidia && !sT && hasUnitInnerStride(op.getKey()) &&
+                       hasUnitInnerStride(op.getValue()) &&
+                       cfg.dqk % chunkElems == 0 && cfg.dv % chunkElems == 0;
+  if (asyncRequested && !asyncPossible)
+    return op.emitOpError("fwd-kv-pipelining=async-copies needs an NVIDIA "
+                          "chip (cp.async), K and V rows of consecutive "
+                          "elements in whole 16-byte chunks, and scores as S "
+                          "(fwd-score-layout=q-kv)");
+  bool wantAsync =
+      asyncPossible && options.kvPipelining != KvPipelining::Synchronous;
   // The atom extents along queries, keys and the output's head dims.
   int64_t atomQ = sT ? a.n : a.m, atomKv = sT ? a.m : a.n;
   int64_t atomDv = sT ? pv.m : pv.n;
@@ -179,11 +201,23 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
     for (const Need &n : needs)
       if (n.what % n.by != 0) {
         if (report)
-          op.emitOpError("fmha-fwd-to-kernels with atom ")
+          op.emitOpError("the forward with atom ")
               << a.name << ": " << n.whatName << " (" << n.what
               << ") must be a multiple of " << n.byName << " (" << n.by << ")";
         return failure();
       }
+    // Every work-item issues as many 16-byte copies of each block.
+    int64_t threads = cfg.threads();
+    cfg.asyncCopies = wantAsync &&
+                      cfg.blockKv * cfg.dqk / chunkElems % threads == 0 &&
+                      cfg.blockKv * cfg.dv / chunkElems % threads == 0;
+    if (asyncRequested && !cfg.asyncCopies) {
+      if (report)
+        op.emitOpError("fwd-kv-pipelining=async-copies: the ")
+            << cfg.blockKv << "-row K and V blocks do not split evenly into "
+            << "16-byte copies over the " << threads << " work-items";
+      return failure();
+    }
     return success();
   };
   auto bytes = [&] { return workgroupBufferBytes(cfg.workgroupBuffers()); };
@@ -222,7 +256,7 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
   if (failed(apply(candidates.front(), /*report=*/true)))
     return failure();
   cfg.queryInRegisters = false;
-  return op.emitOpError("fmha-fwd-to-kernels: the tiles need ")
+  return op.emitOpError("the forward's tiles need ")
          << bytes() << " bytes of workgroup memory, more than the " << limit
          << " the target has; lower block-q or block-kv";
 }
@@ -247,7 +281,6 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   const bool sT = cfg.scoresTransposed;
   Value q = args[kQ], k = args[kK], v = args[kV], out = args[kO];
   ValueRange stats = args.drop_front(kStats);
-  Value kBuf = wgBuffers[0], vBuf = wgBuffers[1];
   AttentionSizes sizes = AttentionSizes::get(b, loc, q, k, v);
   Value qBlock = ids[0], headQ = ids[1], batch = ids[2];
   Value headKv =
@@ -312,26 +345,54 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   Value noMax = tiles.map(lineType, tiles.zero(lineType),
                           [&](ValueRange) -> Value { return negInf; });
   SmallVector<Value> init{tiles.zero(outType), noMax, tiles.zero(lineType)};
+  // The blocks' K and V rows (V transposed with S^T); rows past Sk hold
+  // finite data (or, copied asynchronously, zeros) whose scores the mask
+  // makes -inf. Barriers: fmha-place-workgroup-barriers.
+  TileCopy kCopy(k, batch, headKv, sizes.seqK, cfg.blockKv, wgBuffers[0],
+                 Value(), tid, cfg.threads(), !target.host);
+  TileCopy vCopy(v, batch, headKv, sizes.seqK, cfg.blockKv,
+                 sT ? Value() : wgBuffers[1], sT ? wgBuffers[1] : Value(), tid,
+                 cfg.threads(), !target.host);
+  kCopy.zeroPastEnd = vCopy.zeroPastEnd = false;
+  // Async copies: block kb lands in slot kb % 2 of the K and V tiles, in
+  // one group; rows past Sk, and the block after the last one (which the
+  // last iteration asks for), are zero-filled without reading memory.
+  Value c2 = constIndex(b, loc, 2), rowEnd;
+  if (cfg.asyncCopies)
+    rowEnd = arith::MinUIOp::create(
+        b, loc, sizes.seqK, arith::MulIOp::create(b, loc, kbEnd, cBlockKv));
+  auto issueBlock = [&](Value kb) -> Value {
+    Value slot = arith::RemUIOp::create(b, loc, kb, c2);
+    Value row0 = arith::MulIOp::create(b, loc, kb, cBlockKv);
+    SmallVector<Value> tokens = kCopy.issueAsync(b, loc, row0, rowEnd, slot);
+    tokens.append(vCopy.issueAsync(b, loc, row0, rowEnd, slot));
+    return nvgpu::DeviceAsyncCreateGroupOp::create(
+        b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tokens);
+  };
+  if (cfg.asyncCopies)
+    init.push_back(issueBlock(kbBegin));
   auto kvLoop = scf::ForOp::create(b, loc, kbBegin, kbEnd, c1, init);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(kvLoop.getBody());
-    Value o = kvLoop.getRegionIterArgs()[0];
-    Value m = kvLoop.getRegionIterArgs()[1];
-    Value l = kvLoop.getRegionIterArgs()[2];
-    Value k0 =
-        arith::MulIOp::create(b, loc, kvLoop.getInductionVar(), cBlockKv);
-    // The block's K and V rows (V transposed with S^T); rows past Sk hold
-    // finite data whose scores the mask makes -inf. Barriers:
-    // fmha-place-workgroup-barriers.
-    TileCopy kCopy(k, batch, headKv, sizes.seqK, cfg.blockKv, kBuf, Value(),
-                   tid, cfg.threads(), !target.host);
-    TileCopy vCopy(v, batch, headKv, sizes.seqK, cfg.blockKv,
-                   sT ? Value() : vBuf, sT ? vBuf : Value(), tid, cfg.threads(),
-                   !target.host);
-    kCopy.zeroPastEnd = vCopy.zeroPastEnd = false;
-    kCopy.copy(b, loc, k0);
-    vCopy.copy(b, loc, k0);
+    ValueRange carried = kvLoop.getRegionIterArgs();
+    Value o = carried[0], m = carried[1], l = carried[2];
+    Value kb = kvLoop.getInductionVar();
+    Value k0 = arith::MulIOp::create(b, loc, kb, cBlockKv);
+    // K and V of this block: a slot of the tiles with async copies, whose
+    // copies are waited for while the next block's are issued into the
+    // other slot.
+    Value kBuf = wgBuffers[0], vBuf = wgBuffers[1], nextGroup;
+    if (cfg.asyncCopies) {
+      nvgpu::DeviceAsyncWaitOp::create(b, loc, carried[3], IntegerAttr());
+      nextGroup = issueBlock(addIdx(b, loc, kb, 1));
+      Value slot = arith::RemUIOp::create(b, loc, kb, c2);
+      kBuf = slotView(b, loc, kBuf, slot);
+      vBuf = slotView(b, loc, vBuf, slot);
+    } else {
+      kCopy.copy(b, loc, k0);
+      vCopy.copy(b, loc, k0);
+    }
 
     Value query =
         qTile ? qTile
@@ -345,11 +406,29 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                                         tiles.type(cfg.dqk, cfg.blockKv,
                                                    TileRole::b, atom)),
                              tiles.zero(scoreType));
-    s = fmha::TileMaskOp::create(b, loc, scoreType, s, qWarp, k0, lane,
-                                 sizes.seqQ, sizes.seqK, maskAttr,
-                                 /*keys_along_rows=*/sT,
-                                 APFloat::getInf(APFloat::IEEEsingle(),
-                                                 /*Negative=*/true));
+    // Keys past Sk and pairs the band hides score -inf: only in blocks that
+    // hold any for the subgroup's queries (the band is convex, so its
+    // extreme pairs are the block's corners); the others skip the selects.
+    Value qLast = addIdx(b, loc, qWarp, rows - 1);
+    Value kLast = addIdx(b, loc, k0, cfg.blockKv - 1);
+    Value whole = arith::AndIOp::create(
+        b, loc, cmp(b, loc, arith::CmpIPredicate::ult, kLast, sizes.seqK),
+        arith::AndIOp::create(b, loc, mask.isVisible(b, loc, qLast, k0),
+                              mask.isVisible(b, loc, qWarp, kLast)));
+    auto ifMasked = scf::IfOp::create(b, loc, TypeRange{scoreType}, whole,
+                                      /*withElseRegion=*/true);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(ifMasked.thenBlock());
+      scf::YieldOp::create(b, loc, s);
+      b.setInsertionPointToStart(ifMasked.elseBlock());
+      Value masked = fmha::TileMaskOp::create(
+          b, loc, scoreType, s, qWarp, k0, lane, sizes.seqQ, sizes.seqK,
+          maskAttr, /*keys_along_rows=*/sT,
+          APFloat::getInf(APFloat::IEEEsingle(), /*Negative=*/true));
+      scf::YieldOp::create(b, loc, masked);
+    }
+    s = ifMasked.getResult(0);
     int64_t keyDim = sT ? 0 : 1;
     Value rowMax = fmha::TileReduceOp::create(
         b, loc, lineType, fmha::ReductionKind::max, s, keyDim);
@@ -398,8 +477,16 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                                            tiles.type(cfg.blockKv, cfg.dv,
                                                       TileRole::b, pvAtom)),
                                 oScaled);
-    scf::YieldOp::create(b, loc, ValueRange{oNew, mNew, lNew});
+    SmallVector<Value> yielded{oNew, mNew, lNew};
+    if (nextGroup)
+      yielded.push_back(nextGroup);
+    scf::YieldOp::create(b, loc, yielded);
   }
+  // No copy may be in flight when the kernel ends: the zero-filled block
+  // after the last one, or the first block of an empty loop.
+  if (cfg.asyncCopies)
+    nvgpu::DeviceAsyncWaitOp::create(b, loc, kvLoop.getResult(3),
+                                     IntegerAttr());
   Value o = kvLoop.getResult(0), m = kvLoop.getResult(1),
         l = kvLoop.getResult(2);
 

@@ -67,6 +67,22 @@ int64_t rocke::registerBudget(const AttentionKernelOptions &options,
   return 224;
 }
 
+Value rocke::slotView(OpBuilder &b, Location loc, Value tile, Value slot) {
+  auto type = cast<MemRefType>(tile.getType());
+  int64_t rows = type.getDimSize(1), cols = type.getDimSize(2);
+  auto viewType = MemRefType::get(
+      {rows, cols}, type.getElementType(),
+      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, {cols, 1}),
+      type.getMemorySpace());
+  return memref::SubViewOp::create(
+      b, loc, viewType, tile,
+      ArrayRef<OpFoldResult>{slot, b.getIndexAttr(0), b.getIndexAttr(0)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(rows),
+                             b.getIndexAttr(cols)},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
+                             b.getIndexAttr(1)});
+}
+
 fmha::TileType TileBuilder::type(int64_t rows, int64_t cols,
                                  fmha::TileRole role,
                                  const MatrixAtom &atom) const {

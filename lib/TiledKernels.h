@@ -204,6 +204,10 @@ private:
   bool unitInner = false;
 };
 
+/// Slot `slot` of a double-buffered [2 x rows x cols] workgroup tile as a
+/// 2-D buffer.
+Value slotView(OpBuilder &b, Location loc, Value tile, Value slot);
+
 /// Creates fmha tile ops of one kernel: tiles of `elt` operands and f32
 /// accumulators, read by lane `lane`.
 struct TileBuilder {

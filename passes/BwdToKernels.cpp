@@ -226,6 +226,7 @@ struct BwdToKernelsPass
     fwd.blockKv = fwdBlockKv;
     fwd.numWarps = fwdNumWarps;
     fwd.scoreLayout = fwdScoreLayout;
+    fwd.kvPipelining = fwdKvPipelining;
     return fwd;
   }
 

@@ -254,6 +254,17 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
            "Key rows per forward KV block; 0: chosen like fwd-block-q">,
     Option<"fwdNumWarps", "fwd-num-warps", "int64_t", /*default=*/"0",
            "Subgroups per forward workgroup; 0: chosen like fwd-block-q">,
+    Option<"fwdKvPipelining", "fwd-kv-pipelining", "::rocke::KvPipelining",
+           /*default=*/"::rocke::KvPipelining::Auto",
+           "How the forward fetches the K and V blocks",
+           [{::llvm::cl::values(
+             clEnumValN(::rocke::KvPipelining::Auto, "auto",
+                        "async-copies where the chip and tiles allow it"),
+             clEnumValN(::rocke::KvPipelining::Synchronous, "synchronous",
+                        "each block copied at the top of its iteration"),
+             clEnumValN(::rocke::KvPipelining::AsyncCopies, "async-copies",
+                        "cp.async of the next block into double-buffered "
+                        "tiles (NVIDIA sm_80+)"))}]>,
     Option<"fwdScoreLayout", "fwd-score-layout", "::rocke::ScoreLayout",
            /*default=*/"::rocke::ScoreLayout::Auto",
            "Score tiles of the forward",

@@ -145,6 +145,18 @@ struct RocdlToHsacoOptions
   Option<std::string> chip{*this, "chip",
                            llvm::cl::desc("gfx90a, gfx942 or gfx950"),
                            llvm::cl::init("gfx942")};
+  Option<rocke::KvPipelining> fwdKvPipelining{
+      *this, "fwd-kv-pipelining",
+      llvm::cl::desc("forward's K / V blocks: synchronous or async-copies; "
+                     "auto = async copies on NVIDIA"),
+      llvm::cl::init(rocke::KvPipelining::Auto),
+      llvm::cl::values(
+          clEnumValN(rocke::KvPipelining::Auto, "auto",
+                     "async-copies on NVIDIA chips, else synchronous"),
+          clEnumValN(rocke::KvPipelining::Synchronous, "synchronous",
+                     "copy each block at the top of its iteration"),
+          clEnumValN(rocke::KvPipelining::AsyncCopies, "async-copies",
+                     "cp.async into double-buffered tiles"))};
   Option<unsigned> optLevel{*this, "O", llvm::cl::desc("LLVM opt level"),
                             llvm::cl::init(3)};
   Option<std::string> toolkit{
@@ -207,6 +219,18 @@ struct NvvmToPtxOptions : public mlir::PassPipelineOptions<NvvmToPtxOptions> {
                            llvm::cl::desc("sm_80, sm_86, sm_87, sm_89, sm_90 "
                                           "or sm_90a"),
                            llvm::cl::init("sm_90")};
+  Option<rocke::KvPipelining> fwdKvPipelining{
+      *this, "fwd-kv-pipelining",
+      llvm::cl::desc("forward's K / V blocks: synchronous or async-copies; "
+                     "auto = async copies on NVIDIA"),
+      llvm::cl::init(rocke::KvPipelining::Auto),
+      llvm::cl::values(
+          clEnumValN(rocke::KvPipelining::Auto, "auto",
+                     "async-copies on NVIDIA chips, else synchronous"),
+          clEnumValN(rocke::KvPipelining::Synchronous, "synchronous",
+                     "copy each block at the top of its iteration"),
+          clEnumValN(rocke::KvPipelining::AsyncCopies, "async-copies",
+                     "cp.async into double-buffered tiles"))};
   Option<unsigned> optLevel{*this, "O", llvm::cl::desc("LLVM opt level"),
                             llvm::cl::init(3)};
   Option<std::string> toolkit{
@@ -355,6 +379,18 @@ struct BwdPipelineOptions
       *this, "fwd-num-warps",
       llvm::cl::desc("subgroups per forward workgroup; 0 = from the chip"),
       llvm::cl::init(0)};
+  Option<rocke::KvPipelining> fwdKvPipelining{
+      *this, "fwd-kv-pipelining",
+      llvm::cl::desc("forward's K / V blocks: synchronous or async-copies; "
+                     "auto = async copies on NVIDIA"),
+      llvm::cl::init(rocke::KvPipelining::Auto),
+      llvm::cl::values(
+          clEnumValN(rocke::KvPipelining::Auto, "auto",
+                     "async-copies on NVIDIA chips, else synchronous"),
+          clEnumValN(rocke::KvPipelining::Synchronous, "synchronous",
+                     "copy each block at the top of its iteration"),
+          clEnumValN(rocke::KvPipelining::AsyncCopies, "async-copies",
+                     "cp.async into double-buffered tiles"))};
   Option<unsigned> optLevel{*this, "O", llvm::cl::desc("LLVM opt level"),
                             llvm::cl::init(3)};
 };
@@ -380,6 +416,7 @@ void addBwdKernelPasses(mlir::OpPassManager &pm, const BwdPipelineOptions &opts,
   kernels.fwdBlockQ = opts.fwdBlockQ;
   kernels.fwdBlockKv = opts.fwdBlockKv;
   kernels.fwdNumWarps = opts.fwdNumWarps;
+  kernels.fwdKvPipelining = opts.fwdKvPipelining;
   pm.addPass(rocke::createBwdToKernels(kernels));
   // Tile row reductions become gpu.subgroup_reduce, which the next pass
   // turns into shuffles.
