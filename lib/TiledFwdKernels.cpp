@@ -160,7 +160,7 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
   }
   constexpr int64_t kMaxBlockRows = 1024;
   if (options.blockKv > kMaxBlockRows || options.blockQ > kMaxBlockRows)
-    return op.emitOpError("block-q and block-kv must be at most ")
+    return op.emitOpError("fwd-block-q and fwd-block-kv must be at most ")
            << kMaxBlockRows << " rows";
 
   const bool sT = cfg.scoresTransposed;
@@ -191,9 +191,9 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
       int64_t what, by;
       const char *whatName, *byName;
     } needs[] = {
-        {cfg.blockQ, cfg.numWarps * atomQ, "block-q",
-         "num-warps * the atom's query rows"},
-        {cfg.blockKv, std::max({atomKv, int64_t(pv.k)}), "block-kv",
+        {cfg.blockQ, cfg.numWarps * atomQ, "fwd-block-q",
+         "fwd-num-warps * the atom's query rows"},
+        {cfg.blockKv, std::max({atomKv, int64_t(pv.k)}), "fwd-block-kv",
          "the atoms' key extent"},
         {cfg.dqk, a.k, "Dqk", "atom K"},
         {cfg.dv, atomDv, "Dv", "the atom's output extent"},
@@ -258,7 +258,7 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
   cfg.queryInRegisters = false;
   return op.emitOpError("the forward's tiles need ")
          << bytes() << " bytes of workgroup memory, more than the " << limit
-         << " the target has; lower block-q or block-kv";
+         << " the target has; lower fwd-block-q or fwd-block-kv";
 }
 
 struct FwdKernel {
