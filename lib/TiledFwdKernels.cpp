@@ -77,17 +77,18 @@ struct FwdConfig {
       types.push_back(tile(blockQ, dqk));
     return types;
   }
-  /// 32-bit registers a lane keeps live in the KV loop: S and exp2 of it
-  /// (both f32 while P is computed), P as an operand, O, and Q when it
-  /// stays in registers. On sm_90 at D = 128, 128 query rows over 4 warps
-  /// with Q in shared memory (224 without the second score term) spilled.
+  /// 32-bit registers a lane keeps live in the KV loop: S, P as an
+  /// operand, O, and Q when it stays in registers. On sm_90 at D = 128 this
+  /// takes 128 query rows over 4 warps with Q read from workgroup memory,
+  /// which ptxas spills 40 bytes of and still ran 14-17 % faster than 64
+  /// rows without spills (docs/BENCHMARKS.md run 17).
   int64_t liveRegisters() const {
     int64_t rows = queryRowsPerWarp();
     int64_t scores = rows * blockKv / lanes;
     int64_t probs = scores / 2;
     int64_t out = rows * dv / lanes;
     int64_t query = queryInRegisters ? rows * dqk / lanes / 2 : 0;
-    return 2 * scores + probs + out + query;
+    return scores + probs + out + query;
   }
 };
 

@@ -5,8 +5,8 @@
 // RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='target=host forward=true' | FileCheck %s --check-prefixes=CHECK,HOST
 // RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=gfx942' | FileCheck %s --check-prefix=KEPT
 
-// bf16, D=128, causal. Q stays in registers on the GPUs (the host reads
-// it from the block's copy). gfx942 holds the scores as S^T [kv x q] (an MFMA C
+// bf16, D=128, causal. Q stays in registers on gfx942; sm_90 (32 query
+// rows per warp) and the host read it from the block's copy. gfx942 holds the scores as S^T [kv x q] (an MFMA C
 // fragment is the B fragment of P^T in O^T = V^T P^T) and the row
 // statistics as per-column vectors; sm_90 and the host hold S [q x kv] (two
 // m16n8 accumulators are an A fragment of P in O = P V) and per-row
@@ -14,7 +14,6 @@
 // and V by async copies into two slots.
 // CHECK-LABEL: func{{.*}} @fmha_fwd_tiled_main(
 // AMD: fmha.tile_load {{.*}} {transposed} : {{.*}} -> <128x32xbf16, b, "mfma_f32_16x16x16_bf16">
-// NV: fmha.tile_load {{.*}} -> <16x128xbf16, a, "mma_sync_m16n8k16_bf16">
 // AMD: %[[INIT:.*]] = fmha.tile_map({{.*}}) : !fmha.tile<1x32xf32, cols, "mfma_f32_16x16x16_bf16"> -> !fmha.tile<1x32xf32, cols, "mfma_f32_16x16x16_bf16">
 // AMD-NEXT: ^bb0(%{{.*}}: f32):
 // AMD-NEXT: fmha.yield %{{.*}} : f32
@@ -26,25 +25,26 @@
 // NV: memref.subview
 // NVSYNC-NOT: nvgpu
 // HOST: fmha.tile_read {{.*}} -> <16x128xbf16, a, "host_16x16x16">
+// NV: fmha.tile_read {{.*}} -> <32x128xbf16, a, "mma_sync_m16n8k16_bf16">
 // AMD: fmha.tile_mma {{.*}} : <64x128xbf16, a, "mfma_f32_16x16x16_bf16">, <128x32xbf16, b, "mfma_f32_16x16x16_bf16"> -> <64x32xf32, c, "mfma_f32_16x16x16_bf16">
-// NV: fmha.tile_mma {{.*}} : <16x128xbf16, a, "mma_sync_m16n8k16_bf16">, <128x64xbf16, b, "mma_sync_m16n8k16_bf16"> -> <16x64xf32, c, "mma_sync_m16n8k16_bf16">
+// NV: fmha.tile_mma {{.*}} : <32x128xbf16, a, "mma_sync_m16n8k16_bf16">, <128x64xbf16, b, "mma_sync_m16n8k16_bf16"> -> <32x64xf32, c, "mma_sync_m16n8k16_bf16">
 // CHECK: scf.if
 // CHECK-NEXT: scf.yield
 // CHECK: } else {
 // AMD-NEXT: fmha.tile_mask {{.*}} {fill = 0xFF800000 : f32, keys_along_rows, mask = #fmha.mask<causal>}
 // NV-NEXT: fmha.tile_mask {{.*}} {fill = 0xFF800000 : f32, mask = #fmha.mask<causal>}
 // AMD: fmha.tile_reduce max %{{.*}} dim 0 : <64x32xf32, c, "mfma_f32_16x16x16_bf16"> -> <1x32xf32, cols, "mfma_f32_16x16x16_bf16">
-// NV: fmha.tile_reduce max %{{.*}} dim 1 : <16x64xf32, c, "mma_sync_m16n8k16_bf16"> -> <16x1xf32, rows, "mma_sync_m16n8k16_bf16">
+// NV: fmha.tile_reduce max %{{.*}} dim 1 : <32x64xf32, c, "mma_sync_m16n8k16_bf16"> -> <32x1xf32, rows, "mma_sync_m16n8k16_bf16">
 // CHECK: math.exp2
 // CHECK: fmha.tile_reduce add
 // AMD: fmha.tile_convert %{{.*}} : <64x32xf32, c, "mfma_f32_16x16x16_bf16"> -> <64x32xbf16, b, "mfma_f32_16x16x16_bf16">
-// NV: fmha.tile_convert %{{.*}} : <16x64xf32, c, "mma_sync_m16n8k16_bf16"> -> <16x64xbf16, a, "mma_sync_m16n8k16_bf16">
+// NV: fmha.tile_convert %{{.*}} : <32x64xf32, c, "mma_sync_m16n8k16_bf16"> -> <32x64xbf16, a, "mma_sync_m16n8k16_bf16">
 // AMD: fmha.tile_mma {{.*}} -> <128x32xf32, c, "mfma_f32_16x16x16_bf16">
-// NV: fmha.tile_mma {{.*}} -> <16x128xf32, c, "mma_sync_m16n8k16_bf16">
+// NV: fmha.tile_mma {{.*}} -> <32x128xf32, c, "mma_sync_m16n8k16_bf16">
 // CHECK: scf.yield
 // NV: nvgpu.device_async_wait
 // AMD: fmha.tile_store {{.*}} {transposed} : <128x32xf32, c, "mfma_f32_16x16x16_bf16">
-// NV: fmha.tile_store {{.*}} : <16x128xf32, c, "mma_sync_m16n8k16_bf16">
+// NV: fmha.tile_store {{.*}} : <32x128xf32, c, "mma_sync_m16n8k16_bf16">
 // CHECK: math.log2
 // CHECK: fmha.tile_store_lines
 // CHECK-NOT: fmha.attention_fwd
