@@ -395,8 +395,8 @@ struct BwdPipelineOptions
                             llvm::cl::init(3)};
 };
 
-/// The target-neutral part: fmha.attention_bwd -> gpu.module kernels with
-/// shuffles, matrix-core ops and plain control flow.
+/// The target-neutral part: fmha.attention_fwd / attention_bwd -> gpu.module
+/// kernels with shuffles, matrix-core ops and plain control flow.
 void addBwdKernelPasses(mlir::OpPassManager &pm, const BwdPipelineOptions &opts,
                         const rocke::ChipInfo &chip) {
   unsigned subgroupSize = chip.waveSize;
@@ -427,7 +427,7 @@ void addBwdKernelPasses(mlir::OpPassManager &pm, const BwdPipelineOptions &opts,
   pm.addPass(rocke::createLowerMma());
 }
 
-/// fmha.attention_bwd -> PTX: the backward kernels for 32-lane warps, then
+/// fmha ops -> PTX: the forward and backward kernels for 32-lane warps, then
 /// fmha-nvvm-to-ptx.
 mlir::LogicalResult buildBwdNvvmPipeline(mlir::OpPassManager &pm,
                                          const BwdPipelineOptions &opts,
@@ -442,7 +442,7 @@ mlir::LogicalResult buildBwdNvvmPipeline(mlir::OpPassManager &pm,
   return buildNvvmToPtxPipeline(pm, finish, emitError);
 }
 
-/// fmha.attention_bwd -> HSACO: the backward kernels for the chip's wave
+/// fmha ops -> HSACO: the forward and backward kernels for the chip's wave
 /// size, then fmha-rocdl-to-hsaco.
 mlir::LogicalResult buildBwdRocdlPipeline(mlir::OpPassManager &pm,
                                           const BwdPipelineOptions &opts,
@@ -467,12 +467,13 @@ mlir::LogicalResult buildBwdRocdlPipeline(mlir::OpPassManager &pm,
 void rocke::registerPipelines() {
   registerCheckedPipeline<BwdPipelineOptions>(
       "fmha-bwd-nvvm",
-      "fmha.attention_bwd -> PTX gpu.binary (backward kernels, NVVM finish)",
+      "fmha.attention_fwd / attention_bwd -> PTX gpu.binary (forward and "
+      "backward kernels, NVVM finish)",
       buildBwdNvvmPipeline);
   registerCheckedPipeline<BwdPipelineOptions>(
       "fmha-bwd-rocdl",
-      "fmha.attention_bwd -> HSACO gpu.binary (backward kernels, ROCDL "
-      "finish)",
+      "fmha.attention_fwd / attention_bwd -> HSACO gpu.binary (forward and "
+      "backward kernels, ROCDL finish)",
       buildBwdRocdlPipeline);
   registerCheckedPipeline<NvvmToPtxOptions>(
       "fmha-nvvm-to-ptx",
