@@ -203,26 +203,54 @@ public:
     return vector::FromElementsOp::create(b, loc, type, elems);
   }
 
+  /// Two B fragments side by side along n (the second at n + atom.n) with
+  /// one ldmatrix.x4, for mma.sync m16n8k16 fragments of 16-bit elements;
+  /// else the first as read() gives it and a null second.
+  std::pair<Value, Value> readPairAlongN(OpBuilder &b, Location loc, Value buf,
+                                         int64_t row0, int64_t col0,
+                                         bool transposed, Value rowBase,
+                                         Value colBase) const {
+    if (operand == MatrixOperand::B && ldmatrixFits(buf)) {
+      Value pair = readWithLdmatrix(b, loc, buf, row0, col0, transposed,
+                                    rowBase, colBase, /*tiles=*/4);
+      int64_t regs = atom.regs(operand);
+      auto half = [&](int64_t first) -> Value {
+        return vector::ExtractStridedSliceOp::create(
+            b, loc, pair, ArrayRef<int64_t>{first}, ArrayRef<int64_t>{regs},
+            ArrayRef<int64_t>{1});
+      };
+      return {half(0), half(regs)};
+    }
+    return {read(b, loc, buf, row0, col0, transposed, rowBase, colBase),
+            Value()};
+  }
+
 private:
+  bool ldmatrixFits(Value buf) const {
+    auto bufType = cast<MemRefType>(buf.getType());
+    return atom.family == MatrixAtom::Family::MmaSync &&
+           bufType.getElementTypeBitWidth() == 16 && atom.k == 16 &&
+           atom.m == 16 && atom.n == 8 && operand != MatrixOperand::C;
+  }
+
   /// mma.sync m16n8k16 fragments of 16-bit elements come from ldmatrix: lane
   /// l gives the address of row l % 8 of 8x8 matrix l / 8, and the matrices
   /// are ordered as the fragment's register pairs (A: (m, k) = (0, 0), (8,
-  /// 0), (0, 8), (8, 8); B: k 0-7, 8-15). Fragments whose registers run along
-  /// the buffer's rows (A stored [m][k], B stored [n][k]) load the matrices
-  /// as they are; those running down its columns (A stored [k][m], B stored
-  /// [k][n]) with .trans. Null when the read has another shape.
+  /// 0), (0, 8), (8, 8); B: k 0-7, 8-15, and with `tiles` = 4 the next
+  /// atom's along n). Fragments whose registers run along the buffer's rows
+  /// (A stored [m][k], B stored [n][k]) load the matrices as they are; those
+  /// running down its columns (A stored [k][m], B stored [k][n]) with .trans.
+  /// Null when the read has another shape.
   Value readWithLdmatrix(OpBuilder &b, Location loc, Value buf, int64_t row0,
                          int64_t col0, bool transposed, Value rowBase,
-                         Value colBase) const {
+                         Value colBase, int64_t bTiles = 2) const {
     auto bufType = cast<MemRefType>(buf.getType());
-    if (atom.family != MatrixAtom::Family::MmaSync ||
-        bufType.getElementTypeBitWidth() != 16 || atom.k != 16 ||
-        atom.m != 16 || atom.n != 8 || operand == MatrixOperand::C)
+    if (!ldmatrixFits(buf))
       return Value();
     bool isA = operand == MatrixOperand::A;
     // .trans when the registers' k runs down the buffer's columns.
     bool trans = isA ? transposed : !transposed;
-    int64_t tiles = isA ? 4 : 2;
+    int64_t tiles = isA ? 4 : bTiles;
     // Ops are created in statements: the IR must not depend on the order a
     // compiler evaluates arguments in.
     Value c8 = constIndex(b, loc, 8);
@@ -231,16 +259,18 @@ private:
         arith::RemUIOp::create(b, loc, octet, constIndex(b, loc, tiles));
     Value rowInMatrix =
         arith::RemUIOp::create(b, loc, laneId, constIndex(b, loc, 8));
-    // Operand coordinates (i, j) of the matrix's first row: A matrix t is at
-    // (8 * (t % 2), 8 * (t / 2)); B matrix t at k = 8 t.
+    // Operand coordinates (i, j) of the matrix's first row: matrix t of A,
+    // and of a pair of B atoms, is at (8 * (t % 2), 8 * (t / 2)); of one B
+    // atom at k = 8 t.
     auto mul8 = [&](Value v) {
       return arith::MulIOp::create(b, loc, v, constIndex(b, loc, 8));
     };
     Value c2 = constIndex(b, loc, 2);
-    Value i0 = isA ? mul8(arith::RemUIOp::create(b, loc, matrix, c2))
-                   : mul8(matrix); // A: m; B: k
-    Value j0 = isA ? mul8(arith::DivUIOp::create(b, loc, matrix, c2))
-                   : constIndex(b, loc, 0); // A: k; B: n
+    bool grid = tiles == 4;
+    Value i0 = grid ? mul8(arith::RemUIOp::create(b, loc, matrix, c2))
+                    : mul8(matrix); // A: m; B: k
+    Value j0 = grid ? mul8(arith::DivUIOp::create(b, loc, matrix, c2))
+                    : constIndex(b, loc, 0); // A: k; B: n
     // The address row runs along the operand's non-k dimension when the
     // matrices load as they are (rows m of A, rows n of B), along k with
     // .trans.
@@ -269,7 +299,7 @@ private:
         b, loc, VectorType::get({tiles, 2}, elt), buf, ValueRange{r, c},
         b.getBoolAttr(trans), b.getI32IntegerAttr(tiles));
     return vector::ShapeCastOp::create(
-        b, loc, VectorType::get({atom.regs(operand)}, elt), pairs);
+        b, loc, VectorType::get({2 * tiles}, elt), pairs);
   }
 
   const MatrixAtom &atom;

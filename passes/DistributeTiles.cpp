@@ -71,11 +71,23 @@ public:
                                type.getMatrixOperand(), lane),
                lane) {}
 
-  Value read(OpBuilder &b, Location loc, int64_t ai, int64_t aj) const {
+  /// B fragments are read two at a time along n where one instruction
+  /// reads both (ldmatrix.x4 on mma.sync), the second kept for the next
+  /// call: products read each k step's atoms in order of n.
+  Value read(OpBuilder &b, Location loc, int64_t ai, int64_t aj) {
     int64_t rows = type.getAtomRows(), cols = type.getAtomCols();
-    return reader.read(b, loc, buffer, transposed ? aj * cols : ai * rows,
-                       transposed ? ai * rows : aj * cols, transposed, row,
-                       col);
+    int64_t r0 = transposed ? aj * cols : ai * rows;
+    int64_t c0 = transposed ? ai * rows : aj * cols;
+    if (pending && pendingAt == std::make_pair(ai, aj))
+      return std::exchange(pending, Value());
+    if (type.getMatrixOperand() != MatrixOperand::B || aj % 2 != 0 ||
+        aj + 1 >= type.getColAtoms())
+      return reader.read(b, loc, buffer, r0, c0, transposed, row, col);
+    auto [first, second] = reader.readPairAlongN(b, loc, buffer, r0, c0,
+                                                 transposed, row, col);
+    pending = second;
+    pendingAt = {ai, aj + 1};
+    return first;
   }
 
 private:
@@ -83,6 +95,8 @@ private:
   bool transposed;
   Value buffer, row, col;
   FragmentReader reader;
+  Value pending;
+  std::pair<int64_t, int64_t> pendingAt;
 };
 
 struct DistributeRead : OpConversionPattern<fmha::TileReadOp> {

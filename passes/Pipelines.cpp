@@ -145,18 +145,6 @@ struct RocdlToHsacoOptions
   Option<std::string> chip{*this, "chip",
                            llvm::cl::desc("gfx90a, gfx942 or gfx950"),
                            llvm::cl::init("gfx942")};
-  Option<rocke::KvPipelining> fwdKvPipelining{
-      *this, "fwd-kv-pipelining",
-      llvm::cl::desc("forward's K / V blocks: synchronous or async-copies; "
-                     "auto = async copies on NVIDIA"),
-      llvm::cl::init(rocke::KvPipelining::Auto),
-      llvm::cl::values(
-          clEnumValN(rocke::KvPipelining::Auto, "auto",
-                     "async-copies on NVIDIA chips, else synchronous"),
-          clEnumValN(rocke::KvPipelining::Synchronous, "synchronous",
-                     "copy each block at the top of its iteration"),
-          clEnumValN(rocke::KvPipelining::AsyncCopies, "async-copies",
-                     "cp.async into double-buffered tiles"))};
   Option<unsigned> optLevel{*this, "O", llvm::cl::desc("LLVM opt level"),
                             llvm::cl::init(3)};
   Option<std::string> toolkit{
@@ -219,18 +207,6 @@ struct NvvmToPtxOptions : public mlir::PassPipelineOptions<NvvmToPtxOptions> {
                            llvm::cl::desc("sm_80, sm_86, sm_87, sm_89, sm_90 "
                                           "or sm_90a"),
                            llvm::cl::init("sm_90")};
-  Option<rocke::KvPipelining> fwdKvPipelining{
-      *this, "fwd-kv-pipelining",
-      llvm::cl::desc("forward's K / V blocks: synchronous or async-copies; "
-                     "auto = async copies on NVIDIA"),
-      llvm::cl::init(rocke::KvPipelining::Auto),
-      llvm::cl::values(
-          clEnumValN(rocke::KvPipelining::Auto, "auto",
-                     "async-copies on NVIDIA chips, else synchronous"),
-          clEnumValN(rocke::KvPipelining::Synchronous, "synchronous",
-                     "copy each block at the top of its iteration"),
-          clEnumValN(rocke::KvPipelining::AsyncCopies, "async-copies",
-                     "cp.async into double-buffered tiles"))};
   Option<unsigned> optLevel{*this, "O", llvm::cl::desc("LLVM opt level"),
                             llvm::cl::init(3)};
   Option<std::string> toolkit{
@@ -358,11 +334,12 @@ struct BwdPipelineOptions
   Option<rocke::QueryPipelining> queryPipelining{
       *this, "query-pipelining",
       llvm::cl::desc("next query block's Q / dO (tiled): registers or "
-                     "async-copies; auto = async copies on NVIDIA"),
+                     "async-copies; auto = registers"),
       llvm::cl::init(rocke::QueryPipelining::Auto),
       llvm::cl::values(
           clEnumValN(rocke::QueryPipelining::Auto, "auto",
-                     "async-copies on NVIDIA chips, else registers"),
+                     "registers (async copies measured slower with causal "
+                     "masks on the H200)"),
           clEnumValN(rocke::QueryPipelining::Registers, "registers",
                      "register staging"),
           clEnumValN(rocke::QueryPipelining::AsyncCopies, "async-copies",

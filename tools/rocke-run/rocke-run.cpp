@@ -139,7 +139,12 @@ llvm::cl::opt<bool> splitInputFile(
 /// transfer ops), affine, math, memref (incl. alloc and atomic_rmw), arith,
 /// index, cf, ub and func.
 constexpr const char *kHostPipeline =
-    "scf-forall-to-for,convert-vector-to-scf,expand-strided-metadata,"
+    // Fully unrolled transfers: the partial unrolling staged each 2-D
+    // transfer in a memref.alloca inside the kernels' grid loops, whose
+    // stack grew with every workgroup (a segfault at 8 MiB: tiled D = 128,
+    // B = 2, S = 128, Hq = 8).
+    "scf-forall-to-for,convert-vector-to-scf{full-unroll=true},"
+    "expand-strided-metadata,"
     "lower-affine,convert-scf-to-cf,arith-expand{include-bf16=true},"
     // One shufflevector per 2-D transpose (the tiled host atoms transpose
     // whole 16x16 blocks), not 256 element moves.
