@@ -684,6 +684,22 @@ def run_explore(modules, bench_one, a, budget_left, results):
                 print_bench_row(r)
 
 
+def start_run(a, kinds):
+    """A runner's state: its start time, budget_left() (seconds of --budget-s
+    left), the results to fill and the modules of `kinds` under --dir
+    (--only), after printing what they were built from."""
+    start = time.time()
+
+    def budget_left():
+        return a.budget_s - (time.time() - start)
+
+    print_build_info(a.dir)
+    results = dict(validation=[], bench=[], errors=[])
+    modules = Modules(a.dir, config_names(a.dir, a.only, kinds),
+                      results["errors"])
+    return start, budget_left, results, modules
+
+
 def finish(results, start, out, tables):
     """Print the summary and write results.json and the Markdown `tables`
     under `out` (when given); the exit status."""
@@ -709,15 +725,7 @@ def main():
                     help="also time the tile variants build_kernels.py "
                     "built (--tile-variants), ours only")
     a = ap.parse_args()
-    start = time.time()
-
-    def budget_left():
-        return a.budget_s - (time.time() - start)
-
-    print_build_info(a.dir)
-    results = dict(validation=[], bench=[], errors=[])
-    modules = Modules(a.dir, config_names(a.dir, a.only, ("bwd",)),
-                      results["errors"])
+    start, budget_left, results, modules = start_run(a, ("bwd",))
 
     if not a.skip_validate:
         print("\n== validation (rel err ours/PyTorch-lowprec vs float32 SDPA "

@@ -28,20 +28,19 @@ Needs PyTorch and CuPy (both on the H200 image).
 import contextlib
 import math
 import sys
-import time
 
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
-from cases import (BENCH_HEADS, STATS_ROLES, bench_batch, config_names,
+from cases import (BENCH_HEADS, STATS_ROLES, bench_batch,
                    forward_flops, forward_sizes, kind_of, mask_label)
-from run_bwd import (REL_FLOOR, KernelModule, Modules,
+from run_bwd import (REL_FLOOR, KernelModule,
                      causal_block_mask, check_against, check_grads,
                      compiled_flex, env_of, fail, finish, launch_timed,
-                     logical, make_problem, markdown_bench, print_build_info,
+                     logical, make_problem, markdown_bench,
                      rel_err, run_bench, run_explore, run_validation,
-                     runner_arguments,
+                     runner_arguments, start_run,
                      sdpa, time_baselines, time_ms, time_within_budget)
 
 NAN = float("nan")
@@ -230,15 +229,7 @@ def main():
                     help="also time the forward tile variants "
                     "build_kernels.py built (--fwd-tile-variants), ours only")
     a = ap.parse_args()
-    start = time.time()
-
-    def budget_left():
-        return a.budget_s - (time.time() - start)
-
-    print_build_info(a.dir)
-    results = dict(validation=[], bench=[], errors=[])
-    modules = Modules(a.dir, config_names(a.dir, a.only, ("fwd", "chain")),
-                      results["errors"])
+    start, budget_left, results, modules = start_run(a, ("fwd", "chain"))
 
     if not a.skip_validate:
         print("\n== validation (rel err ours/PyTorch-lowprec vs float32 SDPA "

@@ -380,6 +380,15 @@ static SmallVector<int64_t> workgroupBufferLayout(ArrayRef<MemRefType> buffers) 
   return offsets;
 }
 
+void appendStatsArgs(SmallVectorImpl<KernelArg> &args, ValueRange stats) {
+  if (stats.size() == 1) {
+    args.push_back({stats[0], "lse"});
+    return;
+  }
+  args.push_back({stats[0], "m"});
+  args.push_back({stats[1], "l"});
+}
+
 int64_t workgroupBufferBytes(ArrayRef<MemRefType> buffers) {
   return workgroupBufferLayout(buffers).back();
 }

@@ -235,6 +235,11 @@ struct KernelLaunch {
   llvm::SmallVector<std::pair<std::string, int64_t>> symbols;
 };
 
+/// The softmax statistics as kernel arguments: "lse", or "m" and "l"
+/// (log2_max_sum), in the op's order.
+void appendStatsArgs(llvm::SmallVectorImpl<KernelArg> &args,
+                     mlir::ValueRange stats);
+
 /// Bytes of `buffers` laid out one after another at 16-byte boundaries (the
 /// dynamic workgroup memory a kernel launches with).
 int64_t workgroupBufferBytes(llvm::ArrayRef<mlir::MemRefType> buffers);

@@ -878,11 +878,7 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
                  {op.getValue(), "v"},      {op.getGradOut(), "do"},
                  {delta, "delta:f32:none"}, {dqAcc, dqRole},
                  {op.getGradKey(), "dk"},   {op.getGradValue(), "dv"}};
-  ValueRange stats = op.getStats();
-  if (stats.size() == 1)
-    launch.args.push_back({stats[0], "lse"});
-  else
-    launch.args.append({{stats[0], "m"}, {stats[1], "l"}});
+  appendStatsArgs(launch.args, op.getStats());
   SmallVector<Value> kSizes = memrefSizes(cb, loc, op.getKey());
   launch.grid = {nKvBlocks, kSizes[2], kSizes[0]};
   launch.gridExpr = {nKvBlocksExpr, "Hkv", "B"};
@@ -895,7 +891,7 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
                     op.getScaleOrDefault(),
                     op.getMaskAttr(),
                     deterministic,
-                    static_cast<unsigned>(stats.size())};
+                    static_cast<unsigned>(op.getStats().size())};
   if (failed(emitter.emit(launch, [&](OpBuilder &b, Location l, ValueRange ids,
                                       Value tid, ValueRange args,
                                       ValueRange wg) {

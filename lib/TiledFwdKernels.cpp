@@ -543,11 +543,7 @@ rocke::buildTiledFwdKernels(fmha::AttentionFwdOp op,
                  {op.getKey(), "k"},
                  {op.getValue(), "v"},
                  {op.getOut(), "o"}};
-  ValueRange stats = op.getStats();
-  if (stats.size() == 1)
-    launch.args.push_back({stats[0], "lse"});
-  else
-    launch.args.append({{stats[0], "m"}, {stats[1], "l"}});
+  appendStatsArgs(launch.args, op.getStats());
   SmallVector<Value> qSizes = memrefSizes(cb, loc, op.getQuery());
   launch.grid = {ceilDiv(cb, loc, sizes.seqQ, constIndex(cb, loc, cfg.blockQ)),
                  qSizes[2], qSizes[0]};

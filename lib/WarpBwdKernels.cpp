@@ -124,16 +124,6 @@ struct WarpBuilder {
   }
 };
 
-/// Stats roles and values in kernel-argument order.
-void appendStats(fmha::AttentionBwdOp op, SmallVectorImpl<KernelArg> &args) {
-  if (op.getStatsEncoding() == fmha::StatsEncoding::lse) {
-    args.push_back({op.getStats()[0], "lse"});
-    return;
-  }
-  args.push_back({op.getStats()[0], "m"});
-  args.push_back({op.getStats()[1], "l"});
-}
-
 } // namespace
 
 LogicalResult buildWarpBwdKernels(fmha::AttentionBwdOp op,
@@ -202,7 +192,7 @@ LogicalResult buildWarpBwdKernels(fmha::AttentionBwdOp op,
     main.args.push_back({dv->buffer, dv->role});
   }
   const size_t mainStats = main.args.size();
-  appendStats(op, main.args);
+  appendStatsArgs(main.args, op.getStats());
   main.grid = {qSizes[1], qSizes[2], qSizes[0]};
   main.gridExpr = {"Sq", "Hq", "B"};
   main.blockSize = wb.lanes;
@@ -287,7 +277,7 @@ LogicalResult buildWarpBwdKernels(fmha::AttentionBwdOp op,
              {op.getValue(), "v"},        {op.getGradOut(), "do"},
              {delta, "delta:f32:none"}, {op.getGradKey(), "dk"},
              {op.getGradValue(), "dv"}};
-  appendStats(op, kv.args);
+  appendStatsArgs(kv.args, op.getStats());
   kv.grid = {kSizes[1], kSizes[2], kSizes[0]};
   kv.gridExpr = {"Sk", "Hkv", "B"};
   kv.blockSize = wb.lanes;
