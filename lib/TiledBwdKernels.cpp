@@ -292,10 +292,7 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
     int64_t scoreKv = cfg.scoresTransposed ? a.m : a.n;
     int64_t scoreQ = cfg.scoresTransposed ? a.n : a.m;
     int64_t gm = g.m, gk = g.k, gn = g.n, am = a.m, an = a.n;
-    struct Need {
-      int64_t what, by;
-      const char *whatName, *byName;
-    } needs[] = {
+    Divisibility needs[] = {
         {cfg.blockKv, cfg.numWarps * std::max(scoreKv, gm), "block-kv",
          "num-warps * atom rows"},
         {cfg.blockQ, std::max({scoreQ, gk, am}), "block-q",
@@ -306,15 +303,9 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
         {cfg.dv, gn, "Dv", "atom N"},
         {cfg.dqk, gn, "Dqk", "atom N"},
     };
-    for (const Need &n : needs)
-      if (n.what % n.by != 0) {
-        if (report)
-          op.emitOpError("strategy=tiled with atom ")
-              << a.name << ": " << n.whatName << " (" << n.what
-              << ") must be a multiple of " << n.byName << " (" << n.by
-              << ")";
-        return failure();
-      }
+    std::string context = ("strategy=tiled with atom " + a.name).str();
+    if (failed(checkDivisible(op, needs, context, report)))
+      return failure();
     // Each subgroup of the dQ grid reads blockKv x (its dS rows + its K
     // columns): pick the split with the fewest.
     std::optional<int64_t> best;

@@ -188,10 +188,7 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
     cfg.blockQ = c.blockQ;
     cfg.numWarps = c.numWarps;
     cfg.blockKv = c.blockKv;
-    struct Need {
-      int64_t what, by;
-      const char *whatName, *byName;
-    } needs[] = {
+    Divisibility needs[] = {
         {cfg.blockQ, cfg.numWarps * atomQ, "fwd-block-q",
          "fwd-num-warps * the atom's query rows"},
         {cfg.blockKv, std::max({atomKv, int64_t(pv.k)}), "fwd-block-kv",
@@ -199,14 +196,9 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
         {cfg.dqk, a.k, "Dqk", "atom K"},
         {cfg.dv, atomDv, "Dv", "the atom's output extent"},
     };
-    for (const Need &n : needs)
-      if (n.what % n.by != 0) {
-        if (report)
-          op.emitOpError("the forward with atom ")
-              << a.name << ": " << n.whatName << " (" << n.what
-              << ") must be a multiple of " << n.byName << " (" << n.by << ")";
-        return failure();
-      }
+    std::string context = ("the forward with atom " + a.name).str();
+    if (failed(checkDivisible(op, needs, context, report)))
+      return failure();
     // Every work-item issues as many 16-byte copies of each block.
     int64_t threads = cfg.threads();
     cfg.asyncCopies = wantAsync &&

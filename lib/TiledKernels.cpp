@@ -67,6 +67,19 @@ int64_t rocke::registerBudget(const AttentionKernelOptions &options,
   return 224;
 }
 
+LogicalResult rocke::checkDivisible(Operation *op, ArrayRef<Divisibility> needs,
+                                    StringRef context, bool report) {
+  for (const Divisibility &n : needs)
+    if (n.what % n.by != 0) {
+      if (report)
+        op->emitOpError(context)
+            << ": " << n.whatName << " (" << n.what
+            << ") must be a multiple of " << n.byName << " (" << n.by << ")";
+      return failure();
+    }
+  return success();
+}
+
 Value rocke::slotView(OpBuilder &b, Location loc, Value tile, Value slot) {
   auto type = cast<MemRefType>(tile.getType());
   int64_t rows = type.getDimSize(1), cols = type.getDimSize(2);

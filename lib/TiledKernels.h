@@ -204,6 +204,19 @@ private:
   bool unitInner = false;
 };
 
+/// A tile size that must be a multiple of an atom extent: `what` (named
+/// `whatName`) of `by` (`byName`).
+struct Divisibility {
+  int64_t what, by;
+  const char *whatName, *byName;
+};
+
+/// Whether every requirement holds; with `report`, a diagnostic on `op`
+/// naming the first that does not ("<context>: ... must be a multiple of
+/// ...").
+LogicalResult checkDivisible(Operation *op, ArrayRef<Divisibility> needs,
+                             StringRef context, bool report);
+
 /// Slot `slot` of a double-buffered [2 x rows x cols] workgroup tile as a
 /// 2-D buffer.
 Value slotView(OpBuilder &b, Location loc, Value tile, Value slot);
