@@ -45,6 +45,9 @@ struct ChipInfo {
   unsigned vgprGranule;     // VGPR allocation granularity (registers)
   uint64_t ldsPerCU;        // LDS bytes shared by a CU's workgroups
   unsigned ldsGranule;      // LDS allocation granularity (bytes)
+  /// An instruction converts f32 to bf16 (gfx950's v_cvt_pk_bf16_f32);
+  /// without one LLVM rounds in integer ops plus a NaN check and select.
+  bool bf16Conversion = false;
 
   bool isAmd() const { return vendor == GpuVendor::Amd; }
   bool isNvidia() const { return vendor == GpuVendor::Nvidia; }

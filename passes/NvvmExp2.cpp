@@ -12,6 +12,7 @@
 #include "passes/Passes.h"
 #include "passes/UnrollVectorMath.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -52,6 +53,20 @@ struct Log2ToNvvm : OpRewritePattern<math::Log2Op> {
   }
 };
 
+/// arith.maxnumf on f32 -> llvm.intr.maxnum (PTX max.f32): convert-gpu-to-nvvm
+/// would call libdevice's __nv_fmaxf, unresolved without a CUDA toolkit.
+struct MaxNumFToLlvm : OpRewritePattern<arith::MaxNumFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(arith::MaxNumFOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!getElementTypeOrSelf(op.getType()).isF32())
+      return rewriter.notifyMatchFailure(op, "only f32");
+    rewriter.replaceOpWithNewOp<LLVM::MaxNumOp>(op, op.getType(), op.getLhs(),
+                                                op.getRhs());
+    return success();
+  }
+};
+
 struct NvvmExp2Pass : public rocke::impl::NvvmExp2Base<NvvmExp2Pass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
@@ -63,6 +78,7 @@ struct NvvmExp2Pass : public rocke::impl::NvvmExp2Base<NvvmExp2Pass> {
 } // namespace
 
 void rocke::populateExp2ToNvvmPatterns(RewritePatternSet &patterns) {
-  patterns.add<Exp2ToNvvm, Log2ToNvvm, UnrollVectorMath<math::Exp2Op>,
+  patterns.add<Exp2ToNvvm, Log2ToNvvm, MaxNumFToLlvm,
+               UnrollVectorMath<math::Exp2Op>,
                UnrollVectorMath<math::Log2Op>>(patterns.getContext());
 }

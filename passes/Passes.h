@@ -29,6 +29,10 @@ enum class KernelPlacement { Gpu, Host };
 /// math.exp2 f32 -> rocdl.exp2 and arcp/afn `1.0 / x` f32 -> rocdl.rcp.
 void populateExp2ToRocdlPatterns(mlir::RewritePatternSet &patterns);
 
+/// arith.truncf f32 -> bf16 -> integer round-to-nearest-even (chips without a
+/// bf16 conversion instruction).
+void populateRocdlTruncBf16Patterns(mlir::RewritePatternSet &patterns);
+
 /// fmha.attention_fwd / attention_bwd -> scalar scf/arith/math/memref loops
 /// (the CPU oracle, fmha-lower-to-loops).
 void populateLowerToLoopsPatterns(mlir::RewritePatternSet &patterns);

@@ -32,6 +32,23 @@ def RocdlExp2 : Pass<"fmha-exp2-to-rocdl", "::mlir::gpu::GPUModuleOp"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def RocdlTruncBf16 : Pass<"fmha-rocdl-truncf-bf16"> {
+  let summary = "f32 -> bf16 truncation as integer round-to-nearest-even";
+  let description = [{
+    For chips without an f32 -> bf16 conversion instruction (gfx90a,
+    gfx942; lib/ChipInfo). LLVM expands each `arith.truncf` f32 -> bf16 to
+    six instructions: the rounding (bit extract, add3), a NaN compare, a
+    quieting or and a select, and the pack. The probabilities and score
+    gradients the tiled kernels convert for the next product are never
+    NaN-payload sensitive, so this pass writes the rounding alone: bits +
+    0x7fff + bit 16, the high half. Finite values and infinities round
+    exactly as before (round to nearest even, overflow to infinity); the
+    canonical quiet NaN stays a quiet NaN. fmha-rocdl-to-hsaco runs it on
+    the gpu.module for those chips.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def RocdlNativeAtomics : Pass<"fmha-rocdl-native-atomics",
                               "::mlir::gpu::GPUModuleOp"> {
   let summary = "Mark llvm.atomicrmw fadd so AMDGPU emits native float atomics";

@@ -184,6 +184,8 @@ mlir::LogicalResult buildRocdlToHsacoPipeline(mlir::OpPassManager &pm,
   kernels.addNestedPass<mlir::gpu::GPUFuncOp>(
       rocke::createPlaceWorkgroupBarriers());
   kernels.addPass(rocke::createRocdlExp2());
+  if (!rocke::lookupChip(opts.chip, rocke::GpuVendor::Amd)->bf16Conversion)
+    kernels.addPass(rocke::createRocdlTruncBf16());
   // Scalar atomics (no vector f32 atomic on these chips), made native below.
   rocke::LowerAtomicAddOptions atomics;
   atomics.chip = opts.chip;
@@ -434,9 +436,15 @@ mlir::LogicalResult buildBwdRocdlPipeline(mlir::OpPassManager &pm,
     return emitError("fmha-bwd-rocdl: unsupported AMD chip '" + finish.chip +
                      "'; supported: " + rocke::supportedChipList(rocke::GpuVendor::Amd));
   addBwdKernelPasses(pm, opts, *info);
+  // Barriers are placed on the structured kernels: the prelowering below
+  // turns the loops into branches, after which the finish's placement pass
+  // finds nothing to order (the AMD kernels had no s_barrier).
+  mlir::OpPassManager &kernels = pm.nest<mlir::gpu::GPUModuleOp>();
+  kernels.addNestedPass<mlir::gpu::GPUFuncOp>(
+      rocke::createPlaceWorkgroupBarriers());
   // fmha-rocdl-to-hsaco converts gpu ops only; loops and vector transfers
   // go first.
-  addKernelPrelowering(pm.nest<mlir::gpu::GPUModuleOp>());
+  addKernelPrelowering(kernels);
   return buildRocdlToHsacoPipeline(pm, finish, emitError);
 }
 } // namespace

@@ -2,8 +2,9 @@
 //
 // Each input is MLIR text. It is parsed (the parser verifies), printed and
 // parsed again (printers must round-trip), then every pipeline of
-// getPipelines() and every IR-to-IR pipeline on the input's own RUN lines runs
-// on its own clone of the module (mutated RUN lines fuzz the pass options).
+// getPipelines() (on one input in kCodegenEvery, getCodegenPipelines() too)
+// and every IR-to-IR pipeline on the input's own RUN lines runs on its own
+// clone of the module (mutated RUN lines fuzz the pass options).
 // Diagnostics are the expected outcome of bad input and are swallowed; what the
 // fuzzer reports are crashes, assertion failures, sanitizer errors, time-outs
 // and report_fatal_error.
@@ -29,6 +30,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/xxhash.h"
 
 #include <cstdint>
 #include <string>
@@ -47,6 +49,17 @@ std::vector<std::vector<std::string>> &getPipelines() {
   static std::vector<std::vector<std::string>> pipelines;
   return pipelines;
 }
+
+/// Pipelines that end in LLVM code generation (AMDGPU / NVPTX at O3 on the
+/// tiled kernels: about a second each, most of an input's time). They run
+/// on one input in `kCodegenEvery`, chosen by a hash of the input text, so
+/// a finding still reproduces from its input alone; the kernel-level
+/// stages before them run on every input through the other pipelines.
+std::vector<std::vector<std::string>> &getCodegenPipelines() {
+  static std::vector<std::vector<std::string>> pipelines;
+  return pipelines;
+}
+constexpr uint64_t kCodegenEvery = 8;
 
 DialectRegistry &getRegistry() {
   static DialectRegistry registry;
@@ -202,18 +215,53 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
       out, "rocke-fuzz-" + std::to_string(llvm::sys::Process::getProcessId()) +
                ".bin");
   std::string dump = "fmha-dump-binary{output='" + out.str().str() + "'}";
+  // The tiled kernels hold fmha tile ops until fmha-distribute-tiles, so
+  // the GPU chains run the end-to-end pipelines' stages, forward included.
+  std::string hostTiles =
+      "fmha-bwd-to-kernels{strategy=tiled target=host block-q=16 block-kv=32 "
+      "forward=true";
   getPipelines() = {
       {"fmha-lower-to-loops"},
       {"fmha-lower-mma"},
       {"fmha-distribute-tiles"},
       {"fmha-lower-atomic-add{chip=sm_90}"},
-      {"fmha-bwd-to-kernels", "fmha-rocdl-to-hsaco{chip=gfx942 format=isa}",
-       dump},
+      // The CPU oracles of the tiled forward and backward (lit's %tiled_host
+      // and %tiled_mfma_host): tile ops on the host atom, then loops.
+      {hostTiles + "}", "fmha-distribute-tiles", "fmha-lower-mma",
+       "fmha-lower-to-loops"},
+      {hostTiles + " score-layout=q-kv operand-staging=transposed-copies "
+                   "fwd-score-layout=kv-q}",
+       "fmha-distribute-tiles", "fmha-lower-mma", "fmha-lower-to-loops"},
+      // The GPU kernels of the end-to-end pipelines (forward included) up
+      // to their finishes, with the workgroup barriers placed: AMD (wave64,
+      // MFMA atoms, K/V through registers) and NVIDIA (mma.sync, K/V by
+      // cp.async).
+      {"fmha-bwd-to-kernels{chip=gfx942 forward=true}", "fmha-distribute-tiles",
+       "fmha-lower-subgroup-reduce{subgroup-size=64}", "fmha-lower-mma",
+       "gpu.module(gpu.func(fmha-place-workgroup-barriers))"},
+      {"fmha-bwd-to-kernels{chip=sm_90 forward=true}", "fmha-distribute-tiles",
+       "fmha-lower-subgroup-reduce{subgroup-size=32}", "fmha-lower-mma",
+       "gpu.module(gpu.func(fmha-place-workgroup-barriers))"},
       {dump},
+  };
+  getCodegenPipelines() = {
+      // fmha-bwd-rocdl{chip=gfx942} stage by stage (the same HSACO), with
+      // the finish writing ISA text (no ld.lld process per input); without
+      // end-to-end=true, so hand-written gpu kernels reach the finish too.
+      {"fmha-bwd-to-kernels{chip=gfx942 forward=true}", "fmha-distribute-tiles",
+       "fmha-lower-subgroup-reduce{subgroup-size=64}", "fmha-lower-mma",
+       "gpu.module(convert-vector-to-scf,expand-strided-metadata,lower-affine,"
+       "convert-scf-to-cf)",
+       "fmha-rocdl-to-hsaco{chip=gfx942 format=isa}", dump},
+      // The NVIDIA end-to-end pipeline as it is: PTX text, no tool spawned;
+      // the dump reads the PTX entries back.
+      {"fmha-bwd-nvvm{chip=sm_90}", dump},
   };
 
   // Say which stages run, so a pipeline that never registers is visible.
-  for (const std::vector<std::string> &stages : getPipelines())
+  std::vector<std::vector<std::string>> all = getPipelines();
+  llvm::append_range(all, getCodegenPipelines());
+  for (const std::vector<std::string> &stages : all)
     for (const std::string &stage : stages) {
       OpPassManager probe(ModuleOp::getOperationName());
       std::string why;
@@ -246,6 +294,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   for (const std::vector<std::string> &stages : getPipelines())
     runPipeline(*module, stages);
+  if (llvm::xxh3_64bits(StringRef(text)) % kCodegenEvery == 0)
+    for (const std::vector<std::string> &stages : getCodegenPipelines())
+      runPipeline(*module, stages);
   for (OpPassManager &pipeline : runLinePipelines(text)) {
     PassManager pm(&ctx);
     static_cast<OpPassManager &>(pm) = std::move(pipeline);

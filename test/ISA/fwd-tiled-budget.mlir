@@ -1,0 +1,30 @@
+// Hot-loop budgets of the forward kernel (fmha_fwd_tiled_main) at the
+// chips' default options (bf16, D=128, causal, GQA-free), read off the code
+// object by rocke-report: a change that adds instructions to the KV loop
+// (the MFMA count is fixed, so the share bounds the loop's length), LDS
+// traffic, waits or spills fails here. gfx942: 20.5 % MFMA (624
+// instructions, 128 MFMA), 0.34 LDS and 0.34 waits per MFMA, bf16
+// conversions by integer rounding and two s_barrier per KV block; gfx950:
+// the conversion instruction.
+// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-rocdl{chip=gfx942},fmha-dump-binary{output=%t.gfx942.hsaco})'
+// RUN: rocke-report %t.gfx942.hsaco --kernel=fmha_fwd_tiled_main --min-mfma-share=20 --max-lds-per-mfma=0.36 --max-waits-per-mfma=0.34 --no-spills | FileCheck %s --check-prefix=GFX942
+// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-rocdl{chip=gfx950},fmha-dump-binary{output=%t.gfx950.hsaco})'
+// RUN: rocke-report %t.gfx950.hsaco --kernel=fmha_fwd_tiled_main --min-mfma-share=15.5 --max-lds-per-mfma=0.38 --max-waits-per-mfma=0.33 --no-spills | FileCheck %s --check-prefix=GFX950
+// Budgets the kernel does not meet are errors and a non-zero exit.
+// RUN: not rocke-report %t.gfx942.hsaco --kernel=fmha_fwd_tiled_main --min-mfma-share=30 --max-lds-per-mfma=0.2 --max-waits-per-mfma=0.1 2>&1 | FileCheck %s --check-prefix=OVER
+
+// GFX942: target amdgcn-amd-amdhsa--gfx942
+// GFX942: kernel fmha_fwd_tiled_main
+// GFX942: spills: vgpr 0, sgpr 0
+// GFX942: scratch 0 bytes
+// GFX942: hot loop [0x{{[0-9a-f]+}}, 0x{{[0-9a-f]+}}): {{[0-9]+}} instructions: mfma 128,
+// GFX942-SAME: mfma share {{[0-9.]+}} %, per mfma: lds {{[0-9.]+}}, waits {{[0-9.]+}}
+// GFX942: budgets hold for fmha_fwd_tiled_main
+
+// GFX950: target amdgcn-amd-amdhsa--gfx950
+// GFX950: hot loop [0x{{[0-9a-f]+}}, 0x{{[0-9a-f]+}}): {{[0-9]+}} instructions: mfma 96,
+// GFX950: budgets hold for fmha_fwd_tiled_main
+
+// OVER-DAG: error: fmha_fwd_tiled_main: hot-loop MFMA share {{[0-9.]+}} % is below 30.00 %
+// OVER-DAG: error: fmha_fwd_tiled_main: hot loop: {{[0-9.]+}} LDS instructions per MFMA, budget 0.20
+// OVER-DAG: error: fmha_fwd_tiled_main: hot loop: {{[0-9.]+}} waits per MFMA, budget 0.10
