@@ -156,6 +156,16 @@ struct RocdlToHsacoOptions
                              llvm::cl::init("bin")};
 };
 
+/// Structured control flow, vector transfers, strided-metadata and affine
+/// index arithmetic inside kernels -> what the GPU-to-NVVM/ROCDL conversions
+/// take (cf, vector.load/store, plain arith).
+void addKernelPrelowering(mlir::OpPassManager &kernels) {
+  kernels.addPass(mlir::createConvertVectorToSCFPass());
+  kernels.addPass(mlir::memref::createExpandStridedMetadataPass());
+  kernels.addPass(mlir::createLowerAffinePass());
+  kernels.addPass(mlir::createSCFToControlFlowPass());
+}
+
 /// gpu.module kernels (gpu.shuffle, math.exp2, memref.atomic_rmw) -> gpu.binary
 /// holding an HSACO, with native float atomics and v_exp_f32; workgroup
 /// barriers first, where workgroup-memory accesses need them. The passes are
@@ -191,6 +201,10 @@ mlir::LogicalResult buildRocdlToHsacoPipeline(mlir::OpPassManager &pm,
   atomics.chip = opts.chip;
   kernels.addPass(rocke::createLowerAtomicAdd(atomics));
   kernels.addPass(rocke::createLowerMasks());
+  // Loops become branches only after the barriers are placed on them (the
+  // placement reads structured control flow; run before it, the AMD kernels
+  // had no s_barrier), as in fmha-nvvm-to-ptx.
+  addKernelPrelowering(kernels);
   mlir::ConvertGpuOpsToROCDLOpsOptions lower;
   lower.chipset = opts.chip;
   kernels.addPass(mlir::createConvertGpuOpsToROCDLOps(lower));
@@ -222,16 +236,6 @@ struct NvvmToPtxOptions : public mlir::PassPipelineOptions<NvvmToPtxOptions> {
                      "fatbin"),
       llvm::cl::init("isa")};
 };
-
-/// Structured control flow, vector transfers, strided-metadata and affine
-/// index arithmetic inside kernels -> what the GPU-to-NVVM/ROCDL conversions
-/// take (cf, vector.load/store, plain arith).
-void addKernelPrelowering(mlir::OpPassManager &kernels) {
-  kernels.addPass(mlir::createConvertVectorToSCFPass());
-  kernels.addPass(mlir::memref::createExpandStridedMetadataPass());
-  kernels.addPass(mlir::createLowerAffinePass());
-  kernels.addPass(mlir::createSCFToControlFlowPass());
-}
 
 mlir::LogicalResult checkNvvmChip(llvm::StringRef pipeline,
                                   llvm::StringRef chip,
@@ -436,15 +440,6 @@ mlir::LogicalResult buildBwdRocdlPipeline(mlir::OpPassManager &pm,
     return emitError("fmha-bwd-rocdl: unsupported AMD chip '" + finish.chip +
                      "'; supported: " + rocke::supportedChipList(rocke::GpuVendor::Amd));
   addBwdKernelPasses(pm, opts, *info);
-  // Barriers are placed on the structured kernels: the prelowering below
-  // turns the loops into branches, after which the finish's placement pass
-  // finds nothing to order (the AMD kernels had no s_barrier).
-  mlir::OpPassManager &kernels = pm.nest<mlir::gpu::GPUModuleOp>();
-  kernels.addNestedPass<mlir::gpu::GPUFuncOp>(
-      rocke::createPlaceWorkgroupBarriers());
-  // fmha-rocdl-to-hsaco converts gpu ops only; loops and vector transfers
-  // go first.
-  addKernelPrelowering(kernels);
   return buildRocdlToHsacoPipeline(pm, finish, emitError);
 }
 } // namespace
