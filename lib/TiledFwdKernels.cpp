@@ -350,10 +350,12 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   // Async copies: block kb lands in slot kb % 2 of the K and V tiles, in
   // one group; rows past Sk, and the block after the last one (which the
   // last iteration asks for), are zero-filled without reading memory.
-  Value c2 = constIndex(b, loc, 2), rowEnd;
-  if (cfg.asyncCopies)
+  Value c2, rowEnd;
+  if (cfg.asyncCopies) {
+    c2 = constIndex(b, loc, 2);
     rowEnd = arith::MinUIOp::create(
         b, loc, sizes.seqK, arith::MulIOp::create(b, loc, kbEnd, cBlockKv));
+  }
   auto issueBlock = [&](Value kb) -> Value {
     Value slot = arith::RemUIOp::create(b, loc, kb, c2);
     Value row0 = arith::MulIOp::create(b, loc, kb, cBlockKv);
