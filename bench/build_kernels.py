@@ -34,7 +34,9 @@ sys.path.insert(0, str(REPO / "python"))
 import rocke  # noqa: E402
 from cases import KINDS  # noqa: E402
 
-CHIP = "sm_90"
+# sm_90a: the H200's own target (warpgroup products); --chip sm_90 builds
+# the portable mma.sync kernels.
+CHIP = "sm_90a"
 SUBGROUP = 32
 
 
@@ -210,6 +212,7 @@ def run(cmd, inp):
 
 
 def main():
+    global CHIP
     ap = argparse.ArgumentParser()
     ap.add_argument("--rocke-opt", default=str(REPO / "build" / "bin" /
                                                "rocke-opt"))
@@ -219,6 +222,8 @@ def main():
                     help="what to build, of %s: backward, forward, forward "
                     "then backward in one module" % ",".join(KINDS))
     ap.add_argument("--only", nargs="*", default=[])
+    ap.add_argument("--chip", default="sm_90a",
+                    help="NVIDIA chip of the kernels (default %(default)s)")
     ap.add_argument("--pipeline-options", default="",
                     help="more options of the end-to-end pipeline, e.g. "
                     "fwd-kv-pipelining=synchronous")
@@ -229,6 +234,7 @@ def main():
                     help="tiled variants to explore, e.g. 128x8x64,64x4x32 "
                     "(block-kv x num-warps x block-q)")
     a = ap.parse_args()
+    CHIP = a.chip
     kinds = a.kinds.split(",")
     if set(kinds) - set(KINDS):
         ap.error("--kinds: %s unknown (want %s)" % (

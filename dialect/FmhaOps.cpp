@@ -2,6 +2,7 @@
 #include "dialect/FmhaDialect.h"
 #include "lib/FragmentLayout.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/OpImplementation.h"
@@ -310,6 +311,27 @@ LogicalResult MmaOp::verify() {
   return success();
 }
 
+LogicalResult WarpgroupMmaOp::verify() {
+  if (getLhs().empty() || getLhs().size() != getDescriptors().size())
+    return emitOpError("takes one A fragment and one B descriptor per k "
+                       "step, got ")
+           << getLhs().size() << " and " << getDescriptors().size();
+  Type elt = cast<VectorType>(getLhs().front().getType()).getElementType();
+  for (Value a : getLhs()) {
+    auto type = cast<VectorType>(a.getType());
+    if (type.getNumElements() != 8 || type.getElementType() != elt)
+      return emitOpError("A fragments are vector<8x")
+             << elt << "> (mma.sync m16n8k16), got " << type;
+  }
+  // The subgroup's 16 rows of N columns: N / 8 fragments of 4.
+  int64_t regs = getAcc().getType().getNumElements();
+  if (regs % 4 != 0 || regs < 4 || regs > 128)
+    return emitOpError("accumulator holds 16 rows of N = 8..256 columns (4 "
+                       "registers per 8), got ")
+           << regs << " registers";
+  return success();
+}
+
 LogicalResult AtomicAddOp::verify() {
   VectorType valueType = getValue().getType();
   MemRefType memrefType = getMemref().getType();
@@ -422,6 +444,59 @@ LogicalResult TileMmaOp::verify() {
     return emitOpError("shapes do not chain: [")
            << sa[0] << " x " << sa[1] << "] * [" << sb[0] << " x " << sb[1]
            << "] + [" << sc[0] << " x " << sc[1] << "]";
+  return success();
+}
+
+LogicalResult TileMmaWarpgroupOp::verify() {
+  TileType a = getLhs().getType(), c = getAcc().getType();
+  if (a.getRole() != TileRole::a || c.getRole() != TileRole::c)
+    return emitOpError("takes tiles in roles a and c, got ")
+           << stringifyTileRole(a.getRole()) << " and "
+           << stringifyTileRole(c.getRole());
+  if (a.getAtom() != c.getAtom())
+    return emitOpError("takes tiles of one atom, got '")
+           << a.getAtom() << "' and '" << c.getAtom() << "'";
+  if (a.getMatrixAtom().family != rocke::MatrixAtom::Family::MmaSync)
+    return emitOpError("keeps the subgroup's registers in an mma.sync "
+                       "layout, not '")
+           << a.getAtom() << "'";
+  ArrayRef<int64_t> sa = a.getShape(), sc = c.getShape();
+  int64_t k = sa[1], n = sc[1];
+  if (sa[0] != 16 || sc[0] != 16)
+    return emitOpError("takes the subgroup's 16 rows of the warpgroup's 64, "
+                       "got ")
+           << sa[0] << " and " << sc[0];
+  if (n > 256)
+    return emitOpError("N (") << n << ") must be at most 256";
+  MemRefType buf = getBuffer().getType();
+  if (buf.getRank() != 4 || buf.getDimSize(2) != 8 || buf.getDimSize(3) != 8)
+    return emitOpError("reads B from a [R/8][C/8][8][8] buffer of core "
+                       "matrices, got ")
+           << buf;
+  if (buf.getElementType() != a.getElementType())
+    return emitOpError("buffer element type ")
+           << buf.getElementType() << " differs from the tile's "
+           << a.getElementType();
+  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(buf.getMemorySpace());
+  if (!space || space.getValue() != gpu::AddressSpace::Workgroup)
+    return emitOpError("reads B from workgroup memory, got ") << buf;
+  // Core matrices of 128 contiguous bytes: the descriptors give their
+  // strides, the matrices themselves are dense.
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(buf.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(strides[0]) || ShapedType::isDynamic(strides[1]) ||
+      strides[2] != 8 || strides[3] != 1)
+    return emitOpError("needs static strides with dense 8 x 8 core "
+                       "matrices, got ")
+           << buf;
+  // B is [K x N]; the buffer holds it as [K x N] or, transposed, [N x K].
+  int64_t rows = buf.getDimSize(0), cols = buf.getDimSize(1);
+  int64_t needRows = (getTransposed() ? n : k) / 8,
+          needCols = (getTransposed() ? k : n) / 8;
+  if ((!ShapedType::isDynamic(rows) && rows < needRows) ||
+      (!ShapedType::isDynamic(cols) && cols < needCols))
+    return emitOpError("B [") << k << " x " << n << "] does not fit " << buf;
   return success();
 }
 

@@ -208,6 +208,43 @@ def Fmha_MmaOp : Fmha_Op<"mma", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let hasVerifier = 1;
 }
 
+def Fmha_WarpgroupMmaOp : Fmha_Op<"warpgroup_mma",
+    [AllTypesMatch<["acc", "result"]>, AttrSizedOperandSegments]> {
+  let summary = "one warpgroup's chain of matrix products, B from workgroup memory";
+  let description = [{
+    D = A * B + C over a [64 x N] block of which the calling subgroup (one of
+    the four consecutive subgroups of a warpgroup) holds rows [16 w, 16 w +
+    16), w its rank in the warpgroup. `acc` holds those rows as N / 8
+    mma.sync m16n8 C fragments (lib/FragmentLayout), concatenated along n;
+    `lhs` holds, per k step of 16, its rows of A as an mma.sync m16n8k16 A
+    fragment; `descriptors` describe, per k step, the [16 x N] slice of B in
+    workgroup memory (the PTX wgmma matrix descriptor of core matrices, 8
+    rows of 16 bytes; with `mn_major_b` the core matrices run along n). All
+    four subgroups execute it with the same descriptors. `buffer` is the
+    workgroup buffer the descriptors point into: the op reads it (barrier
+    placement orders that read). `fmha-lower-warpgroup-mma` turns it into
+    wgmma.mma_async instructions between a wgmma fence and the wait for
+    their completion (sm_90a).
+
+    ```mlir
+    %d = fmha.warpgroup_mma %acc, [%a0, %a1], [%d0, %d1] reads %buf
+        : vector<8xbf16>, memref<8x8x8x8xbf16, #gpu.address_space<workgroup>>
+          -> vector<32xf32>
+    ```
+  }];
+  let arguments = (ins VectorOfRankAndType<[1], [F32]>:$acc,
+                       Variadic<VectorOfRankAndType<[1], [F16, BF16]>>:$lhs,
+                       Variadic<I64>:$descriptors,
+                       Arg<AnyMemRef, "", [MemRead]>:$buffer,
+                       UnitAttr:$mn_major_b);
+  let results = (outs VectorOfRankAndType<[1], [F32]>:$result);
+  let assemblyFormat = [{
+    $acc `,` `[` $lhs `]` `,` `[` $descriptors `]` `reads` $buffer attr-dict
+    `:` type($lhs) `,` type($buffer) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Masking of score fragments (produced by the tiled lowering)
 //===----------------------------------------------------------------------===//
@@ -415,6 +452,38 @@ def Fmha_TileMmaOp : Fmha_TileOp<"mma", [Pure,
   let assemblyFormat = [{
     $lhs `,` $rhs `,` $acc attr-dict `:` type($lhs) `,` type($rhs) `->`
     type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fmha_TileMmaWarpgroupOp : Fmha_TileOp<"mma_warpgroup",
+    [AllTypesMatch<["acc", "result"]>]> {
+  let summary = "acc + lhs * B, issued by a warpgroup, B in workgroup memory";
+  let description = [{
+    The product of `tile_mma` with B read by the matrix cores straight from
+    a workgroup buffer in core matrices: `buffer` is [R/8][C/8][8][8], element
+    (r, c) at `buffer[r / 8][c / 8][r % 8][c % 8]`. B[k][n] is element (row +
+    k, col + n), or (row + n, col + k) with `transposed`; `row` and `col` are
+    multiples of 8. `lhs` [16 x K] and `acc` [16 x N] are the calling
+    subgroup's rows of a [64 x K] and [64 x N] warpgroup block; the four
+    subgroups of a warpgroup run it together on the same B. `lhs` and `acc`
+    are tiles of an mma.sync atom (the subgroup's registers keep its layout).
+    `fmha-distribute-tiles` turns it into one `fmha.warpgroup_mma`.
+
+    ```mlir
+    %s = fmha.tile_mma_warpgroup %k, %q[%c0, %c0], %z {transposed}
+        : !fmha.tile<16x128xbf16, a, "mma_sync_m16n8k16_bf16">,
+          memref<8x16x8x8xbf16, #gpu.address_space<workgroup>>
+          -> !fmha.tile<16x64xf32, c, "mma_sync_m16n8k16_bf16">
+    ```
+  }];
+  let arguments = (ins Fmha_TileType:$lhs,
+                       Arg<AnyMemRef, "", [MemRead]>:$buffer, Index:$row,
+                       Index:$col, Fmha_TileType:$acc, UnitAttr:$transposed);
+  let results = (outs Fmha_TileType:$result);
+  let assemblyFormat = [{
+    $lhs `,` $buffer `[` $row `,` $col `]` `,` $acc attr-dict `:`
+    type($lhs) `,` type($buffer) `->` type($result)
   }];
   let hasVerifier = 1;
 }

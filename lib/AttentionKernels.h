@@ -55,6 +55,16 @@ enum class OperandStaging { Auto, TransposingReads, TransposedCopies };
 /// the tiles allow it, else Registers.
 enum class QueryPipelining { Auto, Registers, AsyncCopies };
 
+/// How the tiled backward issues the products whose B operand is a Q or dO
+/// tile (S, dP, dV, dK).
+///   Off: every subgroup multiplies on its own (mma.sync, MFMA), reading its
+///     B fragments from workgroup memory.
+///   On: four subgroups issue them together as warpgroup products that read
+///     B once from workgroup memory (wgmma, sm_90a); Q and dO are staged as
+///     core matrices.
+/// Auto: On where the chip has warpgroup products and the tiles allow them.
+enum class WarpgroupMma { Auto, Off, On };
+
 /// How the forward fetches the K and V blocks.
 ///   Synchronous: each block is copied into workgroup memory at the top of
 ///     its iteration, the subgroups waiting for it.
@@ -79,6 +89,7 @@ struct AttentionKernelOptions {
   ScoreLayout scoreLayout = ScoreLayout::Auto;
   OperandStaging operandStaging = OperandStaging::Auto;
   QueryPipelining queryPipelining = QueryPipelining::Auto;
+  WarpgroupMma warpgroupMma = WarpgroupMma::Auto;
   KvPipelining kvPipelining = KvPipelining::Auto;
 };
 

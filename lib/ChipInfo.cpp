@@ -34,7 +34,9 @@ const ChipInfo kChips[] = {
     {"sm_87", GpuVendor::Nvidia, 32, 163 * 1024, kMmaSyncAtoms, 1},
     {"sm_89", GpuVendor::Nvidia, 32, 99 * 1024, kMmaSyncAtoms, 1},
     {"sm_90", GpuVendor::Nvidia, 32, 227 * 1024, kMmaSyncAtoms, 4},
-    {"sm_90a", GpuVendor::Nvidia, 32, 227 * 1024, kMmaSyncAtoms, 4},
+    {"sm_90a", GpuVendor::Nvidia, 32, 227 * 1024, kMmaSyncAtoms, 4,
+     /*AMD occupancy limits:*/ 0, 0, 0, 0, 0, 0, /*bf16Conversion=*/false,
+     /*warpgroupMma=*/true},
 };
 } // namespace
 

@@ -48,6 +48,9 @@ struct ChipInfo {
   /// An instruction converts f32 to bf16 (gfx950's v_cvt_pk_bf16_f32);
   /// without one LLVM rounds in integer ops plus a NaN check and select.
   bool bf16Conversion = false;
+  /// Warpgroup matrix products (PTX wgmma.mma_async, sm_90a): four warps
+  /// multiply with B read once from shared memory.
+  bool warpgroupMma = false;
 
   bool isAmd() const { return vendor == GpuVendor::Amd; }
   bool isNvidia() const { return vendor == GpuVendor::Nvidia; }

@@ -80,6 +80,9 @@ struct TiledConfig {
   /// QueryPipelining::AsyncCopies: Q and dO tiles have two slots, the next
   /// block's rows land in one by cp.async while the other is read.
   bool asyncCopies = false;
+  /// WarpgroupMma::On: S^T, dP^T, dV and dK are warpgroup products reading
+  /// Q and dO, staged as core matrices, once per four subgroups.
+  bool warpgroup = false;
   int64_t blockQ = 0, blockKv = 0, numWarps = 0;
   int64_t lanes = 0; ///< lanes of a subgroup (= the atom's lanes)
   int64_t kvRowsPerWarp = 0;
@@ -110,8 +113,15 @@ struct TiledConfig {
     auto tile = [&](int64_t r, int64_t c) {
       return MemRefType::get({r, c + pad}, elt);
     };
+    // Q and dO: [r x (c + pad)] rows, or [r/8][c/8][8][8] core matrices;
+    // two slots with async copies.
     auto slotted = [&](int64_t r, int64_t c) {
-      return asyncCopies ? MemRefType::get({2, r, c + pad}, elt) : tile(r, c);
+      SmallVector<int64_t> shape{r, c + pad};
+      if (warpgroup)
+        shape = {r / 8, c / 8, 8, 8};
+      if (asyncCopies)
+        shape.insert(shape.begin(), 2);
+      return MemRefType::get(shape, elt);
     };
     switch (buf) {
     case kKey:
@@ -256,6 +266,28 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
   bool rowsInChunks = hasUnitInnerStride(op.getQuery()) &&
                       hasUnitInnerStride(op.getGradOut()) &&
                       cfg.dqk % chunkElems == 0 && cfg.dv % chunkElems == 0;
+  // Warpgroup products: the chip has them; the subgroups hold S^T in mma.sync
+  // accumulators that feed dV / dK themselves; Q and dO rows are copied in
+  // 16-byte chunks into core matrices. The tile shapes are checked per
+  // candidate.
+  bool warpgroupRequested = options.warpgroupMma == WarpgroupMma::On;
+  bool warpgroupChip = options.chip && options.chip->warpgroupMma;
+  bool warpgroupLayout =
+      cfg.scoresTransposed && cfg.gradAtom == cfg.atom &&
+      cfg.atom->family == MatrixAtom::Family::MmaSync && !cfg.transposedCopies;
+  if (warpgroupRequested && (!warpgroupChip || !warpgroupLayout || !rowsInChunks)) {
+    InFlightDiagnostic diag = op.emitOpError("warpgroup-mma=on needs ");
+    if (!warpgroupChip)
+      return diag << "a chip with warpgroup products (sm_90a), got "
+                  << (options.chip ? options.chip->name : StringRef("none"));
+    if (!warpgroupLayout)
+      return diag << "S^T tiles of mma.sync atoms (score-layout=kv-q, "
+                     "operand-staging=transposing-reads)";
+    return diag << "Q and dO rows of consecutive elements and head dims in "
+                   "whole 16-byte chunks";
+  }
+  bool wantWarpgroup = options.warpgroupMma != WarpgroupMma::Off &&
+                       warpgroupChip && warpgroupLayout && rowsInChunks;
   if (asyncRequested && !rowsInChunks)
     return op.emitOpError("query-pipelining=async-copies needs Q and dO rows "
                           "of consecutive elements and head dims in whole "
@@ -329,6 +361,21 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
       return failure();
     }
     cfg.dqWarpRows = *best;
+    // A warpgroup is four subgroups of 16 KV rows each (m64), multiplying
+    // by at most 256 columns (n).
+    cfg.warpgroup = wantWarpgroup && cfg.numWarps % 4 == 0 &&
+                    cfg.kvRowsPerWarp == 16 && cfg.blockQ <= 256 &&
+                    cfg.dqk <= 256 && cfg.dv <= 256;
+    if (warpgroupRequested && !cfg.warpgroup) {
+      if (report)
+        op.emitOpError("warpgroup-mma=on: warpgroups of four subgroups with "
+                       "16 KV rows each (num-warps a multiple of 4, block-kv "
+                       "= 16 * num-warps) and block-q and head dims of at "
+                       "most 256; got ")
+            << cfg.numWarps << " subgroups of " << cfg.kvRowsPerWarp
+            << " rows";
+      return failure();
+    }
     // Every work-item issues as many 16-byte copies of each tile, and
     // prefetches the statistics of at most one row.
     int64_t threads = cfg.threads();
@@ -650,6 +697,14 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     int64_t sRowsN = sT ? kvRows : cfg.blockQ;
     int64_t sColsN = sT ? cfg.blockQ : kvRows;
     auto scoreProduct = [&](Value queryBuf, Value keySide, int64_t depth) {
+      if (!keySide)
+        keySide = tiles.read(wg(kKey), warpKv, c0, /*transposed=*/!sT,
+                             keySideType(depth));
+      Value acc = zeroTile(sRowsN, sColsN, atom);
+      // B = Q^T: element (k = d, n = q) is Q's (q, d).
+      if (cfg.warpgroup)
+        return tiles.mmaWarpgroup(keySide, queryBuf, c0, c0,
+                                  /*transposed=*/true, acc);
       // The query side (Q or dO rows): B = Q^T [d x q] of S^T, A [q x d] of
       // S.
       Value querySide =
@@ -657,11 +712,6 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                           tileType(depth, cfg.blockQ, fmha::TileRole::b, atom))
              : tiles.read(queryBuf, c0, c0, /*transposed=*/false,
                           tileType(cfg.blockQ, depth, fmha::TileRole::a, atom));
-      // K's workgroup copy: K [kv x d] of S^T, K^T of S.
-      if (!keySide)
-        keySide = tiles.read(wg(kKey), warpKv, c0, /*transposed=*/!sT,
-                             keySideType(depth));
-      Value acc = zeroTile(sRowsN, sColsN, atom);
       return sT ? tiles.mma(keySide, querySide, acc)
                 : tiles.mma(querySide, keySide, acc);
     };
@@ -712,6 +762,8 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
           b, loc, tileType(kvRows, cfg.blockQ, fmha::TileRole::a, gAtom),
           scores);
       xT.setTransposed(!sT);
+      if (cfg.warpgroup)
+        return tiles.mmaWarpgroup(xT, rhs, c0, c0, /*transposed=*/false, acc);
       int64_t depth = cast<fmha::TileType>(acc.getType()).getShape()[1];
       fmha::TileType rhsType =
           tileType(cfg.blockQ, depth, fmha::TileRole::b, gAtom);

@@ -82,18 +82,23 @@ LogicalResult rocke::checkDivisible(Operation *op, ArrayRef<Divisibility> needs,
 
 Value rocke::slotView(OpBuilder &b, Location loc, Value tile, Value slot) {
   auto type = cast<MemRefType>(tile.getType());
-  int64_t rows = type.getDimSize(1), cols = type.getDimSize(2);
+  ArrayRef<int64_t> shape = type.getShape().drop_front();
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  (void)type.getStridesAndOffset(strides, offset);
   auto viewType = MemRefType::get(
-      {rows, cols}, type.getElementType(),
-      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, {cols, 1}),
+      shape, type.getElementType(),
+      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
+                             ArrayRef<int64_t>(strides).drop_front()),
       type.getMemorySpace());
-  return memref::SubViewOp::create(
-      b, loc, viewType, tile,
-      ArrayRef<OpFoldResult>{slot, b.getIndexAttr(0), b.getIndexAttr(0)},
-      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(rows),
-                             b.getIndexAttr(cols)},
-      ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1),
-                             b.getIndexAttr(1)});
+  SmallVector<OpFoldResult> offsets{slot}, sizes{b.getIndexAttr(1)},
+      unit(type.getRank(), b.getIndexAttr(1));
+  for (int64_t extent : shape) {
+    offsets.push_back(b.getIndexAttr(0));
+    sizes.push_back(b.getIndexAttr(extent));
+  }
+  return memref::SubViewOp::create(b, loc, viewType, tile, offsets, sizes,
+                                   unit);
 }
 
 fmha::TileType TileBuilder::type(int64_t rows, int64_t cols,
@@ -117,6 +122,14 @@ Value TileBuilder::read(Value buffer, Value row, Value col, bool transposed,
 
 Value TileBuilder::mma(Value lhs, Value rhs, Value acc) const {
   return fmha::TileMmaOp::create(b, loc, acc.getType(), lhs, rhs, acc);
+}
+
+Value TileBuilder::mmaWarpgroup(Value lhs, Value buffer, Value row, Value col,
+                                bool transposed, Value acc) const {
+  auto op = fmha::TileMmaWarpgroupOp::create(b, loc, acc.getType(), lhs,
+                                             buffer, row, col, acc);
+  op.setTransposed(transposed);
+  return op;
 }
 
 Value TileBuilder::map(fmha::TileType resultType, ValueRange inputs,

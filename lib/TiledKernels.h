@@ -41,7 +41,9 @@ int64_t workgroupMemoryLimit(const AttentionKernelOptions &options);
 
 /// Cooperative copy of rows [row0, row0 + rows) of head `head` of a [B, S,
 /// H, D] memref into the first D columns of a [rows x (D + pad)] workgroup
-/// buffer `dst` (double-buffered: [2 x rows x (D + pad)]) and, when `dstT`
+/// buffer `dst` (double-buffered: [2 x rows x (D + pad)]), or into a buffer
+/// of core matrices [rows/8][D/8][8][8] (fmha.tile_mma_warpgroup's B; rows
+/// of whole 16-byte chunks), and, when `dstT`
 /// is given, its transpose into the first `rows` columns of a [D x (rows +
 /// pad)] one (either may be null, not both); rows at or past `seqLen` are
 /// zero.
@@ -75,6 +77,9 @@ public:
       }
     }
     chunkRows = dstT ? width : 1;
+    coreMatrices = dst && cast<MemRefType>(dst.getType()).getRank() >= 4;
+    assert((!coreMatrices || (width == 8 && !dstT && rows % 8 == 0)) &&
+           "core matrices are copied in 16-byte rows");
   }
 
   /// Copies rows [row0, row0 + rows) now.
@@ -114,8 +119,10 @@ public:
       Value row = arith::AddIOp::create(b, loc, row0, r);
       Value valid = cmp(b, loc, arith::CmpIPredicate::ult, row, rowEnd);
       Value srcElements = arith::SelectOp::create(b, loc, valid, cWidth, none);
+      SmallVector<Value> at{slot};
+      at.append(dstIndices(b, loc, r, c));
       auto copy = nvgpu::DeviceAsyncCopyOp::create(
-          b, loc, tokenType, dst, ValueRange{slot, r, c}, src,
+          b, loc, tokenType, dst, at, src,
           ValueRange{batch, row, head, c}, b.getIndexAttr(width), srcElements,
           b.getUnitAttr());
       tokens.push_back(copy.getAsyncToken());
@@ -138,9 +145,26 @@ private:
     return addIdx(b, loc, tid, i * threads);
   }
   Type elt() const { return cast<MemRefType>(src.getType()).getElementType(); }
-  /// (first row, first column) of a chunk in the tile.
+  /// (first row, first column) of a chunk in the tile. Into core matrices,
+  /// consecutive chunks go down the 8 rows of one (128 consecutive bytes:
+  /// the stores do not conflict), then along the rows.
   std::pair<Value, Value> coords(OpBuilder &b, Location loc,
                                  Value chunk) const {
+    if (coreMatrices) {
+      Value c8 = constIndex(b, loc, 8);
+      Value inMatrix = arith::RemUIOp::create(b, loc, chunk, c8);
+      Value matrix = arith::DivUIOp::create(b, loc, chunk, c8);
+      Value perRow = constIndex(b, loc, chunksPerRow());
+      Value r = arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc,
+                                arith::DivUIOp::create(b, loc, matrix, perRow),
+                                c8),
+          inMatrix);
+      Value c = arith::MulIOp::create(
+          b, loc, arith::RemUIOp::create(b, loc, matrix, perRow), c8);
+      return {r, c};
+    }
     Value perRow = constIndex(b, loc, chunksPerRow());
     Value rowChunk = arith::DivUIOp::create(b, loc, chunk, perRow);
     Value r =
@@ -148,6 +172,17 @@ private:
     Value inRow = arith::RemUIOp::create(b, loc, chunk, perRow);
     Value c = arith::MulIOp::create(b, loc, inRow, constIndex(b, loc, width));
     return {r, c};
+  }
+  /// Where element (r, c) of the tile is in `dst` (less a slot index).
+  SmallVector<Value> dstIndices(OpBuilder &b, Location loc, Value r,
+                                Value c) const {
+    if (!coreMatrices)
+      return {r, c};
+    Value c8 = constIndex(b, loc, 8);
+    return {arith::DivUIOp::create(b, loc, r, c8),
+            arith::DivUIOp::create(b, loc, c, c8),
+            arith::RemUIOp::create(b, loc, r, c8),
+            arith::RemUIOp::create(b, loc, c, c8)};
   }
   /// The chunk's rows, one vector each.
   SmallVector<Value> loadChunk(OpBuilder &b, Location loc, Value chunk,
@@ -175,7 +210,7 @@ private:
     // The last-loaded row first (see store()).
     for (int64_t i = int64_t(vals.size()) - 1; dst && i >= 0; --i)
       vector::StoreOp::create(b, loc, vals[i], dst,
-                              ValueRange{addIdx(b, loc, r, i), c});
+                              dstIndices(b, loc, addIdx(b, loc, r, i), c));
     if (!dstT)
       return;
     // Column j of the square chunk is row c + j of the transpose.
@@ -202,6 +237,8 @@ private:
   bool alignedRows;
   int64_t rows, cols = 0, width = 1, chunkRows = 1;
   bool unitInner = false;
+  /// `dst` is [rows/8][cols/8][8][8] core matrices (wgmma's B operand).
+  bool coreMatrices = false;
 };
 
 /// A tile size that must be a multiple of an atom extent: `what` (named
@@ -217,8 +254,8 @@ struct Divisibility {
 LogicalResult checkDivisible(Operation *op, ArrayRef<Divisibility> needs,
                              StringRef context, bool report);
 
-/// Slot `slot` of a double-buffered [2 x rows x cols] workgroup tile as a
-/// 2-D buffer.
+/// Slot `slot` of a double-buffered [2 x ...] workgroup tile, without the
+/// slot dimension.
 Value slotView(OpBuilder &b, Location loc, Value tile, Value slot);
 
 /// Creates fmha tile ops of one kernel: tiles of `elt` operands and f32
@@ -236,6 +273,10 @@ struct TileBuilder {
   Value read(Value buffer, Value row, Value col, bool transposed,
              fmha::TileType type) const;
   Value mma(Value lhs, Value rhs, Value acc) const;
+  /// acc + lhs * B with B [K x N] at (row, col) of a buffer of core matrices
+  /// ([N x K] there when `transposed`), issued by the warpgroup.
+  Value mmaWarpgroup(Value lhs, Value buffer, Value row, Value col,
+                     bool transposed, Value acc) const;
   /// An elementwise map of `inputs` into `resultType`: `fn` gets the body's
   /// f32 arguments and returns the element.
   Value map(fmha::TileType resultType, ValueRange inputs,

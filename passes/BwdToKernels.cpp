@@ -99,6 +99,7 @@ struct BwdToKernelsPass
     opts.scoreLayout = scoreLayout;
     opts.operandStaging = operandStaging;
     opts.queryPipelining = queryPipelining;
+    opts.warpgroupMma = warpgroupMma;
     opts.target.indexBitwidth = indexBitwidth;
     opts.matrixAtom = matrixAtom;
     opts.blockQ = blockQ;

@@ -23,6 +23,8 @@
 #include "lib/Fragments.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/IR/IRMapping.h"
@@ -150,6 +152,22 @@ struct DistributeLoad : OpConversionPattern<fmha::TileLoadOp> {
   }
 };
 
+/// An operand read from workgroup memory is read again one k step at a
+/// time, next to the atoms that use it, so a step's fragments are live only
+/// during that step (the whole-tile read dies unused). Others are in
+/// registers already (std::nullopt).
+std::optional<TileReader> reread(ConversionPatternRewriter &rewriter,
+                                 Location loc, Value tile) {
+  auto read = tile.getDefiningOp<fmha::TileReadOp>();
+  if (!read)
+    return std::nullopt;
+  return TileReader(rewriter, loc, read,
+                    rewriter.getRemappedValue(read.getBuffer()),
+                    rewriter.getRemappedValue(read.getRow()),
+                    rewriter.getRemappedValue(read.getCol()),
+                    rewriter.getRemappedValue(read.getLane()));
+}
+
 struct DistributeMma : OpConversionPattern<fmha::TileMmaOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -160,22 +178,8 @@ struct DistributeMma : OpConversionPattern<fmha::TileMmaOp> {
     int64_t kSteps = op.getLhs().getType().getColAtoms();
     AccTile acc =
         AccTile::fromValues(c.getRowAtoms(), c.getColAtoms(), adaptor.getAcc());
-    // An operand read from workgroup memory is read again one k step at a
-    // time, next to the atoms that use it, so a step's fragments are live
-    // only during that step (the whole-tile read dies unused). Others are
-    // in registers already.
-    auto reread = [&](Value tile) -> std::optional<TileReader> {
-      auto read = tile.getDefiningOp<fmha::TileReadOp>();
-      if (!read)
-        return std::nullopt;
-      return TileReader(rewriter, loc, read,
-                        rewriter.getRemappedValue(read.getBuffer()),
-                        rewriter.getRemappedValue(read.getRow()),
-                        rewriter.getRemappedValue(read.getCol()),
-                        rewriter.getRemappedValue(read.getLane()));
-    };
-    std::optional<TileReader> lhsReader = reread(op.getLhs());
-    std::optional<TileReader> rhsReader = reread(op.getRhs());
+    std::optional<TileReader> lhsReader = reread(rewriter, loc, op.getLhs());
+    std::optional<TileReader> rhsReader = reread(rewriter, loc, op.getRhs());
     ValueRange a = adaptor.getLhs(), b = adaptor.getRhs();
     contract(
         rewriter, loc, c.getMatrixAtom(), acc, kSteps,
@@ -188,6 +192,92 @@ struct DistributeMma : OpConversionPattern<fmha::TileMmaOp> {
                            : b[ki * acc.nAtoms + ni];
         });
     rewriter.replaceOpWithMultiple(op, {acc.atoms});
+    return success();
+  }
+};
+
+/// The PTX wgmma matrix descriptor (no swizzle) of the [16 x N] slice of B
+/// whose first core matrix is element (r, c) of a [R/8][C/8][8][8] buffer:
+/// its shared-memory address and the byte strides between core matrices
+/// along K (the leading offset) and along N (the stride offset), each in
+/// 16-byte units. K runs along the buffer's rows when `kAlongRows`.
+Value coreMatrixDescriptor(OpBuilder &b, Location loc, Value buffer, Value r,
+                           Value c, bool kAlongRows) {
+  auto type = cast<MemRefType>(buffer.getType());
+  SmallVector<int64_t> strides;
+  int64_t staticOffset;
+  (void)type.getStridesAndOffset(strides, staticOffset);
+  int64_t eltBytes = type.getElementTypeBitWidth() / 8;
+  int64_t rowStride = strides[0] * eltBytes, colStride = strides[1] * eltBytes;
+  int64_t leading = kAlongRows ? rowStride : colStride;
+  int64_t stride = kAlongRows ? colStride : rowStride;
+
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(
+      b, loc, meta.getBaseBuffer());
+  Value c8 = constIndex(b, loc, 8);
+  Value elements = arith::AddIOp::create(
+      b, loc, meta.getOffset(),
+      arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, r, c8),
+                                constIndex(b, loc, strides[0])),
+          arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, c, c8),
+                                constIndex(b, loc, strides[1]))));
+  Value addr = arith::AddIOp::create(
+      b, loc, base,
+      arith::MulIOp::create(b, loc, elements, constIndex(b, loc, eltBytes)));
+  Type i64 = b.getI64Type();
+  Value addr64 = arith::IndexCastUIOp::create(b, loc, i64, addr);
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(b, loc, i64, v);
+  };
+  // Bits 0-13: address >> 4 (18 bits of shared-memory address); 16-29: the
+  // leading offset >> 4; 32-45: the stride offset >> 4; 62-63: 0 (no
+  // swizzle).
+  Value start = arith::ShRUIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, addr64, cst(0x3FFFF)), cst(4));
+  int64_t strideFields = ((leading >> 4) << 16) | ((stride >> 4) << 32);
+  return arith::OrIOp::create(b, loc, start, cst(strideFields));
+}
+
+struct DistributeMmaWarpgroup
+    : OpConversionPattern<fmha::TileMmaWarpgroupOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(fmha::TileMmaWarpgroupOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    TileType a = op.getLhs().getType(), c = op.getType();
+    int64_t kSteps = a.getColAtoms();
+    std::optional<TileReader> lhsReader = reread(rewriter, loc, op.getLhs());
+    Value buffer = single(adaptor.getBuffer());
+    Value row = single(adaptor.getRow()), col = single(adaptor.getCol());
+    bool kAlongRows = !op.getTransposed();
+    SmallVector<Value> lhs, descriptors;
+    for (int64_t ki = 0; ki < kSteps; ++ki) {
+      lhs.push_back(lhsReader ? lhsReader->read(rewriter, loc, 0, ki)
+                              : adaptor.getLhs()[ki]);
+      Value k0 = addIdx(rewriter, loc, kAlongRows ? row : col, ki * 16);
+      descriptors.push_back(coreMatrixDescriptor(
+          rewriter, loc, buffer, kAlongRows ? k0 : row, kAlongRows ? col : k0,
+          kAlongRows));
+    }
+    // The subgroup's accumulator fragments are one wgmma accumulator.
+    ValueRange accAtoms = adaptor.getAcc();
+    int64_t perAtom = c.getFragmentType().getNumElements();
+    Value acc = gatherElements(
+        rewriter, loc, SmallVector<Value>(accAtoms),
+        llvm::to_vector(llvm::seq<int64_t>(0, perAtom * accAtoms.size())));
+    Value d = fmha::WarpgroupMmaOp::create(rewriter, loc, acc.getType(), acc,
+                                           lhs, descriptors, buffer,
+                                           kAlongRows);
+    SmallVector<Value> atoms;
+    for (int64_t i = 0; i < int64_t(accAtoms.size()); ++i)
+      atoms.push_back(vector::ExtractStridedSliceOp::create(
+          rewriter, loc, d, ArrayRef<int64_t>{i * perAtom},
+          ArrayRef<int64_t>{perAtom}, ArrayRef<int64_t>{1}));
+    rewriter.replaceOpWithMultiple(op, {atoms});
     return success();
   }
 };
@@ -709,13 +799,15 @@ void rocke::populateDistributeTilesPatterns(TypeConverter &converter,
                                             RewritePatternSet &patterns,
                                             ConversionTarget &target) {
   patterns.add<DistributeZero, DistributeRead, DistributeLoad, DistributeMma,
+               DistributeMmaWarpgroup,
                DistributeConvert, DistributeUnpack, DistributePack,
                DistributeBroadcast, DistributeMap, DistributeMask,
                DistributeWrite, DistributeAccumulate, DistributeStore,
                DistributeReduce, DistributeStoreLines>(converter,
                                                        patterns.getContext());
   target.addIllegalOp<fmha::TileZeroOp, fmha::TileReadOp, fmha::TileLoadOp,
-                      fmha::TileMmaOp, fmha::TileConvertOp, fmha::TileUnpackOp,
+                      fmha::TileMmaOp, fmha::TileMmaWarpgroupOp,
+                      fmha::TileConvertOp, fmha::TileUnpackOp,
                       fmha::TilePackOp, fmha::TileBroadcastOp, fmha::TileMapOp,
                       fmha::TileMaskOp, fmha::TileWriteOp,
                       fmha::TileAccumulateOp, fmha::TileStoreOp,

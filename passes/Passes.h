@@ -57,6 +57,10 @@ void populateDistributeTilesPatterns(mlir::TypeConverter &converter,
                                      mlir::RewritePatternSet &patterns,
                                      mlir::ConversionTarget &target);
 
+/// fmha.warpgroup_mma -> wgmma fence, inline PTX wgmma.mma_async per k step,
+/// commit and wait (sm_90a).
+void populateLowerWarpgroupMmaPatterns(mlir::RewritePatternSet &patterns);
+
 /// fmha.mma -> amdgpu.mfma / nvgpu.mma.sync / host atom calls by atom family
 /// (host atoms add functions and stack buffers: apply on a module).
 void populateLowerMmaPatterns(mlir::RewritePatternSet &patterns);

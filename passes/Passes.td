@@ -259,6 +259,17 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
                         "async-copies",
                         "cp.async into double-buffered workgroup tiles "
                         "(NVIDIA sm_80+)"))}]>,
+    Option<"warpgroupMma", "warpgroup-mma", "::rocke::WarpgroupMma",
+           /*default=*/"::rocke::WarpgroupMma::Auto",
+           "Whether the tiled backward's S, dP, dV and dK products are "
+           "issued by warpgroups (wgmma, sm_90a)",
+           [{::llvm::cl::values(
+             clEnumValN(::rocke::WarpgroupMma::Auto, "auto",
+                        "where the chip has them and the tiles allow"),
+             clEnumValN(::rocke::WarpgroupMma::Off, "off",
+                        "each subgroup multiplies on its own"),
+             clEnumValN(::rocke::WarpgroupMma::On, "on",
+                        "four subgroups read B once from workgroup memory"))}]>,
     Option<"indexBitwidth", "index-bitwidth", "unsigned", /*default=*/"64",
            "Index width the target lowering uses (32 or 64); static shapes "
            "it cannot address are rejected">,
@@ -313,7 +324,8 @@ def DistributeTiles : Pass<"fmha-distribute-tiles"> {
     pass gives each lane its fragments (lib/FragmentLayout), one 1-D vector
     per atom, row-major over the tile: fragment reads at the lane's
     coordinates (vector loads, ldmatrix on mma.sync), one fmha.mma per atom
-    of a product, and register picks for the conversions. Row reductions
+    of a product (one fmha.warpgroup_mma with B descriptors for
+    fmha.tile_mma_warpgroup), and register picks for the conversions. Row reductions
     (fmha.tile_reduce) combine a lane's registers of a row and then the
     lanes sharing it with gpu.subgroup_reduce over the layout's lane
     cluster; per-row vectors broadcast onto C tiles by register shuffles.
@@ -325,6 +337,23 @@ def DistributeTiles : Pass<"fmha-distribute-tiles"> {
                            "::mlir::memref::MemRefDialect",
                            "::mlir::nvgpu::NVGPUDialect",
                            "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+def LowerWarpgroupMma : Pass<"fmha-lower-warpgroup-mma"> {
+  let summary = "fmha.warpgroup_mma -> wgmma.mma_async (sm_90a)";
+  let description = [{
+    Each fmha.warpgroup_mma becomes a wgmma fence (its accumulator and A
+    registers were written by ordinary instructions), one
+    wgmma.mma_async per k step, and the commit of their group and the wait
+    for it, so the result registers are complete where the op's result is
+    used. The steps are inline PTX: NVVM's wgmma op takes A from workgroup
+    memory only, and these take A from registers. Runs in fmha-nvvm-to-ptx
+    after fmha-place-workgroup-barriers, which orders the op's reads of its
+    buffer (the op names it; the descriptors do not).
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect",
                            "::mlir::vector::VectorDialect"];
 }
 
@@ -390,7 +419,8 @@ def PlaceWorkgroupBarriers : Pass<"fmha-place-workgroup-barriers",
     wait). fmha-bwd-to-kernels leaves the tiled main kernel's
     synchronisation to this pass.
   }];
-  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+  let dependentDialects = ["::mlir::gpu::GPUDialect",
+                           "::mlir::NVVM::NVVMDialect"];
 }
 
 def LowerSubgroupReduce : Pass<"fmha-lower-subgroup-reduce"> {

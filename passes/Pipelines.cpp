@@ -278,6 +278,7 @@ mlir::LogicalResult buildNvvmToPtxPipeline(mlir::OpPassManager &pm,
   mlir::OpPassManager &kernels = pm.nest<mlir::gpu::GPUModuleOp>();
   kernels.addNestedPass<mlir::gpu::GPUFuncOp>(
       rocke::createPlaceWorkgroupBarriers());
+  kernels.addPass(rocke::createLowerWarpgroupMma());
   kernels.addPass(rocke::createNvvmExp2());
   kernels.addPass(rocke::createNvgpuMmaBf16());
   rocke::LowerAtomicAddOptions atomics;
@@ -350,6 +351,16 @@ struct BwdPipelineOptions
                      "register staging"),
           clEnumValN(rocke::QueryPipelining::AsyncCopies, "async-copies",
                      "cp.async into double-buffered tiles"))};
+  Option<rocke::WarpgroupMma> warpgroupMma{
+      *this, "warpgroup-mma",
+      llvm::cl::desc("backward S, dP, dV and dK products issued by "
+                     "warpgroups (wgmma; chip=sm_90a)"),
+      llvm::cl::init(rocke::WarpgroupMma::Auto),
+      llvm::cl::values(
+          clEnumValN(rocke::WarpgroupMma::Auto, "auto",
+                     "where the chip has them and the tiles allow"),
+          clEnumValN(rocke::WarpgroupMma::Off, "off", "per subgroup"),
+          clEnumValN(rocke::WarpgroupMma::On, "on", "per warpgroup"))};
   Option<int64_t> fwdBlockQ{
       *this, "fwd-block-q",
       llvm::cl::desc("query rows per forward workgroup; 0 = from the chip"),
@@ -395,6 +406,7 @@ void addBwdKernelPasses(mlir::OpPassManager &pm, const BwdPipelineOptions &opts,
   kernels.blockKv = opts.blockKv;
   kernels.numWarps = opts.numWarps;
   kernels.queryPipelining = opts.queryPipelining;
+  kernels.warpgroupMma = opts.warpgroupMma;
   kernels.forward = true;
   kernels.fwdBlockQ = opts.fwdBlockQ;
   kernels.fwdBlockKv = opts.fwdBlockKv;

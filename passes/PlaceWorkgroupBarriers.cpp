@@ -30,7 +30,10 @@
 //    bounds, ...) may be executed by a part of the workgroup only: its
 //    accesses count as one access of the op, and a barrier goes before it,
 //    never inside.
-// Existing barriers are kept and clear the state.
+// Existing barriers are kept and clear the state. A barrier placed while
+// writes to bytes the matrix cores read through the async proxy
+// (fmha.warpgroup_mma: wgmma reads its B operand so) are pending is preceded
+// by fence.proxy.async.shared::cta, which makes them visible to that proxy.
 //
 // Asynchronous copies (nvgpu.device_async_copy) write their destination at
 // some point up to the nvgpu.device_async_wait that covers their group: the
@@ -46,7 +49,10 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
 
+#include "dialect/FmhaDialect.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -141,6 +147,9 @@ public:
   explicit BarrierPlacer(gpu::GPUFuncOp func) : func(func) {}
 
   void run() {
+    func.walk([&](rocke::fmha::WarpgroupMmaOp mma) {
+      addAll(asyncProxyReads, {accessOf(mma.getBuffer(), /*write=*/false)});
+    });
     State state;
     walkBlock(func.getBody().front(), state);
   }
@@ -291,6 +300,11 @@ private:
     });
     if (!conflict)
       return;
+    // Writes the matrix cores will read through the async proxy.
+    bool crossesProxy = llvm::any_of(pending, [&](const Access &p) {
+      return llvm::any_of(asyncProxyReads,
+                          [&](const Access &r) { return r.conflicts(p); });
+    });
     pending.clear();
     if (!insert)
       return;
@@ -304,6 +318,14 @@ private:
       b.setInsertionPointAfter(last);
     else
       b.setInsertionPointToStart(op->getBlock());
+    // Ordinary writes become visible to the async proxy (wgmma's reads)
+    // through a proxy fence by the writers, before the barrier.
+    if (crossesProxy)
+      NVVM::FenceProxyOp::create(
+          b, op->getLoc(),
+          NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
+          NVVM::SharedSpaceAttr::get(b.getContext(),
+                                     NVVM::SharedSpace::shared_cta));
     gpu::BarrierOp::create(b, op->getLoc());
   }
 
@@ -381,6 +403,8 @@ private:
 
   gpu::GPUFuncOp func;
   llvm::DenseMap<Value, bool> workItemDependent;
+  /// What fmha.warpgroup_mma reads (wgmma, through the async proxy).
+  AccessSet asyncProxyReads;
   /// False while a loop's entry state is being found.
   bool insert = true;
 };

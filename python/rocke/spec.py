@@ -18,7 +18,7 @@ ALIGNMENTS = ("top_left", "bottom_right")
 # dialect/Mask.h kMaxWindowExtent: longer than any sequence.
 MAX_WINDOW_EXTENT = 1 << 40
 STRATEGIES = ("tiled", "warp")
-CHIPS = ("gfx90a", "gfx942", "gfx950", "sm_90")
+CHIPS = ("gfx90a", "gfx942", "gfx950", "sm_90", "sm_90a")
 LAYOUTS = ("bshd", "bhsd")
 STATS_ENCODINGS = ("lse", "log2_max_sum")
 ACCUMULATOR_TYPES = ("f32", "bf16")
