@@ -332,6 +332,15 @@ LogicalResult WarpgroupMmaOp::verify() {
   return success();
 }
 
+LogicalResult WarpgroupWaitOp::verify() {
+  if (getPending() > 7)
+    return emitOpError("pending must be 0..7 (wgmma.wait_group), got ")
+           << getPending();
+  if (!getValue().getDefiningOp<WarpgroupMmaOp>())
+    return emitOpError("waits for the result of an fmha.warpgroup_mma");
+  return success();
+}
+
 LogicalResult AtomicAddOp::verify() {
   VectorType valueType = getValue().getType();
   MemRefType memrefType = getMemref().getType();

@@ -222,9 +222,10 @@ def Fmha_WarpgroupMmaOp : Fmha_Op<"warpgroup_mma",
     rows of 16 bytes; with `mn_major_b` the core matrices run along n). All
     four subgroups execute it with the same descriptors. `buffer` is the
     workgroup buffer the descriptors point into: the op reads it (barrier
-    placement orders that read). `fmha-lower-warpgroup-mma` turns it into
-    wgmma.mma_async instructions between a wgmma fence and the wait for
-    their completion (sm_90a).
+    placement orders that read). The products run asynchronously: the
+    result is complete only after an `fmha.warpgroup_wait` on it.
+    `fmha-lower-warpgroup-mma` turns it into a wgmma fence, wgmma.mma_async
+    instructions and the commit of their group (sm_90a).
 
     ```mlir
     %d = fmha.warpgroup_mma %acc, [%a0, %a1], [%d0, %d1] reads %buf
@@ -241,6 +242,33 @@ def Fmha_WarpgroupMmaOp : Fmha_Op<"warpgroup_mma",
   let assemblyFormat = [{
     $acc `,` `[` $lhs `]` `,` `[` $descriptors `]` `reads` $buffer attr-dict
     `:` type($lhs) `,` type($buffer) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fmha_WarpgroupWaitOp : Fmha_Op<"warpgroup_wait",
+    [AllTypesMatch<["value", "result"]>]> {
+  let summary = "waits for a warpgroup product's registers";
+  let description = [{
+    The result of the `fmha.warpgroup_mma` that made `value`, complete: the
+    calling subgroup waits until at most `pending` of the warpgroup products
+    it issued after that one are still running. Until then the products
+    read `buffer` (barrier placement orders the reads here).
+    `fmha-defer-warpgroup-waits` moves each wait to the first use of its
+    result and counts `pending`; `fmha-lower-warpgroup-mma` makes it a
+    wgmma.wait_group that the values pass through.
+
+    ```mlir
+    %r = fmha.warpgroup_wait %d reads %buf {pending = 1}
+        : vector<32xf32>, memref<8x8x8x8xbf16, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins VectorOfRankAndType<[1], [F32]>:$value,
+                       Arg<AnyMemRef, "", [MemRead]>:$buffer,
+                       DefaultValuedAttr<I64Attr, "0">:$pending);
+  let results = (outs VectorOfRankAndType<[1], [F32]>:$result);
+  let assemblyFormat = [{
+    $value `reads` $buffer attr-dict `:` type($value) `,` type($buffer)
   }];
   let hasVerifier = 1;
 }

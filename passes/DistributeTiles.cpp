@@ -269,9 +269,11 @@ struct DistributeMmaWarpgroup
     Value acc = gatherElements(
         rewriter, loc, SmallVector<Value>(accAtoms),
         llvm::to_vector(llvm::seq<int64_t>(0, perAtom * accAtoms.size())));
-    Value d = fmha::WarpgroupMmaOp::create(rewriter, loc, acc.getType(), acc,
-                                           lhs, descriptors, buffer,
-                                           kAlongRows);
+    Value issued = fmha::WarpgroupMmaOp::create(
+        rewriter, loc, acc.getType(), acc, lhs, descriptors, buffer,
+        kAlongRows);
+    Value d = fmha::WarpgroupWaitOp::create(rewriter, loc, acc.getType(),
+                                            issued, buffer);
     SmallVector<Value> atoms;
     for (int64_t i = 0; i < int64_t(accAtoms.size()); ++i)
       atoms.push_back(vector::ExtractStridedSliceOp::create(

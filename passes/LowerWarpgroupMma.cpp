@@ -1,12 +1,12 @@
 //===- LowerWarpgroupMma.cpp - fmha.warpgroup_mma -> wgmma.mma_async -------===//
 //
 // A warpgroup's chain of products with B in workgroup memory becomes
-//   wgmma.fence; wgmma.mma_async x (k steps); wgmma.commit_group;
-//   wgmma.wait_group 0
-// The fence orders the ordinary writes of the accumulator and A registers
-// before the asynchronous products; the wait makes the result registers
-// complete before anything reads them. The products are inline PTX (A from
-// registers, which NVVM's wgmma op does not take).
+//   wgmma.fence; wgmma.mma_async x (k steps); wgmma.commit_group
+// and its wait a wgmma.wait_group N. The fence orders the ordinary writes of
+// the accumulator and A registers before the asynchronous products. Both
+// are inline PTX: the products take A from registers, which NVVM's wgmma op
+// does not, and the wait passes the accumulator registers through, so no
+// reader of them moves above it (NVVM's wait has no operands).
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/FmhaDialect.h"
@@ -15,6 +15,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -28,9 +29,8 @@ using namespace mlir;
 namespace {
 
 /// The PTX of one m64nNk16 product with A from registers: operands
-/// {d0..d(regs-1)}, {a0..a3}, the B descriptor, and the scale-d flag (1:
-/// accumulate; a fresh product starts from a zero tile); the accumulator
-/// inputs are tied to the outputs.
+/// {d0..d(regs-1)}, {a0..a3}, the B descriptor, and the scale-d flag (0: D
+/// = A * B, 1: D += A * B); the accumulator inputs are tied to the outputs.
 std::string wgmmaPtx(int64_t regs, Type elt, bool mnMajorB) {
   std::string ptx;
   llvm::raw_string_ostream os(ptx);
@@ -82,12 +82,23 @@ struct LowerWarpgroupMmaPattern
     auto regPairs = VectorType::get({4}, i32);
 
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
-    SmallVector<Value> acc = scalars(op.getAcc());
+    // A product from a zero accumulator starts with scale-d = 0 (D = A * B)
+    // on registers nobody set: no zeroing moves, and no register that other
+    // code reads is an accumulator in flight.
+    SmallVector<Value> acc;
+    Value scaleD = accumulate;
+    if (matchPattern(op.getAcc(), m_AnyZeroFloat())) {
+      acc.assign(regs, LLVM::PoisonOp::create(rewriter, loc, f32));
+      scaleD = LLVM::ConstantOp::create(rewriter, loc, i32, 0);
+    } else {
+      acc = scalars(op.getAcc());
+    }
     for (auto [a, desc] : llvm::zip(op.getLhs(), op.getDescriptors())) {
       SmallVector<Value> operands =
           scalars(vector::BitCastOp::create(rewriter, loc, regPairs, a));
       operands.push_back(desc);
-      operands.push_back(accumulate);
+      operands.push_back(scaleD);
+      scaleD = accumulate;
       operands.append(acc);
       auto step = LLVM::InlineAsmOp::create(
           rewriter, loc, resultType, operands, ptx, constraints,
@@ -98,9 +109,44 @@ struct LowerWarpgroupMmaPattern
                                               ArrayRef<int64_t>{i});
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
-    NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
     rewriter.replaceOp(
         op, vector::FromElementsOp::create(rewriter, loc, accType, acc));
+    return success();
+  }
+};
+
+/// wgmma.wait_group N with the registers tied through it.
+struct LowerWarpgroupWait : OpRewritePattern<rocke::fmha::WarpgroupWaitOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(rocke::fmha::WarpgroupWaitOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    VectorType type = op.getValue().getType();
+    int64_t regs = type.getNumElements();
+    SmallVector<Value> values;
+    for (int64_t i = 0; i < regs; ++i)
+      values.push_back(vector::ExtractOp::create(rewriter, loc, op.getValue(), i));
+    std::string constraints;
+    for (int64_t i = 0; i < regs; ++i)
+      constraints += "=f,";
+    for (int64_t i = 0; i < regs; ++i)
+      constraints += (i ? "," : "") + std::to_string(i);
+    auto wait = LLVM::InlineAsmOp::create(
+        rewriter, loc,
+        LLVM::LLVMStructType::getLiteral(
+            ctx, SmallVector<Type>(regs, rewriter.getF32Type())),
+        values,
+        "wgmma.wait_group.sync.aligned " + std::to_string(op.getPending()) +
+            ";",
+        constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::tailcallkind::TailCallKind::None,
+        LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT), ArrayAttr());
+    for (int64_t i = 0; i < regs; ++i)
+      values[i] = LLVM::ExtractValueOp::create(rewriter, loc, wait.getRes(),
+                                               ArrayRef<int64_t>{i});
+    rewriter.replaceOp(op,
+                       vector::FromElementsOp::create(rewriter, loc, type, values));
     return success();
   }
 };
@@ -118,5 +164,6 @@ struct LowerWarpgroupMmaPass
 } // namespace
 
 void rocke::populateLowerWarpgroupMmaPatterns(RewritePatternSet &patterns) {
-  patterns.add<LowerWarpgroupMmaPattern>(patterns.getContext());
+  patterns.add<LowerWarpgroupMmaPattern, LowerWarpgroupWait>(
+      patterns.getContext());
 }

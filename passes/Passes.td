@@ -340,17 +340,33 @@ def DistributeTiles : Pass<"fmha-distribute-tiles"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def DeferWarpgroupWaits : Pass<"fmha-defer-warpgroup-waits"> {
+  let summary = "move each fmha.warpgroup_wait to the first use of its product";
+  let description = [{
+    Warpgroup products (fmha.warpgroup_mma, wgmma) run asynchronously until
+    a wait. fmha-distribute-tiles waits right after each; this pass moves each
+    wait down its block to the first op that uses the result, writes
+    workgroup memory the product reads, or ends the block, and sets its
+    `pending` to the products issued in between (certainly issued, so
+    waiting until that many are left completes it). Run before
+    fmha-place-workgroup-barriers, which orders the product's reads at the
+    wait.
+  }];
+}
+
 def LowerWarpgroupMma : Pass<"fmha-lower-warpgroup-mma"> {
   let summary = "fmha.warpgroup_mma -> wgmma.mma_async (sm_90a)";
   let description = [{
     Each fmha.warpgroup_mma becomes a wgmma fence (its accumulator and A
-    registers were written by ordinary instructions), one
-    wgmma.mma_async per k step, and the commit of their group and the wait
-    for it, so the result registers are complete where the op's result is
-    used. The steps are inline PTX: NVVM's wgmma op takes A from workgroup
-    memory only, and these take A from registers. Runs in fmha-nvvm-to-ptx
-    after fmha-place-workgroup-barriers, which orders the op's reads of its
-    buffer (the op names it; the descriptors do not).
+    registers were written by ordinary instructions), one wgmma.mma_async
+    per k step and the commit of their group; each fmha.warpgroup_wait a
+    wgmma.wait_group the accumulator registers pass through, so nothing
+    reads them earlier. Both are inline PTX: NVVM's wgmma op takes A from
+    workgroup memory only (these take A from registers), and its wait has no
+    operands to keep the registers' readers after it. Runs in
+    fmha-nvvm-to-ptx after fmha-place-workgroup-barriers, which orders the
+    products' reads of their buffer (the ops name it; the descriptors do
+    not).
   }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect",

@@ -416,6 +416,7 @@ void addBwdKernelPasses(mlir::OpPassManager &pm, const BwdPipelineOptions &opts,
   // Tile row reductions become gpu.subgroup_reduce, which the next pass
   // turns into shuffles.
   pm.addPass(rocke::createDistributeTiles());
+  pm.addPass(rocke::createDeferWarpgroupWaits());
   rocke::LowerSubgroupReduceOptions reduce;
   reduce.subgroupSize = subgroupSize;
   pm.addPass(rocke::createLowerSubgroupReduce(reduce));

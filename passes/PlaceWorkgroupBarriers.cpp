@@ -48,6 +48,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
+#include "passes/WorkgroupAccess.h"
 
 #include "dialect/FmhaDialect.h"
 
@@ -73,39 +74,10 @@ using namespace mlir;
 
 namespace {
 
-/// Bytes [begin, end) of a workgroup allocation (`root`); an unknown range
-/// covers the whole allocation.
-struct Access {
-  Value root;
-  std::optional<std::pair<int64_t, int64_t>> bytes;
-  bool write = false;
+using Access = rocke::WorkgroupAccess;
+using AccessSet = rocke::WorkgroupAccesses;
+using rocke::addAll;
 
-  bool overlaps(const Access &other) const {
-    if (root != other.root)
-      return false;
-    if (!bytes || !other.bytes)
-      return true;
-    return bytes->first < other.bytes->second &&
-           other.bytes->first < bytes->second;
-  }
-  /// A read and a write of overlapping bytes. Two writes are not ordered:
-  /// kernels write a buffer's elements once per phase, each element by one
-  /// work-item, and order the next phase's writes after the reads between.
-  bool conflicts(const Access &other) const {
-    return write != other.write && overlaps(other);
-  }
-  bool operator==(const Access &o) const {
-    return root == o.root && bytes == o.bytes && write == o.write;
-  }
-};
-
-using AccessSet = SmallVector<Access>;
-
-void addAll(AccessSet &set, ArrayRef<Access> more) {
-  for (const Access &a : more)
-    if (!llvm::is_contained(set, a))
-      set.push_back(a);
-}
 
 bool sameSet(const AccessSet &a, const AccessSet &b) {
   return a.size() == b.size() &&
@@ -126,122 +98,19 @@ struct State {
   }
 };
 
-bool isWorkgroupMemref(Type type) {
-  auto memref = dyn_cast<MemRefType>(type);
-  if (!memref)
-    return false;
-  auto space =
-      dyn_cast_or_null<gpu::AddressSpaceAttr>(memref.getMemorySpace());
-  return space && space.getValue() == gpu::AddressSpace::Workgroup;
-}
-
-/// Static byte size of a memref type, if it has one.
-std::optional<int64_t> staticBytes(MemRefType type) {
-  if (!type.hasStaticShape() || !type.getElementType().isIntOrFloat())
-    return std::nullopt;
-  return type.getNumElements() * type.getElementTypeBitWidth() / 8;
-}
-
 class BarrierPlacer {
 public:
   explicit BarrierPlacer(gpu::GPUFuncOp func) : func(func) {}
 
   void run() {
     func.walk([&](rocke::fmha::WarpgroupMmaOp mma) {
-      addAll(asyncProxyReads, {accessOf(mma.getBuffer(), /*write=*/false)});
+      addAll(asyncProxyReads, {rocke::workgroupAccessOf(mma.getBuffer(), /*write=*/false)});
     });
     State state;
     walkBlock(func.getBody().front(), state);
   }
 
 private:
-  /// The allocation and byte range `memref` (a workgroup memref) views:
-  /// through view-like ops; memref.view of a constant byte shift keeps its
-  /// range, so the views of one dynamic shared memory block that a builder
-  /// carves at different offsets are told apart, and so do subviews of them.
-  Access accessOf(Value memref, bool write) {
-    std::optional<std::pair<int64_t, int64_t>> bytes;
-    if (auto type = dyn_cast<MemRefType>(memref.getType()))
-      if (std::optional<int64_t> size = staticBytes(type))
-        bytes = std::make_pair(int64_t(0), *size);
-    Value v = memref;
-    while (Operation *def = v.getDefiningOp()) {
-      if (auto view = dyn_cast<memref::ViewOp>(def)) {
-        APInt shift;
-        if (bytes && matchPattern(view.getByteShift(), m_ConstantInt(&shift)))
-          bytes = std::make_pair(bytes->first + shift.getSExtValue(),
-                                 bytes->second + shift.getSExtValue());
-        else
-          bytes.reset();
-        v = view.getSource();
-        continue;
-      }
-      // A subview stays inside its source: the source's bytes (a slot of a
-      // double buffer with a dynamic index is told apart from other views).
-      if (auto subview = dyn_cast<memref::SubViewOp>(def)) {
-        bytes.reset();
-        if (std::optional<int64_t> size = staticBytes(subview.getSourceType()))
-          bytes = std::make_pair(int64_t(0), *size);
-        v = subview.getSource();
-        continue;
-      }
-      auto viewLike = dyn_cast<ViewLikeOpInterface>(def);
-      if (!viewLike)
-        break;
-      // Other views (subview, cast, ...) may move the window: the whole
-      // allocation.
-      if (!isa<memref::CastOp>(def))
-        bytes.reset();
-      v = viewLike.getViewSource();
-    }
-    return {v, bytes, write};
-  }
-
-  /// The workgroup-memory accesses of `op` alone (not of its regions).
-  AccessSet ownAccesses(Operation *op) {
-    AccessSet out;
-    // The destination only: the source of a copy to workgroup memory is
-    // global memory.
-    if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {
-      if (isWorkgroupMemref(copy.getDst().getType()))
-        out.push_back(accessOf(copy.getDst(), /*write=*/true));
-      return out;
-    }
-    auto effectsOp = dyn_cast<MemoryEffectOpInterface>(op);
-    if (!effectsOp) {
-      // Unknown semantics: reads and writes every workgroup memref operand.
-      for (Value operand : op->getOperands())
-        if (isWorkgroupMemref(operand.getType()))
-          addAll(out, {accessOf(operand, false), accessOf(operand, true)});
-      return out;
-    }
-    SmallVector<MemoryEffects::EffectInstance> effects;
-    effectsOp.getEffects(effects);
-    for (const auto &effect : effects) {
-      bool write = isa<MemoryEffects::Write>(effect.getEffect());
-      if (!write && !isa<MemoryEffects::Read>(effect.getEffect()))
-        continue;
-      // An effect on no particular value (nvgpu.ldmatrix's read, say)
-      // applies to the op's memref operands.
-      SmallVector<Value> values;
-      if (Value value = effect.getValue())
-        values.push_back(value);
-      else
-        values.append(op->operand_begin(), op->operand_end());
-      for (Value value : values)
-        if (isWorkgroupMemref(value.getType()))
-          addAll(out, {accessOf(value, write)});
-    }
-    return out;
-  }
-
-  /// Every workgroup-memory access of `op` and the ops nested in it.
-  AccessSet allAccesses(Operation *op) {
-    AccessSet out;
-    op->walk([&](Operation *nested) { addAll(out, ownAccesses(nested)); });
-    return out;
-  }
-
   /// True when `v` may differ between the work-items of a workgroup.
   bool dependsOnWorkItem(Value v) {
     auto it = workItemDependent.find(v);
@@ -284,7 +153,7 @@ private:
   /// True when `op` or an op nested in it accesses workgroup memory or
   /// completes asynchronous copies: a barrier cannot move above it.
   bool ordersBarrier(Operation *op) {
-    if (isa<gpu::BarrierOp>(op) || !allAccesses(op).empty())
+    if (isa<gpu::BarrierOp>(op) || !rocke::allWorkgroupAccesses(op).empty())
       return true;
     return op
         ->walk([](nvgpu::DeviceAsyncWaitOp) { return WalkResult::interrupt(); })
@@ -354,19 +223,19 @@ private:
       if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {
         // A write at the issue against earlier reads; against later reads
         // at the wait.
-        AccessSet dst = ownAccesses(&op);
+        AccessSet dst = rocke::ownWorkgroupAccesses(&op);
         orderBefore(&op, dst, state.pending);
         addAll(state.inFlight, dst);
         continue;
       }
       AccessSet accesses =
-          op.getNumRegions() ? allAccesses(&op) : ownAccesses(&op);
+          op.getNumRegions() ? rocke::allWorkgroupAccesses(&op) : rocke::ownWorkgroupAccesses(&op);
       AccessSet copies;
       op.walk([&](Operation *nested) {
         if (auto wait = dyn_cast<nvgpu::DeviceAsyncWaitOp>(nested))
           completeCopies(wait, state);
         else if (isa<nvgpu::DeviceAsyncCopyOp>(nested))
-          addAll(copies, ownAccesses(nested));
+          addAll(copies, rocke::ownWorkgroupAccesses(nested));
       });
       if (accesses.empty())
         continue;
