@@ -312,16 +312,25 @@ LogicalResult MmaOp::verify() {
 }
 
 LogicalResult WarpgroupMmaOp::verify() {
-  if (getLhs().empty() || getLhs().size() != getDescriptors().size())
-    return emitOpError("takes one A fragment and one B descriptor per k "
-                       "step, got ")
-           << getLhs().size() << " and " << getDescriptors().size();
-  Type elt = cast<VectorType>(getLhs().front().getType()).getElementType();
-  for (Value a : getLhs()) {
-    auto type = cast<VectorType>(a.getType());
-    if (type.getNumElements() != 8 || type.getElementType() != elt)
-      return emitOpError("A fragments are vector<8x")
-             << elt << "> (mma.sync m16n8k16), got " << type;
+  size_t steps = getDescriptors().size();
+  if (steps == 0 || getLhs().size() + getLhsDescriptors().size() != steps ||
+      (!getLhs().empty() && !getLhsDescriptors().empty()))
+    return emitOpError("takes, per k step, one B descriptor and either an "
+                       "A fragment or an A descriptor; got ")
+           << getLhs().size() << " A fragments, " << getLhsDescriptors().size()
+           << " A descriptors and " << steps << " B descriptors";
+  if (getBuffers().empty())
+    return emitOpError("names the workgroup buffers it reads");
+  if (getMnMajorA() && getLhsDescriptors().empty())
+    return emitOpError("mn_major_a describes A in workgroup memory");
+  if (!getLhs().empty()) {
+    Type elt = cast<VectorType>(getLhs().front().getType()).getElementType();
+    for (Value a : getLhs()) {
+      auto type = cast<VectorType>(a.getType());
+      if (type.getNumElements() != 8 || type.getElementType() != elt)
+        return emitOpError("A fragments are vector<8x")
+               << elt << "> (mma.sync m16n8k16), got " << type;
+    }
   }
   // The subgroup's 16 rows of N columns: N / 8 fragments of 4.
   int64_t regs = getAcc().getType().getNumElements();
@@ -456,57 +465,91 @@ LogicalResult TileMmaOp::verify() {
   return success();
 }
 
-LogicalResult TileMmaWarpgroupOp::verify() {
-  TileType a = getLhs().getType(), c = getAcc().getType();
-  if (a.getRole() != TileRole::a || c.getRole() != TileRole::c)
-    return emitOpError("takes tiles in roles a and c, got ")
-           << stringifyTileRole(a.getRole()) << " and "
-           << stringifyTileRole(c.getRole());
-  if (a.getAtom() != c.getAtom())
-    return emitOpError("takes tiles of one atom, got '")
-           << a.getAtom() << "' and '" << c.getAtom() << "'";
-  if (a.getMatrixAtom().family != rocke::MatrixAtom::Family::MmaSync)
-    return emitOpError("keeps the subgroup's registers in an mma.sync "
-                       "layout, not '")
-           << a.getAtom() << "'";
-  ArrayRef<int64_t> sa = a.getShape(), sc = c.getShape();
-  int64_t k = sa[1], n = sc[1];
-  if (sa[0] != 16 || sc[0] != 16)
-    return emitOpError("takes the subgroup's 16 rows of the warpgroup's 64, "
-                       "got ")
-           << sa[0] << " and " << sc[0];
-  if (n > 256)
-    return emitOpError("N (") << n << ") must be at most 256";
-  MemRefType buf = getBuffer().getType();
+/// A [R/8][C/8][8][8] workgroup buffer of dense core matrices of `elt` with
+/// static strides between them, holding [rows x cols] at a multiple-of-8
+/// origin (when its extents are static).
+static LogicalResult verifyCoreMatrices(Operation *op, StringRef what,
+                                        MemRefType buf, Type elt, int64_t rows,
+                                        int64_t cols) {
   if (buf.getRank() != 4 || buf.getDimSize(2) != 8 || buf.getDimSize(3) != 8)
-    return emitOpError("reads B from a [R/8][C/8][8][8] buffer of core "
-                       "matrices, got ")
-           << buf;
-  if (buf.getElementType() != a.getElementType())
-    return emitOpError("buffer element type ")
-           << buf.getElementType() << " differs from the tile's "
-           << a.getElementType();
+    return op->emitOpError() << "reads " << what
+                             << " from a [R/8][C/8][8][8] buffer of core "
+                                "matrices, got "
+                             << buf;
+  if (buf.getElementType() != elt)
+    return op->emitOpError() << what << " buffer element type "
+                             << buf.getElementType() << " differs from " << elt;
   auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(buf.getMemorySpace());
   if (!space || space.getValue() != gpu::AddressSpace::Workgroup)
-    return emitOpError("reads B from workgroup memory, got ") << buf;
-  // Core matrices of 128 contiguous bytes: the descriptors give their
-  // strides, the matrices themselves are dense.
+    return op->emitOpError()
+           << "reads " << what << " from workgroup memory, got " << buf;
+  // The descriptors give the strides between core matrices; the matrices
+  // themselves are dense.
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(buf.getStridesAndOffset(strides, offset)) ||
       ShapedType::isDynamic(strides[0]) || ShapedType::isDynamic(strides[1]) ||
       strides[2] != 8 || strides[3] != 1)
-    return emitOpError("needs static strides with dense 8 x 8 core "
-                       "matrices, got ")
-           << buf;
-  // B is [K x N]; the buffer holds it as [K x N] or, transposed, [N x K].
-  int64_t rows = buf.getDimSize(0), cols = buf.getDimSize(1);
-  int64_t needRows = (getTransposed() ? n : k) / 8,
-          needCols = (getTransposed() ? k : n) / 8;
-  if ((!ShapedType::isDynamic(rows) && rows < needRows) ||
-      (!ShapedType::isDynamic(cols) && cols < needCols))
-    return emitOpError("B [") << k << " x " << n << "] does not fit " << buf;
+    return op->emitOpError() << what
+                             << " needs static strides between dense 8 x 8 "
+                                "core matrices, got "
+                             << buf;
+  int64_t bufRows = buf.getDimSize(0), bufCols = buf.getDimSize(1);
+  if ((!ShapedType::isDynamic(bufRows) && bufRows * 8 < rows) ||
+      (!ShapedType::isDynamic(bufCols) && bufCols * 8 < cols))
+    return op->emitOpError()
+           << what << " [" << rows << " x " << cols << "] does not fit " << buf;
   return success();
+}
+
+LogicalResult TileMmaWarpgroupOp::verify() {
+  TileType c = getAcc().getType();
+  if (c.getRole() != TileRole::c)
+    return emitOpError("accumulates into a tile in role c, got ")
+           << stringifyTileRole(c.getRole());
+  const rocke::MatrixAtom &atom = c.getMatrixAtom();
+  if (atom.family != rocke::MatrixAtom::Family::MmaSync)
+    return emitOpError("keeps the subgroup's registers in an mma.sync "
+                       "layout, not '")
+           << c.getAtom() << "'";
+  Type elt = atom.name.ends_with("bf16") ? Type(BFloat16Type::get(getContext()))
+                                         : Type(Float16Type::get(getContext()));
+  ArrayRef<int64_t> sc = c.getShape();
+  if (sc[0] != 16)
+    return emitOpError("takes the subgroup's 16 rows of the warpgroup's 64, "
+                       "got ")
+           << sc[0];
+  int64_t n = sc[1];
+  if (n > 256)
+    return emitOpError("N (") << n << ") must be at most 256";
+  int64_t k;
+  if (TypedValue<TileType> lhs = getLhs()) {
+    if (getLhsBuffer() || getK())
+      return emitOpError("takes A from registers (lhs) or from workgroup "
+                         "memory (lhs_buffer and k), not both");
+    TileType a = lhs.getType();
+    if (a.getRole() != TileRole::a || a.getAtom() != c.getAtom())
+      return emitOpError("lhs must be a tile in role a of '")
+             << c.getAtom() << "'";
+    if (a.getShape()[0] != 16)
+      return emitOpError("takes the subgroup's 16 rows of A, got ")
+             << a.getShape()[0];
+    k = a.getShape()[1];
+  } else {
+    if (!getLhsBuffer() || !getK())
+      return emitOpError("takes A from registers (lhs) or from workgroup "
+                         "memory (lhs_buffer and k)");
+    k = *getK();
+    if (k <= 0 || k % 16 != 0)
+      return emitOpError("k (") << k << ") must be a positive multiple of 16";
+    bool t = getLhsTransposed();
+    if (failed(verifyCoreMatrices(*this, "A", getLhsBuffer().getType(), elt,
+                                  t ? k : 64, t ? 64 : k)))
+      return failure();
+  }
+  bool t = getTransposed();
+  return verifyCoreMatrices(*this, "B", getBuffer().getType(), elt, t ? n : k,
+                            t ? k : n);
 }
 
 LogicalResult TileConvertOp::verify() {
@@ -636,6 +679,11 @@ LogicalResult TileMaskOp::verify() {
 }
 
 LogicalResult TileWriteOp::verify() {
+  MemRefType buf = getBuffer().getType();
+  if (buf.getRank() == 4 &&
+      (buf.getDimSize(2) != 8 || buf.getDimSize(3) != 8))
+    return emitOpError("writes a 4-D buffer of 8 x 8 core matrices, got ")
+           << buf;
   return verifyAccumulatorTile(*this, getValue().getType());
 }
 

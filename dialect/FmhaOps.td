@@ -215,33 +215,37 @@ def Fmha_WarpgroupMmaOp : Fmha_Op<"warpgroup_mma",
     D = A * B + C over a [64 x N] block of which the calling subgroup (one of
     the four consecutive subgroups of a warpgroup) holds rows [16 w, 16 w +
     16), w its rank in the warpgroup. `acc` holds those rows as N / 8
-    mma.sync m16n8 C fragments (lib/FragmentLayout), concatenated along n;
-    `lhs` holds, per k step of 16, its rows of A as an mma.sync m16n8k16 A
-    fragment; `descriptors` describe, per k step, the [16 x N] slice of B in
-    workgroup memory (the PTX wgmma matrix descriptor of core matrices, 8
-    rows of 16 bytes; with `mn_major_b` the core matrices run along n). All
-    four subgroups execute it with the same descriptors. `buffer` is the
-    workgroup buffer the descriptors point into: the op reads it (barrier
-    placement orders that read). The products run asynchronously: the
+    mma.sync m16n8 C fragments (lib/FragmentLayout), concatenated along n.
+    Per k step of 16, A is either the subgroup's rows as an mma.sync
+    m16n8k16 A fragment (`lhs`) or the whole [64 x 16] slice in workgroup
+    memory (`lhs_descriptors`), and `descriptors` describe the [16 x N] slice
+    of B there: PTX wgmma matrix descriptors of core matrices (8 rows of 16
+    bytes), which run along m (n) with `mn_major_a` (`mn_major_b`). All four
+    subgroups execute it with the same descriptors. `buffers` are the
+    workgroup buffers the descriptors point into: the op reads them (barrier
+    placement orders those reads). The products run asynchronously: the
     result is complete only after an `fmha.warpgroup_wait` on it.
     `fmha-lower-warpgroup-mma` turns it into a wgmma fence, wgmma.mma_async
     instructions and the commit of their group (sm_90a).
 
     ```mlir
-    %d = fmha.warpgroup_mma %acc, [%a0, %a1], [%d0, %d1] reads %buf
-        : vector<8xbf16>, memref<8x8x8x8xbf16, #gpu.address_space<workgroup>>
-          -> vector<32xf32>
+    %d = fmha.warpgroup_mma %acc, a [%a0, %a1 : vector<8xbf16>, vector<8xbf16>],
+        a_desc [], b_desc [%d0, %d1]
+        reads %buf : memref<8x8x8x8xbf16, #gpu.address_space<workgroup>>
+        -> vector<32xf32>
     ```
   }];
   let arguments = (ins VectorOfRankAndType<[1], [F32]>:$acc,
                        Variadic<VectorOfRankAndType<[1], [F16, BF16]>>:$lhs,
+                       Variadic<I64>:$lhs_descriptors,
                        Variadic<I64>:$descriptors,
-                       Arg<AnyMemRef, "", [MemRead]>:$buffer,
-                       UnitAttr:$mn_major_b);
+                       Arg<Variadic<AnyMemRef>, "", [MemRead]>:$buffers,
+                       UnitAttr:$mn_major_a, UnitAttr:$mn_major_b);
   let results = (outs VectorOfRankAndType<[1], [F32]>:$result);
   let assemblyFormat = [{
-    $acc `,` `[` $lhs `]` `,` `[` $descriptors `]` `reads` $buffer attr-dict
-    `:` type($lhs) `,` type($buffer) `->` type($result)
+    $acc `,` `a` `[` ($lhs^ `:` type($lhs))? `]` `,` `a_desc` `[`
+    $lhs_descriptors `]` `,` `b_desc` `[` $descriptors `]` `reads` $buffers
+    `:` type($buffers) attr-dict `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -253,7 +257,7 @@ def Fmha_WarpgroupWaitOp : Fmha_Op<"warpgroup_wait",
     The result of the `fmha.warpgroup_mma` that made `value`, complete: the
     calling subgroup waits until at most `pending` of the warpgroup products
     it issued after that one are still running. Until then the products
-    read `buffer` (barrier placement orders the reads here).
+    read `buffers` (barrier placement orders the reads here).
     `fmha-defer-warpgroup-waits` moves each wait to the first use of its
     result and counts `pending`; `fmha-lower-warpgroup-mma` makes it a
     wgmma.wait_group that the values pass through.
@@ -264,11 +268,11 @@ def Fmha_WarpgroupWaitOp : Fmha_Op<"warpgroup_wait",
     ```
   }];
   let arguments = (ins VectorOfRankAndType<[1], [F32]>:$value,
-                       Arg<AnyMemRef, "", [MemRead]>:$buffer,
+                       Arg<Variadic<AnyMemRef>, "", [MemRead]>:$buffers,
                        DefaultValuedAttr<I64Attr, "0">:$pending);
   let results = (outs VectorOfRankAndType<[1], [F32]>:$result);
   let assemblyFormat = [{
-    $value `reads` $buffer attr-dict `:` type($value) `,` type($buffer)
+    $value `reads` $buffers attr-dict `:` type($value) `,` type($buffers)
   }];
   let hasVerifier = 1;
 }
@@ -485,33 +489,42 @@ def Fmha_TileMmaOp : Fmha_TileOp<"mma", [Pure,
 }
 
 def Fmha_TileMmaWarpgroupOp : Fmha_TileOp<"mma_warpgroup",
-    [AllTypesMatch<["acc", "result"]>]> {
-  let summary = "acc + lhs * B, issued by a warpgroup, B in workgroup memory";
+    [AllTypesMatch<["acc", "result"]>, AttrSizedOperandSegments]> {
+  let summary = "acc + A * B, issued by a warpgroup, B in workgroup memory";
   let description = [{
     The product of `tile_mma` with B read by the matrix cores straight from
-    a workgroup buffer in core matrices: `buffer` is [R/8][C/8][8][8], element
-    (r, c) at `buffer[r / 8][c / 8][r % 8][c % 8]`. B[k][n] is element (row +
-    k, col + n), or (row + n, col + k) with `transposed`; `row` and `col` are
-    multiples of 8. `lhs` [16 x K] and `acc` [16 x N] are the calling
-    subgroup's rows of a [64 x K] and [64 x N] warpgroup block; the four
-    subgroups of a warpgroup run it together on the same B. `lhs` and `acc`
-    are tiles of an mma.sync atom (the subgroup's registers keep its layout).
+    a workgroup buffer of core matrices: [R/8][C/8][8][8], element (r, c) at
+    `[r / 8][c / 8][r % 8][c % 8]`. B[k][n] is element (row + k, col + n) of
+    `buffer`, or (row + n, col + k) with `transposed`. `acc` [16 x N] is the
+    calling subgroup's rows of the warpgroup's [64 x N] block; the four
+    subgroups of a warpgroup run the op together on the same B. A is either
+    `lhs`, the subgroup's [16 x K] rows in registers, or, from workgroup
+    memory too, the warpgroup's [64 x K] block of `lhs_buffer`: A[m][k] is
+    element (lhs_row + m, lhs_col + k), or (lhs_row + k, lhs_col + m) with
+    `lhs_transposed`, and `k` gives K. Rows and columns are multiples of 8.
+    The tiles are of
+    an mma.sync atom (the subgroup's registers keep its layout).
     `fmha-distribute-tiles` turns it into one `fmha.warpgroup_mma`.
 
     ```mlir
-    %s = fmha.tile_mma_warpgroup %k, %q[%c0, %c0], %z {transposed}
-        : !fmha.tile<16x128xbf16, a, "mma_sync_m16n8k16_bf16">,
-          memref<8x16x8x8xbf16, #gpu.address_space<workgroup>>
-          -> !fmha.tile<16x64xf32, c, "mma_sync_m16n8k16_bf16">
+    %s = fmha.tile_mma_warpgroup lhs %k : !fmha.tile<16x128xbf16, a, "mma_sync_m16n8k16_bf16">,
+        rhs %q[%c0, %c0] : memref<8x16x8x8xbf16, #gpu.address_space<workgroup>>,
+        acc %z {transposed} : !fmha.tile<16x64xf32, c, "mma_sync_m16n8k16_bf16">
     ```
   }];
-  let arguments = (ins Fmha_TileType:$lhs,
+  let arguments = (ins Optional<Fmha_TileType>:$lhs,
+                       Arg<Optional<AnyMemRef>, "", [MemRead]>:$lhs_buffer,
+                       Optional<Index>:$lhs_row, Optional<Index>:$lhs_col,
                        Arg<AnyMemRef, "", [MemRead]>:$buffer, Index:$row,
-                       Index:$col, Fmha_TileType:$acc, UnitAttr:$transposed);
+                       Index:$col, Fmha_TileType:$acc, UnitAttr:$transposed,
+                       UnitAttr:$lhs_transposed, OptionalAttr<I64Attr>:$k);
   let results = (outs Fmha_TileType:$result);
   let assemblyFormat = [{
-    $lhs `,` $buffer `[` $row `,` $col `]` `,` $acc attr-dict `:`
-    type($lhs) `,` type($buffer) `->` type($result)
+    (`lhs` $lhs^ `:` type($lhs) `,`)?
+    (`lhs_buffer` $lhs_buffer^ `[` $lhs_row `,` $lhs_col `]` `:`
+     type($lhs_buffer) `,`)?
+    `rhs` $buffer `[` $row `,` $col `]` `:` type($buffer) `,` `acc` $acc
+    attr-dict `:` type($acc)
   }];
   let hasVerifier = 1;
 }
@@ -669,12 +682,14 @@ def Fmha_TileMaskOp : Fmha_TileOp<"mask", [Pure,
 }
 
 def Fmha_TileWriteOp : Fmha_TileOp<"write"> {
-  let summary = "an accumulator tile written into a 2-D workgroup buffer";
+  let summary = "an accumulator tile written into a workgroup buffer";
   let description = [{
     Element (i, j) of the C tile goes to `buffer[row + i][col + j]`, or
     `buffer[row + j][col + i]` with `transposed`, in the buffer's element
     type; each lane writes its registers, runs contiguous in the buffer as
-    one vector store.
+    one vector store. A 4-D buffer holds [R/8][C/8][8][8] core matrices
+    (what warpgroup products read): element (r, c) is at `[r / 8][c / 8][r
+    % 8][c % 8]`.
 
     ```mlir
     fmha.tile_write %ds, %buf[%c0, %kv] lane %lane
@@ -683,7 +698,7 @@ def Fmha_TileWriteOp : Fmha_TileOp<"write"> {
     ```
   }];
   let arguments = (ins Fmha_TileType:$value,
-                       Arg<MemRefRankOf<[AnyFloat], [2]>, "", [MemWrite]>:$buffer,
+                       Arg<MemRefRankOf<[AnyFloat], [2, 4]>, "", [MemWrite]>:$buffer,
                        Index:$row, Index:$col, Index:$lane,
                        UnitAttr:$transposed);
   let assemblyFormat = [{

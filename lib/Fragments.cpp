@@ -134,6 +134,22 @@ void contract(OpBuilder &b, Location loc, const MatrixAtom &atom, AccTile &acc,
   }
 }
 
+SmallVector<Value> bufferIndices(OpBuilder &b, Location loc, Value buf, Value r,
+                                 Value c) {
+  if (cast<MemRefType>(buf.getType()).getRank() != 4)
+    return {r, c};
+  return coreMatrixIndices(b, loc, r, c);
+}
+
+SmallVector<Value> coreMatrixIndices(OpBuilder &b, Location loc, Value r,
+                                     Value c) {
+  Value c8 = constIndex(b, loc, 8);
+  return {arith::DivUIOp::create(b, loc, r, c8),
+          arith::DivUIOp::create(b, loc, c, c8),
+          arith::RemUIOp::create(b, loc, r, c8),
+          arith::RemUIOp::create(b, loc, c, c8)};
+}
+
 void storeAccTile(OpBuilder &b, Location loc, const MatrixAtom &atom,
                   const AccTile &tile, LaneCoords laneC, Value buf,
                   bool transposed, Value rowBase, Value colBase) {
@@ -165,9 +181,10 @@ void storeAccTile(OpBuilder &b, Location loc, const MatrixAtom &atom,
         Value part = run.length == regs
                          ? frag
                          : vector::ShuffleOp::create(b, loc, frag, frag, picks);
-        vector::StoreOp::create(
-            b, loc, part, buf,
-            ValueRange{addIdx(b, loc, r, run.row), addIdx(b, loc, c, run.col)});
+        vector::StoreOp::create(b, loc, part, buf,
+                                bufferIndices(b, loc, buf,
+                                              addIdx(b, loc, r, run.row),
+                                              addIdx(b, loc, c, run.col)));
         reg += run.length;
       }
     }

@@ -313,8 +313,17 @@ void contract(OpBuilder &b, Location loc, const MatrixAtom &atom, AccTile &acc,
               int64_t kSteps, llvm::function_ref<Value(int64_t, int64_t)> a,
               llvm::function_ref<Value(int64_t, int64_t)> bFrag);
 
+/// The indices of element (r, c) of a 2-D workgroup buffer, or of a
+/// [R/8][C/8][8][8] buffer of core matrices (warpgroup products' operands).
+SmallVector<Value> bufferIndices(OpBuilder &b, Location loc, Value buf, Value r,
+                                 Value c);
+/// [r / 8, c / 8, r % 8, c % 8]: element (r, c) among core matrices.
+SmallVector<Value> coreMatrixIndices(OpBuilder &b, Location loc, Value r,
+                                     Value c);
+
 /// Writes a C-layout tile holding X (rows x cols from the atom grid) into a
-/// row-major 2-D buffer: X[i][j] goes to buf[rowBase + i][colBase + j], or to
+/// row-major 2-D buffer (or one of core matrices, bufferIndices): X[i][j]
+/// goes to buf[rowBase + i][colBase + j], or to
 /// buf[rowBase + j][colBase + i] when `transposed`; converted to the buffer's
 /// element type.
 void storeAccTile(OpBuilder &b, Location loc, const MatrixAtom &atom,

@@ -54,6 +54,7 @@ namespace {
 /// (TiledConfig::buffers).
 enum WorkgroupBuffer {
   kKey,
+  kValue, ///< V [blockKv x Dv] (warpgroup products)
   kQuery,
   kGradOut,
   kQueryT,   ///< Q^T [Dqk x blockQ] (transposed copies)
@@ -80,9 +81,13 @@ struct TiledConfig {
   /// QueryPipelining::AsyncCopies: Q and dO tiles have two slots, the next
   /// block's rows land in one by cp.async while the other is read.
   bool asyncCopies = false;
-  /// WarpgroupMma::On: S^T, dP^T, dV and dK are warpgroup products reading
-  /// Q and dO, staged as core matrices, once per four subgroups.
+  /// WarpgroupMma::On: every product is a warpgroup product whose operands
+  /// from workgroup memory (K, V, Q, dO, dS^T, staged as core matrices) are
+  /// read once per four subgroups: S^T = K Q^T and dP^T = V dO^T, dV and dK
+  /// with P^T and dS^T from registers, and dQ = dS K, split over the
+  /// warpgroups as dqQGroups blocks of 64 query rows x the rest of Dqk.
   bool warpgroup = false;
+  int64_t dqQGroups = 1;
   int64_t blockQ = 0, blockKv = 0, numWarps = 0;
   int64_t lanes = 0; ///< lanes of a subgroup (= the atom's lanes)
   int64_t kvRowsPerWarp = 0;
@@ -97,13 +102,20 @@ struct TiledConfig {
   Type elt; ///< input element type (= fragment element type)
 
   int64_t threads() const { return numWarps * lanes; }
-  int64_t dqCols() const { return dqk / (numWarps / dqWarpRows); }
+  int64_t warpgroups() const { return numWarps / 4; }
+  int64_t dqCols() const {
+    return warpgroup ? dqk / (warpgroups() / dqQGroups)
+                     : dqk / (numWarps / dqWarpRows);
+  }
   /// The workgroup buffers in use, in KernelLaunch order: K [blockKv x Dqk]
   /// (unless in registers), Q [blockQ x Dqk], dO [blockQ x Dv] (two slots
   /// each with async copies) and, with transposed copies, their transposes;
   /// dS [blockQ x blockKv] (all in the input type, rows padded) and three
   /// f32 row vectors of statistics.
   SmallVector<WorkgroupBuffer> buffers() const {
+    if (warpgroup)
+      return {kKey,    kValue,     kQuery,     kGradOut,
+              kScores, kRowOffset, kRowInvSum, kRowDelta};
     if (transposedCopies)
       return {kQuery,  kGradOut,   kQueryT,    kGradOutT,
               kScores, kRowOffset, kRowInvSum, kRowDelta};
@@ -112,6 +124,9 @@ struct TiledConfig {
   MemRefType bufferType(MLIRContext *ctx, WorkgroupBuffer buf) const {
     auto tile = [&](int64_t r, int64_t c) {
       return MemRefType::get({r, c + pad}, elt);
+    };
+    auto coreMatrices = [&](int64_t r, int64_t c) {
+      return MemRefType::get({r / 8, c / 8, 8, 8}, elt);
     };
     // Q and dO: [r x (c + pad)] rows, or [r/8][c/8][8][8] core matrices;
     // two slots with async copies.
@@ -125,7 +140,9 @@ struct TiledConfig {
     };
     switch (buf) {
     case kKey:
-      return tile(blockKv, dqk);
+      return warpgroup ? coreMatrices(blockKv, dqk) : tile(blockKv, dqk);
+    case kValue:
+      return coreMatrices(blockKv, dv);
     case kQuery:
       return slotted(blockQ, dqk);
     case kGradOut:
@@ -134,8 +151,8 @@ struct TiledConfig {
       return tile(dqk, blockQ);
     case kGradOutT:
       return tile(dv, blockQ);
-    case kScores:
-      return tile(blockQ, blockKv);
+    case kScores: // dS, or dS^T with warpgroup products
+      return warpgroup ? coreMatrices(blockKv, blockQ) : tile(blockQ, blockKv);
     case kRowOffset:
     case kRowInvSum:
     case kRowDelta:
@@ -161,7 +178,7 @@ struct TiledConfig {
   int64_t liveRegisters() const {
     int64_t perWarpRows = kvRowsPerWarp;
     int64_t acc = perWarpRows * (dqk + dv) / lanes;
-    int64_t frags = perWarpRows * dv / lanes / 2;
+    int64_t frags = warpgroup ? 0 : perWarpRows * dv / lanes / 2;
     if (transposedCopies)
       frags += (perWarpRows * dqk + blockKv * dqCols()) / lanes / 2;
     int64_t scores = 2 * perWarpRows * blockQ / lanes;
@@ -266,16 +283,19 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
   bool rowsInChunks = hasUnitInnerStride(op.getQuery()) &&
                       hasUnitInnerStride(op.getGradOut()) &&
                       cfg.dqk % chunkElems == 0 && cfg.dv % chunkElems == 0;
+  bool kvRowsInChunks = rowsInChunks && hasUnitInnerStride(op.getKey()) &&
+                        hasUnitInnerStride(op.getValue());
   // Warpgroup products: the chip has them; the subgroups hold S^T in mma.sync
-  // accumulators that feed dV / dK themselves; Q and dO rows are copied in
-  // 16-byte chunks into core matrices. The tile shapes are checked per
-  // candidate.
+  // accumulators that feed dV / dK themselves; K, V, Q and dO rows are
+  // copied in 16-byte chunks into core matrices. The tile shapes are checked
+  // per candidate.
   bool warpgroupRequested = options.warpgroupMma == WarpgroupMma::On;
   bool warpgroupChip = options.chip && options.chip->warpgroupMma;
   bool warpgroupLayout =
       cfg.scoresTransposed && cfg.gradAtom == cfg.atom &&
       cfg.atom->family == MatrixAtom::Family::MmaSync && !cfg.transposedCopies;
-  if (warpgroupRequested && (!warpgroupChip || !warpgroupLayout || !rowsInChunks)) {
+  if (warpgroupRequested &&
+      (!warpgroupChip || !warpgroupLayout || !kvRowsInChunks)) {
     InFlightDiagnostic diag = op.emitOpError("warpgroup-mma=on needs ");
     if (!warpgroupChip)
       return diag << "a chip with warpgroup products (sm_90a), got "
@@ -283,11 +303,11 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
     if (!warpgroupLayout)
       return diag << "S^T tiles of mma.sync atoms (score-layout=kv-q, "
                      "operand-staging=transposing-reads)";
-    return diag << "Q and dO rows of consecutive elements and head dims in "
-                   "whole 16-byte chunks";
+    return diag << "Q, K, V and dO rows of consecutive elements and head "
+                   "dims in whole 16-byte chunks";
   }
   bool wantWarpgroup = options.warpgroupMma != WarpgroupMma::Off &&
-                       warpgroupChip && warpgroupLayout && rowsInChunks;
+                       warpgroupChip && warpgroupLayout && kvRowsInChunks;
   if (asyncRequested && !rowsInChunks)
     return op.emitOpError("query-pipelining=async-copies needs Q and dO rows "
                           "of consecutive elements and head dims in whole "
@@ -361,19 +381,25 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
       return failure();
     }
     cfg.dqWarpRows = *best;
-    // A warpgroup is four subgroups of 16 KV rows each (m64), multiplying
-    // by at most 256 columns (n).
+    // A warpgroup is four subgroups of 16 rows each (m64) multiplying by at
+    // most 256 columns (n): 64 KV rows of S^T, dP^T, dV and dK; of dQ, 64
+    // query rows by the columns its share of Dqk.
+    int64_t warpgroups = cfg.numWarps / 4;
+    cfg.dqQGroups = cfg.blockQ / 64;
     cfg.warpgroup = wantWarpgroup && cfg.numWarps % 4 == 0 &&
-                    cfg.kvRowsPerWarp == 16 && cfg.blockQ <= 256 &&
-                    cfg.dqk <= 256 && cfg.dv <= 256;
+                    cfg.kvRowsPerWarp == 16 && cfg.blockQ % 64 == 0 &&
+                    cfg.blockQ <= 256 && cfg.dqk <= 256 && cfg.dv <= 256 &&
+                    cfg.dqQGroups > 0 && warpgroups % cfg.dqQGroups == 0 &&
+                    cfg.dqk % (warpgroups / cfg.dqQGroups * 8) == 0;
     if (warpgroupRequested && !cfg.warpgroup) {
       if (report)
         op.emitOpError("warpgroup-mma=on: warpgroups of four subgroups with "
                        "16 KV rows each (num-warps a multiple of 4, block-kv "
-                       "= 16 * num-warps) and block-q and head dims of at "
+                       "= 16 * num-warps), block-q a multiple of 64 whose "
+                       "64-row blocks divide the warpgroups, head dims of at "
                        "most 256; got ")
             << cfg.numWarps << " subgroups of " << cfg.kvRowsPerWarp
-            << " rows";
+            << " rows, block-q " << cfg.blockQ;
       return failure();
     }
     // Every work-item issues as many 16-byte copies of each tile, and
@@ -480,16 +506,34 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                                        constIndex(b, loc, cfg.kvRowsPerWarp));
   Value kvWarp = arith::AddIOp::create(b, loc, kv0, warpKv);
   // This subgroup's block of dQ: rows [warpQ, +dqRows), cols [warpCol,
-  // +dqCols).
+  // +dqCols). Warpgroup products: warpgroup g takes 64 query rows (g %
+  // dqQGroups) by a share (g / dqQGroups) of Dqk, its subgroups 16 rows each.
   int64_t dqCols = cfg.dqCols();
-  int64_t dqRows = cfg.blockQ / cfg.dqWarpRows;
-  Value dqGridCols = constIndex(b, loc, cfg.numWarps / cfg.dqWarpRows);
-  Value gridRow = arith::DivUIOp::create(b, loc, warp, dqGridCols);
-  Value warpQ =
-      arith::MulIOp::create(b, loc, gridRow, constIndex(b, loc, dqRows));
-  Value gridCol = arith::RemUIOp::create(b, loc, warp, dqGridCols);
-  Value warpCol =
-      arith::MulIOp::create(b, loc, gridCol, constIndex(b, loc, dqCols));
+  int64_t dqRows = cfg.warpgroup ? 16 : cfg.blockQ / cfg.dqWarpRows;
+  Value warpQ, warpCol, wgQ, wgKv;
+  if (cfg.warpgroup) {
+    Value c4 = constIndex(b, loc, 4);
+    Value group = arith::DivUIOp::create(b, loc, warp, c4);
+    Value rank = arith::RemUIOp::create(b, loc, warp, c4);
+    Value qGroups = constIndex(b, loc, cfg.dqQGroups);
+    wgQ = arith::MulIOp::create(b, loc,
+                                arith::RemUIOp::create(b, loc, group, qGroups),
+                                constIndex(b, loc, 64));
+    warpQ = arith::AddIOp::create(
+        b, loc, wgQ,
+        arith::MulIOp::create(b, loc, rank, constIndex(b, loc, 16)));
+    warpCol = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, group, qGroups),
+        constIndex(b, loc, dqCols));
+    wgKv = arith::MulIOp::create(b, loc, group, constIndex(b, loc, 64));
+  } else {
+    Value dqGridCols = constIndex(b, loc, cfg.numWarps / cfg.dqWarpRows);
+    Value gridRow = arith::DivUIOp::create(b, loc, warp, dqGridCols);
+    warpQ = arith::MulIOp::create(b, loc, gridRow, constIndex(b, loc, dqRows));
+    Value gridCol = arith::RemUIOp::create(b, loc, warp, dqGridCols);
+    warpCol =
+        arith::MulIOp::create(b, loc, gridCol, constIndex(b, loc, dqCols));
+  }
 
   // The key side of the score products, [kv x depth] rows of K or V of the
   // subgroup: the A operand of S^T = K Q^T and dP^T = V dO^T, or,
@@ -516,7 +560,14 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     TileCopy(k, batch, headKv, sizes.seqK, cfg.blockKv, wg(kKey), Value(), tid,
              cfg.threads(), !target.host)
         .copy(b, loc, kv0);
-  Value vTile = loadTile(v, kvWarp, c0, !sT, keySideType(cfg.dv));
+  // Warpgroup products read V from workgroup memory too.
+  Value vTile;
+  if (cfg.warpgroup)
+    TileCopy(v, batch, headKv, sizes.seqK, cfg.blockKv, wg(kValue), Value(),
+             tid, cfg.threads(), /*alignedRows=*/true)
+        .copy(b, loc, kv0);
+  else
+    vTile = loadTile(v, kvWarp, c0, !sT, keySideType(cfg.dv));
   // dQ is computed as dQ^T = K^T dS^T where the atom's accumulator
   // registers run along its rows (MFMA): each lane's registers then hold
   // consecutive columns of a dQ row, which leave from one address (one
@@ -696,15 +747,17 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     // K Q^T and dP^T = V dO^T, or S = Q K^T and dP = dO V^T.
     int64_t sRowsN = sT ? kvRows : cfg.blockQ;
     int64_t sColsN = sT ? cfg.blockQ : kvRows;
-    auto scoreProduct = [&](Value queryBuf, Value keySide, int64_t depth) {
-      if (!keySide)
-        keySide = tiles.read(wg(kKey), warpKv, c0, /*transposed=*/!sT,
-                             keySideType(depth));
+    auto scoreProduct = [&](Value queryBuf, Value keySide, Value keyBuf,
+                            int64_t depth) {
       Value acc = zeroTile(sRowsN, sColsN, atom);
-      // B = Q^T: element (k = d, n = q) is Q's (q, d).
+      // The warpgroup's 64 KV rows of K (V) times B = Q^T (dO^T): element (k
+      // = d, n = q) is Q's (q, d).
       if (cfg.warpgroup)
-        return tiles.mmaWarpgroup(keySide, queryBuf, c0, c0,
-                                  /*transposed=*/true, acc);
+        return tiles.mmaWarpgroup({keyBuf, wgKv, c0}, depth,
+                                  {queryBuf, c0, c0, /*transposed=*/true}, acc);
+      if (!keySide)
+        keySide = tiles.read(keyBuf, warpKv, c0, /*transposed=*/!sT,
+                             keySideType(depth));
       // The query side (Q or dO rows): B = Q^T [d x q] of S^T, A [q x d] of
       // S.
       Value querySide =
@@ -715,8 +768,8 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       return sT ? tiles.mma(keySide, querySide, acc)
                 : tiles.mma(querySide, keySide, acc);
     };
-    Value sTile = scoreProduct(qBuf, kTile, cfg.dqk);
-    Value dpTile = scoreProduct(doBuf, vTile, cfg.dv);
+    Value sTile = scoreProduct(qBuf, kTile, wg(kKey), cfg.dqk);
+    Value dpTile = scoreProduct(doBuf, vTile, wg(kValue), cfg.dv);
 
     // P and dS = P (dP - delta) on the score tiles. The statistics of the
     // tile's queries (its columns with S^T, rows with S), read once per
@@ -763,7 +816,7 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
           scores);
       xT.setTransposed(!sT);
       if (cfg.warpgroup)
-        return tiles.mmaWarpgroup(xT, rhs, c0, c0, /*transposed=*/false, acc);
+        return tiles.mmaWarpgroup(xT, {rhs, c0, c0}, acc);
       int64_t depth = cast<fmha::TileType>(acc.getType()).getShape()[1];
       fmha::TileType rhsType =
           tileType(cfg.blockQ, depth, fmha::TileRole::b, gAtom);
@@ -773,12 +826,19 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       return tiles.mma(xT, rhsTile, acc);
     };
     dVi = accumulateFromScores(pTile, dVi, doBuf, wg(kGradOutT));
-    dKi = accumulateFromScores(dsTile, dKi, qBuf, wg(kQueryT));
+    // Warpgroup products run asynchronously and complete in order: dK is
+    // issued after dQ, so it runs during dQ's atomics.
+    if (!cfg.warpgroup)
+      dKi = accumulateFromScores(dsTile, dKi, qBuf, wg(kQueryT));
 
-    // dS into workgroup memory as [q][kv] (the A operand of dQ).
-    auto dsWrite = fmha::TileWriteOp::create(b, loc, dsTile, wg(kScores), c0,
-                                             warpKv, lane);
-    dsWrite.setTransposed(sT);
+    // dS into workgroup memory as [q][kv] (the A operand of dQ), or as the
+    // [kv][q] core matrices of dS^T that warpgroups read as A.
+    auto dsWrite = cfg.warpgroup
+                       ? fmha::TileWriteOp::create(b, loc, dsTile, wg(kScores),
+                                                   warpKv, c0, lane)
+                       : fmha::TileWriteOp::create(b, loc, dsTile, wg(kScores),
+                                                   c0, warpKv, lane);
+    dsWrite.setTransposed(sT && !cfg.warpgroup);
 
     // The next block's global loads, in flight during dQ.
     SmallVector<Value> next;
@@ -793,23 +853,32 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     // (the scale is applied once, when dQ is converted): A[q][kv] = dS,
     // B[kv][d] = K[kv][d]; or its transpose, A = K^T, B[kv][q] = dS^T read from
     // dS's [q][kv] copy.
-    // dS [q x kv] of the subgroup's rows, or dS^T read from the same copy.
-    Value dsT =
-        dqT ? tiles.read(wg(kScores), warpQ, c0, /*transposed=*/true,
-                         tileType(cfg.blockKv, dqRows, fmha::TileRole::b, atom))
-            : tiles.read(
-                  wg(kScores), warpQ, c0, /*transposed=*/false,
-                  tileType(dqRows, cfg.blockKv, fmha::TileRole::a, atom));
-    // K of the subgroup's dQ columns: in registers, or from K's copy.
-    Value kTileDq =
-        copiesT ? kDqTile : tiles.read(wg(kKey), c0, warpCol, dqT, kDqType);
-    Value dqTile =
-        dqT ? tiles.mma(kTileDq, dsT, zeroTile(dqCols, dqRows, atom))
-            : tiles.mma(dsT, kTileDq, zeroTile(dqRows, dqCols, atom));
+    Value dqTile;
+    if (cfg.warpgroup) {
+      // The warpgroup's 64 query rows: A[q][kv] = dS^T's (kv, q), B = K.
+      dqTile = tiles.mmaWarpgroup({wg(kScores), c0, wgQ, /*transposed=*/true},
+                                  cfg.blockKv, {wg(kKey), c0, warpCol},
+                                  zeroTile(dqRows, dqCols, atom));
+    } else {
+      // dS [q x kv] of the subgroup's rows, or dS^T read from the same copy.
+      Value dsT = dqT ? tiles.read(wg(kScores), warpQ, c0, /*transposed=*/true,
+                                   tileType(cfg.blockKv, dqRows,
+                                            fmha::TileRole::b, atom))
+                      : tiles.read(wg(kScores), warpQ, c0, /*transposed=*/false,
+                                   tileType(dqRows, cfg.blockKv,
+                                            fmha::TileRole::a, atom));
+      // K of the subgroup's dQ columns: in registers, or from K's copy.
+      Value kTileDq =
+          copiesT ? kDqTile : tiles.read(wg(kKey), c0, warpCol, dqT, kDqType);
+      dqTile = dqT ? tiles.mma(kTileDq, dsT, zeroTile(dqCols, dqRows, atom))
+                   : tiles.mma(dsT, kTileDq, zeroTile(dqRows, dqCols, atom));
+    }
     // dQ leaves in runs of registers consecutive along its rows: atomic adds
     // (a vector reduction where the chip has one), or one vector store per
     // run into this KV block's partials. Rows past Sq land in the buffers'
     // padding rows (whole query blocks), which nobody reads: no row check.
+    if (cfg.warpgroup)
+      dKi = accumulateFromScores(dsTile, dKi, qBuf, wg(kQueryT));
     Value warpRow0 = arith::AddIOp::create(b, loc, q0, warpQ);
     SmallVector<Value> dqAt{batch, warpRow0, headQ, warpCol};
     if (deterministic)

@@ -124,12 +124,20 @@ Value TileBuilder::mma(Value lhs, Value rhs, Value acc) const {
   return fmha::TileMmaOp::create(b, loc, acc.getType(), lhs, rhs, acc);
 }
 
-Value TileBuilder::mmaWarpgroup(Value lhs, Value buffer, Value row, Value col,
-                                bool transposed, Value acc) const {
-  auto op = fmha::TileMmaWarpgroupOp::create(b, loc, acc.getType(), lhs,
-                                             buffer, row, col, acc);
-  op.setTransposed(transposed);
-  return op;
+Value TileBuilder::mmaWarpgroup(Value lhs, const SharedOperand &rhs,
+                                Value acc) const {
+  return fmha::TileMmaWarpgroupOp::create(
+      b, loc, acc.getType(), lhs, Value(), Value(), Value(), rhs.buffer,
+      rhs.row, rhs.col, acc, rhs.transposed, /*lhs_transposed=*/false,
+      IntegerAttr());
+}
+
+Value TileBuilder::mmaWarpgroup(const SharedOperand &lhs, int64_t k,
+                                const SharedOperand &rhs, Value acc) const {
+  return fmha::TileMmaWarpgroupOp::create(
+      b, loc, acc.getType(), Value(), lhs.buffer, lhs.row, lhs.col, rhs.buffer,
+      rhs.row, rhs.col, acc, rhs.transposed, lhs.transposed,
+      b.getI64IntegerAttr(k));
 }
 
 Value TileBuilder::map(fmha::TileType resultType, ValueRange inputs,

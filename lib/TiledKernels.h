@@ -178,11 +178,7 @@ private:
                                 Value c) const {
     if (!coreMatrices)
       return {r, c};
-    Value c8 = constIndex(b, loc, 8);
-    return {arith::DivUIOp::create(b, loc, r, c8),
-            arith::DivUIOp::create(b, loc, c, c8),
-            arith::RemUIOp::create(b, loc, r, c8),
-            arith::RemUIOp::create(b, loc, c, c8)};
+    return coreMatrixIndices(b, loc, r, c);
   }
   /// The chunk's rows, one vector each.
   SmallVector<Value> loadChunk(OpBuilder &b, Location loc, Value chunk,
@@ -273,10 +269,18 @@ struct TileBuilder {
   Value read(Value buffer, Value row, Value col, bool transposed,
              fmha::TileType type) const;
   Value mma(Value lhs, Value rhs, Value acc) const;
-  /// acc + lhs * B with B [K x N] at (row, col) of a buffer of core matrices
-  /// ([N x K] there when `transposed`), issued by the warpgroup.
-  Value mmaWarpgroup(Value lhs, Value buffer, Value row, Value col,
-                     bool transposed, Value acc) const;
+  /// An operand of a warpgroup product in a buffer of core matrices: [R x
+  /// C] at (row, col), or its transpose.
+  struct SharedOperand {
+    Value buffer, row, col;
+    bool transposed = false;
+  };
+  /// acc + lhs * B, issued by the warpgroup: B [K x N] in workgroup memory,
+  /// A the subgroup's rows in registers, or the warpgroup's [64 x k] block
+  /// in workgroup memory too.
+  Value mmaWarpgroup(Value lhs, const SharedOperand &rhs, Value acc) const;
+  Value mmaWarpgroup(const SharedOperand &lhs, int64_t k,
+                     const SharedOperand &rhs, Value acc) const;
   /// An elementwise map of `inputs` into `resultType`: `fn` gets the body's
   /// f32 arguments and returns the element.
   Value map(fmha::TileType resultType, ValueRange inputs,

@@ -52,18 +52,21 @@ void defer(WarpgroupWaitOp wait) {
         user->getNumRegions() == 0)
       if (Operation *at = firstUser(user))
         user->moveBefore(at);
-  rocke::WorkgroupAccess read =
-      rocke::workgroupAccessOf(wait.getBuffer(), /*write=*/false);
+  rocke::WorkgroupAccesses reads;
+  for (Value buffer : wait.getBuffers())
+    reads.push_back(rocke::workgroupAccessOf(buffer, /*write=*/false));
   auto usesResult = [&](Operation &op) {
     return llvm::any_of(wait->getUsers(), [&](Operation *user) {
       return block->findAncestorOpInBlock(*user) == &op;
     });
   };
   auto overwritesOperand = [&](Operation &op) {
-    return llvm::any_of(rocke::allWorkgroupAccesses(&op),
-                        [&](const rocke::WorkgroupAccess &a) {
-                          return a.conflicts(read);
-                        });
+    return llvm::any_of(
+        rocke::allWorkgroupAccesses(&op), [&](const rocke::WorkgroupAccess &a) {
+          return llvm::any_of(reads, [&](const rocke::WorkgroupAccess &r) {
+            return a.conflicts(r);
+          });
+        });
   };
   Operation *stop = nullptr;
   for (Operation &op : llvm::make_range(std::next(wait->getIterator()),
@@ -89,6 +92,25 @@ void defer(WarpgroupWaitOp wait) {
   wait.setPending(std::min(pending, kMaxPending));
 }
 
+/// After a wait at most its `pending` groups are in flight, plus those issued
+/// since: a later wait that allows more waits for nothing. Lowering such a
+/// wait's count to that bound keeps the counts of a block from rising,
+/// which ptxas needs to keep the products asynchronous (else it serialises
+/// them all, C7514).
+void clampPending(Block &block) {
+  std::optional<uint64_t> inFlight;
+  for (Operation &op : block) {
+    if (isa<WarpgroupMmaOp>(op) && inFlight)
+      ++*inFlight;
+    auto wait = dyn_cast<WarpgroupWaitOp>(op);
+    if (!wait)
+      continue;
+    if (inFlight && wait.getPending() > *inFlight)
+      wait.setPending(*inFlight);
+    inFlight = wait.getPending();
+  }
+}
+
 struct DeferWarpgroupWaitsPass
     : rocke::impl::DeferWarpgroupWaitsBase<DeferWarpgroupWaitsPass> {
   void runOnOperation() override {
@@ -96,6 +118,10 @@ struct DeferWarpgroupWaitsPass
     getOperation()->walk([&](WarpgroupWaitOp wait) { waits.push_back(wait); });
     for (WarpgroupWaitOp wait : waits)
       defer(wait);
+    llvm::SmallPtrSet<Block *, 4> blocks;
+    for (WarpgroupWaitOp wait : waits)
+      if (blocks.insert(wait->getBlock()).second)
+        clampPending(*wait->getBlock());
   }
 };
 

@@ -248,20 +248,42 @@ struct DistributeMmaWarpgroup
   matchAndRewrite(fmha::TileMmaWarpgroupOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    TileType a = op.getLhs().getType(), c = op.getType();
-    int64_t kSteps = a.getColAtoms();
-    std::optional<TileReader> lhsReader = reread(rewriter, loc, op.getLhs());
-    Value buffer = single(adaptor.getBuffer());
+    TileType c = op.getType();
+    // Per k step of 16: A's fragment (registers) or descriptor (workgroup
+    // memory), and B's descriptor.
+    SmallVector<Value> lhs, lhsDescriptors, descriptors;
+    SmallVector<Value> buffers{single(adaptor.getBuffer())};
     Value row = single(adaptor.getRow()), col = single(adaptor.getCol());
-    bool kAlongRows = !op.getTransposed();
-    SmallVector<Value> lhs, descriptors;
+    bool bKAlongRows = !op.getTransposed();
+    bool aMnMajor = op.getLhsTransposed();
+    int64_t kSteps;
+    std::optional<TileReader> lhsReader =
+        op.getLhs() ? reread(rewriter, loc, op.getLhs()) : std::nullopt;
+    Value lhsBuffer, lhsRow, lhsCol;
+    if (op.getLhs()) {
+      kSteps = op.getLhs().getType().getColAtoms();
+    } else {
+      kSteps = *op.getK() / 16;
+      lhsBuffer = single(adaptor.getLhsBuffer());
+      lhsRow = single(adaptor.getLhsRow());
+      lhsCol = single(adaptor.getLhsCol());
+      buffers.push_back(lhsBuffer);
+    }
     for (int64_t ki = 0; ki < kSteps; ++ki) {
-      lhs.push_back(lhsReader ? lhsReader->read(rewriter, loc, 0, ki)
-                              : adaptor.getLhs()[ki]);
-      Value k0 = addIdx(rewriter, loc, kAlongRows ? row : col, ki * 16);
+      if (lhsBuffer) {
+        // A[m][k]: k along the buffer's columns, or its rows (MN-major).
+        Value k0 = addIdx(rewriter, loc, aMnMajor ? lhsRow : lhsCol, ki * 16);
+        lhsDescriptors.push_back(coreMatrixDescriptor(
+            rewriter, loc, lhsBuffer, aMnMajor ? k0 : lhsRow,
+            aMnMajor ? lhsCol : k0, /*kAlongRows=*/aMnMajor));
+      } else {
+        lhs.push_back(lhsReader ? lhsReader->read(rewriter, loc, 0, ki)
+                                : adaptor.getLhs()[ki]);
+      }
+      Value k0 = addIdx(rewriter, loc, bKAlongRows ? row : col, ki * 16);
       descriptors.push_back(coreMatrixDescriptor(
-          rewriter, loc, buffer, kAlongRows ? k0 : row, kAlongRows ? col : k0,
-          kAlongRows));
+          rewriter, loc, buffers.front(), bKAlongRows ? k0 : row,
+          bKAlongRows ? col : k0, bKAlongRows));
     }
     // The subgroup's accumulator fragments are one wgmma accumulator.
     ValueRange accAtoms = adaptor.getAcc();
@@ -269,11 +291,11 @@ struct DistributeMmaWarpgroup
     Value acc = gatherElements(
         rewriter, loc, SmallVector<Value>(accAtoms),
         llvm::to_vector(llvm::seq<int64_t>(0, perAtom * accAtoms.size())));
-    Value issued = fmha::WarpgroupMmaOp::create(
-        rewriter, loc, acc.getType(), acc, lhs, descriptors, buffer,
-        kAlongRows);
+    auto issued = fmha::WarpgroupMmaOp::create(
+        rewriter, loc, acc.getType(), acc, lhs, lhsDescriptors, descriptors,
+        buffers, aMnMajor && lhsBuffer, bKAlongRows);
     Value d = fmha::WarpgroupWaitOp::create(rewriter, loc, acc.getType(),
-                                            issued, buffer);
+                                            issued, buffers);
     SmallVector<Value> atoms;
     for (int64_t i = 0; i < int64_t(accAtoms.size()); ++i)
       atoms.push_back(vector::ExtractStridedSliceOp::create(

@@ -28,28 +28,40 @@ using namespace mlir;
 
 namespace {
 
-/// The PTX of one m64nNk16 product with A from registers: operands
-/// {d0..d(regs-1)}, {a0..a3}, the B descriptor, and the scale-d flag (0: D
-/// = A * B, 1: D += A * B); the accumulator inputs are tied to the outputs.
-std::string wgmmaPtx(int64_t regs, Type elt, bool mnMajorB) {
+/// The PTX of one m64nNk16 product: operands {d0..d(regs-1)}, then A (four
+/// registers {a0..a3}, or a descriptor) and the B descriptor; the
+/// accumulator inputs are tied to the outputs. `accumulate`: D += A * B,
+/// else D = A * B (scale-d, a constant predicate: ptxas then knows the first
+/// step reads no accumulator). A descriptor's core matrices run along m
+/// with `mnMajorA`.
+std::string wgmmaPtx(int64_t regs, Type elt, bool aInRegisters, bool mnMajorA,
+                     bool mnMajorB, bool accumulate) {
+  int64_t aOperands = aInRegisters ? 4 : 1;
   std::string ptx;
   llvm::raw_string_ostream os(ptx);
-  os << "{\n.reg .pred p;\nsetp.ne.b32 p, $" << regs + 5
+  os << "{\n.reg .pred p;\nsetp.ne.b32 p, " << (accumulate ? 1 : 0)
      << ", 0;\nwgmma.mma_async.sync.aligned.m64n" << regs * 2 << "k16.f32."
      << (elt.isBF16() ? "bf16.bf16" : "f16.f16") << " {";
   for (int64_t i = 0; i < regs; ++i)
     os << (i ? ", $" : "$") << i;
-  os << "}, {$" << regs << ", $" << regs + 1 << ", $" << regs + 2 << ", $"
-     << regs + 3 << "}, $" << regs + 4 << ", p, 1, 1, " << (mnMajorB ? 1 : 0)
-     << ";\n}";
+  os << "}, ";
+  if (aInRegisters)
+    os << "{$" << regs << ", $" << regs + 1 << ", $" << regs + 2 << ", $"
+       << regs + 3 << "}";
+  else
+    os << "$" << regs;
+  os << ", $" << regs + aOperands << ", p, 1, 1, ";
+  if (!aInRegisters)
+    os << (mnMajorA ? 1 : 0) << ", ";
+  os << (mnMajorB ? 1 : 0) << ";\n}";
   return ptx;
 }
 
-std::string wgmmaConstraints(int64_t regs) {
+std::string wgmmaConstraints(int64_t regs, bool aInRegisters) {
   std::string constraints;
   for (int64_t i = 0; i < regs; ++i)
     constraints += "=f,";
-  constraints += "r,r,r,r,l,r";
+  constraints += aInRegisters ? "r,r,r,r,l" : "l,l";
   for (int64_t i = 0; i < regs; ++i)
     constraints += "," + std::to_string(i);
   return constraints;
@@ -65,7 +77,9 @@ struct LowerWarpgroupMmaPattern
     Type f32 = rewriter.getF32Type(), i32 = rewriter.getI32Type();
     VectorType accType = op.getAcc().getType();
     int64_t regs = accType.getNumElements();
-    Type elt = cast<VectorType>(op.getLhs().front().getType()).getElementType();
+    Type elt =
+        cast<MemRefType>(op.getBuffers().front().getType()).getElementType();
+    bool aInRegisters = !op.getLhs().empty();
     auto scalars = [&](Value v) {
       SmallVector<Value> out;
       for (int64_t i = 0, e = cast<VectorType>(v.getType()).getNumElements();
@@ -73,33 +87,32 @@ struct LowerWarpgroupMmaPattern
         out.push_back(vector::ExtractOp::create(rewriter, loc, v, i));
       return out;
     };
-    std::string ptx = wgmmaPtx(regs, elt, op.getMnMajorB());
-    std::string constraints = wgmmaConstraints(regs);
+    std::string constraints = wgmmaConstraints(regs, aInRegisters);
     auto resultType =
         LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(regs, f32));
     auto dialect = LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT);
-    Value accumulate = LLVM::ConstantOp::create(rewriter, loc, i32, 1);
     auto regPairs = VectorType::get({4}, i32);
 
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
-    // A product from a zero accumulator starts with scale-d = 0 (D = A * B)
-    // on registers nobody set: no zeroing moves, and no register that other
-    // code reads is an accumulator in flight.
+    // A product from a zero accumulator starts with D = A * B on registers
+    // nobody set: no zeroing moves.
     SmallVector<Value> acc;
-    Value scaleD = accumulate;
-    if (matchPattern(op.getAcc(), m_AnyZeroFloat())) {
-      acc.assign(regs, LLVM::PoisonOp::create(rewriter, loc, f32));
-      scaleD = LLVM::ConstantOp::create(rewriter, loc, i32, 0);
-    } else {
+    bool accumulate = !matchPattern(op.getAcc(), m_AnyZeroFloat());
+    if (accumulate)
       acc = scalars(op.getAcc());
-    }
-    for (auto [a, desc] : llvm::zip(op.getLhs(), op.getDescriptors())) {
-      SmallVector<Value> operands =
-          scalars(vector::BitCastOp::create(rewriter, loc, regPairs, a));
+    else
+      acc.assign(regs, LLVM::PoisonOp::create(rewriter, loc, f32));
+    for (auto [k, desc] : llvm::enumerate(op.getDescriptors())) {
+      SmallVector<Value> operands;
+      if (aInRegisters)
+        operands = scalars(
+            vector::BitCastOp::create(rewriter, loc, regPairs, op.getLhs()[k]));
+      else
+        operands.push_back(op.getLhsDescriptors()[k]);
       operands.push_back(desc);
-      operands.push_back(scaleD);
-      scaleD = accumulate;
       operands.append(acc);
+      std::string ptx = wgmmaPtx(regs, elt, aInRegisters, op.getMnMajorA(),
+                                 op.getMnMajorB(), accumulate || k > 0);
       auto step = LLVM::InlineAsmOp::create(
           rewriter, loc, resultType, operands, ptx, constraints,
           /*has_side_effects=*/true, /*is_align_stack=*/false,

@@ -348,7 +348,9 @@ def DeferWarpgroupWaits : Pass<"fmha-defer-warpgroup-waits"> {
     wait down its block to the first op that uses the result, writes
     workgroup memory the product reads, or ends the block, and sets its
     `pending` to the products issued in between (certainly issued, so
-    waiting until that many are left completes it). Run before
+    waiting until that many are left completes it), lowered where an
+    earlier wait of the block already bounds what is in flight (ptxas
+    serialises the products of a kernel whose counts rise). Run before
     fmha-place-workgroup-barriers, which orders the product's reads at the
     wait.
   }];

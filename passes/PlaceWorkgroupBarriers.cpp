@@ -104,7 +104,9 @@ public:
 
   void run() {
     func.walk([&](rocke::fmha::WarpgroupMmaOp mma) {
-      addAll(asyncProxyReads, {rocke::workgroupAccessOf(mma.getBuffer(), /*write=*/false)});
+      for (Value buffer : mma.getBuffers())
+        addAll(asyncProxyReads,
+               {rocke::workgroupAccessOf(buffer, /*write=*/false)});
     });
     State state;
     walkBlock(func.getBody().front(), state);
