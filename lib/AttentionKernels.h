@@ -51,8 +51,8 @@ enum class OperandStaging { Auto, TransposingReads, TransposedCopies };
 ///   AsyncCopies: 16-byte cp.async copies (nvgpu.device_async_copy) straight
 ///     into the other half of double-buffered Q / dO tiles, issued at the top
 ///     of the iteration and waited for at the top of the next (NVIDIA).
-/// Auto: AsyncCopies on NVIDIA chips (all supported ones are sm_80+) where
-/// the tiles allow it, else Registers.
+/// Auto: AsyncCopies with warpgroup products (WarpgroupMma) where the tiles
+/// allow it, else Registers.
 enum class QueryPipelining { Auto, Registers, AsyncCopies };
 
 /// How the tiled backward issues the products whose B operand is a Q or dO

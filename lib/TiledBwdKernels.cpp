@@ -312,10 +312,6 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
     return op.emitOpError("query-pipelining=async-copies needs Q and dO rows "
                           "of consecutive elements and head dims in whole "
                           "16-byte chunks");
-  // auto stays with registers: on the H200 async copies were 3-6 % slower
-  // with causal masks and within 4 % either way without (docs/BENCHMARKS.md
-  // run 13).
-  bool wantAsync = asyncRequested;
   if (options.numWarps < 0 || options.blockKv < 0 || options.blockQ < 0)
     return op.emitOpError("block sizes and num-warps must be positive or 0 "
                           "(auto)");
@@ -405,6 +401,13 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
     // Every work-item issues as many 16-byte copies of each tile, and
     // prefetches the statistics of at most one row.
     int64_t threads = cfg.threads();
+    // auto: async copies with warpgroup products (on the H200 4-9 % faster
+    // than registers, which also spilled: docs/BENCHMARKS.md run 19), else
+    // registers (async copies were 3-6 % slower with causal masks and within
+    // 4 % either way without: run 13).
+    bool wantAsync =
+        asyncRequested ||
+        (options.queryPipelining == QueryPipelining::Auto && cfg.warpgroup);
     cfg.asyncCopies = wantAsync && cfg.blockQ <= threads &&
                       cfg.blockQ * cfg.dqk / chunkElems % threads == 0 &&
                       cfg.blockQ * cfg.dv / chunkElems % threads == 0;

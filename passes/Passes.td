@@ -250,8 +250,8 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
            "dO rows",
            [{::llvm::cl::values(
              clEnumValN(::rocke::QueryPipelining::Auto, "auto",
-                        "registers (async copies measured slower with "
-                        "causal masks on the H200)"),
+                        "async-copies with warpgroup products, else "
+                        "registers (measured faster so on the H200)"),
              clEnumValN(::rocke::QueryPipelining::Registers, "registers",
                         "global loads into registers, stored to workgroup "
                         "memory at the next iteration"),

@@ -341,12 +341,12 @@ struct BwdPipelineOptions
   Option<rocke::QueryPipelining> queryPipelining{
       *this, "query-pipelining",
       llvm::cl::desc("next query block's Q / dO (tiled): registers or "
-                     "async-copies; auto = registers"),
+                     "async-copies; auto: see below"),
       llvm::cl::init(rocke::QueryPipelining::Auto),
       llvm::cl::values(
           clEnumValN(rocke::QueryPipelining::Auto, "auto",
-                     "registers (async copies measured slower with causal "
-                     "masks on the H200)"),
+                     "async-copies with warpgroup products, else "
+                     "registers (measured faster so on the H200)"),
           clEnumValN(rocke::QueryPipelining::Registers, "registers",
                      "register staging"),
           clEnumValN(rocke::QueryPipelining::AsyncCopies, "async-copies",
