@@ -215,6 +215,15 @@ Value MaskBuilder::isVisible(OpBuilder &b, Location loc, Value q,
   return visible;
 }
 
+Value MaskBuilder::isBlockVisible(OpBuilder &b, Location loc, Value qFirst,
+                                  Value qLast, Value kFirst,
+                                  Value kLast) const {
+  return arith::AndIOp::create(
+      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, kLast, seqK),
+      arith::AndIOp::create(b, loc, isVisible(b, loc, qLast, kFirst),
+                            isVisible(b, loc, qFirst, kLast)));
+}
+
 Value MaskBuilder::isVisibleAt(OpBuilder &b, Location loc, Value keyMinusQuery,
                                ArrayRef<int64_t> deltas) const {
   auto type = VectorType::get({int64_t(deltas.size())}, b.getIndexType());

@@ -161,6 +161,13 @@ public:
   mlir::Value isVisibleAt(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Value keyMinusQuery,
                           llvm::ArrayRef<int64_t> deltas) const;
+  /// i1: every pair of queries [qFirst, qLast] x keys [kFirst, kLast] is
+  /// visible and kLast < Sk, so the block needs no element mask. The band is
+  /// convex: its extreme pairs are the corners (qLast, kFirst) and (qFirst,
+  /// kLast).
+  mlir::Value isBlockVisible(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value qFirst, mlir::Value qLast,
+                             mlir::Value kFirst, mlir::Value kLast) const;
   /// Keys [kLo, kHi) that any query of [qLo, qHi) sees, clamped to [0, Sk);
   /// kHi >= kLo always (an empty range means the queries see nothing). For a
   /// single query (qHi = qLo + 1) the range is exact: no element mask needed.

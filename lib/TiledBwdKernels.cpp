@@ -88,6 +88,11 @@ struct TiledConfig {
   /// warpgroups as dqQGroups blocks of 64 query rows x the rest of Dqk.
   bool warpgroup = false;
   int64_t dqQGroups = 1;
+  /// Blocks that the mask band and Sk leave whole skip the mask's selects
+  /// (a branch per block): 3-7 % faster on the H200 (docs/BENCHMARKS.md run
+  /// 20). Not on AMD chips, where it is unmeasured and the hot-loop budgets
+  /// (test/ISA/bwd-tiled-budget.mlir), which count both paths, would fall.
+  bool maskOnlyCutBlocks = false;
   int64_t blockQ = 0, blockKv = 0, numWarps = 0;
   int64_t lanes = 0; ///< lanes of a subgroup (= the atom's lanes)
   int64_t kvRowsPerWarp = 0;
@@ -262,6 +267,7 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
        (cfg.atom->family == MatrixAtom::Family::MfmaSquare ||
         cfg.atom->family == MatrixAtom::Family::MfmaWideK));
   cfg.lanes = cfg.atom->lanes;
+  cfg.maskOnlyCutBlocks = !(options.chip && options.chip->isAmd());
   cfg.dqk = sizes.headDimQk;
   cfg.dv = sizes.headDimV;
   cfg.group = sizes.groupSize();
@@ -794,12 +800,28 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       return x.size() == 3 ? arith::MulFOp::create(b, loc, e, x[2]) : e;
     });
     // Keys past Sk and, with a mask, invisible pairs get P = 0 (queries past
-    // Sq already have: their offset is +inf).
-    auto masked =
-        fmha::TileMaskOp::create(b, loc, scoreType, pTile, q0, kvWarp, lane,
-                                 sizes.seqQ, sizes.seqK, maskAttr,
-                                 /*keys_along_rows=*/sT, APFloat(0.0f));
-    pTile = masked;
+    // Sq already have: their offset is +inf); with maskOnlyCutBlocks only in
+    // blocks that hold any for the subgroup's keys.
+    auto maskScores = [&](OpBuilder &bb) -> Value {
+      return fmha::TileMaskOp::create(bb, loc, scoreType, pTile, q0, kvWarp,
+                                      lane, sizes.seqQ, sizes.seqK, maskAttr,
+                                      /*keys_along_rows=*/sT, APFloat(0.0f));
+    };
+    if (cfg.maskOnlyCutBlocks) {
+      Value whole = mask.isBlockVisible(
+          b, loc, q0, addIdx(b, loc, q0, cfg.blockQ - 1), kvWarp,
+          addIdx(b, loc, kvWarp, kvRows - 1));
+      auto ifMasked = scf::IfOp::create(b, loc, TypeRange{scoreType}, whole,
+                                        /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard g3(b);
+      b.setInsertionPointToStart(ifMasked.thenBlock());
+      scf::YieldOp::create(b, loc, pTile);
+      b.setInsertionPointToStart(ifMasked.elseBlock());
+      scf::YieldOp::create(b, loc, maskScores(b));
+      pTile = ifMasked.getResult(0);
+    } else {
+      pTile = maskScores(b);
+    }
     Value dsTile = tiles.map(
         scoreType, {pTile, dpTile, queryStats(kRowDelta)},
         [&](ValueRange x) -> Value {

@@ -404,12 +404,9 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     // Keys past Sk and pairs the band hides score -inf: only in blocks that
     // hold any for the subgroup's queries (the band is convex, so its
     // extreme pairs are the block's corners); the others skip the selects.
-    Value qLast = addIdx(b, loc, qWarp, rows - 1);
-    Value kLast = addIdx(b, loc, k0, cfg.blockKv - 1);
-    Value whole = arith::AndIOp::create(
-        b, loc, cmp(b, loc, arith::CmpIPredicate::ult, kLast, sizes.seqK),
-        arith::AndIOp::create(b, loc, mask.isVisible(b, loc, qLast, k0),
-                              mask.isVisible(b, loc, qWarp, kLast)));
+    Value whole = mask.isBlockVisible(b, loc, qWarp,
+                                      addIdx(b, loc, qWarp, rows - 1), k0,
+                                      addIdx(b, loc, k0, cfg.blockKv - 1));
     auto ifMasked = scf::IfOp::create(b, loc, TypeRange{scoreType}, whole,
                                       /*withElseRegion=*/true);
     {
