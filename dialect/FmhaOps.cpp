@@ -321,15 +321,29 @@ LogicalResult WarpgroupMmaOp::verify() {
            << " A descriptors and " << steps << " B descriptors";
   if (getBuffers().empty())
     return emitOpError("names the workgroup buffers it reads");
+  // One 16-bit input type, the PTX instruction's: in the buffers and the A
+  // fragments.
+  Type elt = cast<MemRefType>(getBuffers().front().getType()).getElementType();
+  if (!elt.isF16() && !elt.isBF16())
+    return emitOpError("multiplies f16 or bf16 operands, got ") << elt;
+  for (Value buffer : getBuffers()) {
+    auto type = cast<MemRefType>(buffer.getType());
+    auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace());
+    if (!space || space.getValue() != gpu::AddressSpace::Workgroup)
+      return emitOpError("reads workgroup buffers, got ") << type;
+    if (type.getElementType() != elt)
+      return emitOpError("buffers of one element type, got ")
+             << elt << " and " << type.getElementType();
+  }
   if (getMnMajorA() && getLhsDescriptors().empty())
     return emitOpError("mn_major_a describes A in workgroup memory");
   if (!getLhs().empty()) {
-    Type elt = cast<VectorType>(getLhs().front().getType()).getElementType();
     for (Value a : getLhs()) {
       auto type = cast<VectorType>(a.getType());
       if (type.getNumElements() != 8 || type.getElementType() != elt)
         return emitOpError("A fragments are vector<8x")
-               << elt << "> (mma.sync m16n8k16), got " << type;
+               << elt << "> (mma.sync m16n8k16, the buffers' type), got "
+               << type;
     }
   }
   // The subgroup's 16 rows of N columns: N / 8 fragments of 4.

@@ -13,7 +13,7 @@
 #include "passes/Passes.h"
 #include "passes/WorkgroupAccess.h"
 
-#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 namespace rocke {
 #define GEN_PASS_DEF_DEFERWARPGROUPWAITS
@@ -45,11 +45,11 @@ Operation *firstUser(Operation *op) {
 
 void defer(WarpgroupWaitOp wait) {
   Block *block = wait->getBlock();
-  // The pure ops that take the result apart (fragment slices) go down to
-  // their own first users first, so they do not hold the wait up.
+  // The ops that take the result apart (fragment slices) go down to their
+  // own first users first, so they do not hold the wait up.
   for (Operation *user : llvm::make_early_inc_range(wait->getUsers()))
-    if (user->getBlock() == block && isPure(user) &&
-        user->getNumRegions() == 0)
+    if (user->getBlock() == block &&
+        isa<vector::ExtractStridedSliceOp, vector::ExtractOp>(user))
       if (Operation *at = firstUser(user))
         user->moveBefore(at);
   rocke::WorkgroupAccesses reads;

@@ -285,12 +285,22 @@ struct DistributeMmaWarpgroup
           rewriter, loc, buffers.front(), bKAlongRows ? k0 : row,
           bKAlongRows ? col : k0, bKAlongRows));
     }
-    // The subgroup's accumulator fragments are one wgmma accumulator.
+    // The subgroup's accumulator fragments are one wgmma accumulator (a
+    // zero constant for a fresh product, which the lowering starts with D =
+    // A * B).
     ValueRange accAtoms = adaptor.getAcc();
     int64_t perAtom = c.getFragmentType().getNumElements();
-    Value acc = gatherElements(
-        rewriter, loc, SmallVector<Value>(accAtoms),
-        llvm::to_vector(llvm::seq<int64_t>(0, perAtom * accAtoms.size())));
+    auto accType = VectorType::get({perAtom * int64_t(accAtoms.size())},
+                                   rewriter.getF32Type());
+    Value acc;
+    if (llvm::all_of(accAtoms,
+                     [](Value v) { return matchPattern(v, m_AnyZeroFloat()); }))
+      acc = arith::ConstantOp::create(rewriter, loc, accType,
+                                      rewriter.getZeroAttr(accType));
+    else
+      acc = gatherElements(
+          rewriter, loc, SmallVector<Value>(accAtoms),
+          llvm::to_vector(llvm::seq<int64_t>(0, accType.getNumElements())));
     auto issued = fmha::WarpgroupMmaOp::create(
         rewriter, loc, acc.getType(), acc, lhs, lhsDescriptors, descriptors,
         buffers, aMnMajor && lhsBuffer, bKAlongRows);

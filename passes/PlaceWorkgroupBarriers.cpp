@@ -30,8 +30,8 @@
 //    bounds, ...) may be executed by a part of the workgroup only: its
 //    accesses count as one access of the op, and a barrier goes before it,
 //    never inside.
-// Existing barriers are kept and clear the state. A barrier placed while
-// writes to bytes the matrix cores read through the async proxy
+// Existing barriers are kept and clear the state. A barrier placed (or
+// found) while writes to bytes the matrix cores read through the async proxy
 // (fmha.warpgroup_mma: wgmma reads its B operand so) are pending is preceded
 // by fence.proxy.async.shared::cta, which makes them visible to that proxy.
 //
@@ -171,11 +171,7 @@ private:
     });
     if (!conflict)
       return;
-    // Writes the matrix cores will read through the async proxy.
-    bool crossesProxy = llvm::any_of(pending, [&](const Access &p) {
-      return llvm::any_of(asyncProxyReads,
-                          [&](const Access &r) { return r.conflicts(p); });
-    });
+    bool fence = crossesProxy(pending);
     pending.clear();
     if (!insert)
       return;
@@ -189,15 +185,28 @@ private:
       b.setInsertionPointAfter(last);
     else
       b.setInsertionPointToStart(op->getBlock());
-    // Ordinary writes become visible to the async proxy (wgmma's reads)
-    // through a proxy fence by the writers, before the barrier.
-    if (crossesProxy)
-      NVVM::FenceProxyOp::create(
-          b, op->getLoc(),
-          NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
-          NVVM::SharedSpaceAttr::get(b.getContext(),
-                                     NVVM::SharedSpace::shared_cta));
+    if (fence)
+      createProxyFence(b, op->getLoc());
     gpu::BarrierOp::create(b, op->getLoc());
+  }
+
+  /// Some pending access writes bytes the matrix cores read through the
+  /// async proxy (fmha.warpgroup_mma).
+  bool crossesProxy(ArrayRef<Access> pending) const {
+    return llvm::any_of(pending, [&](const Access &p) {
+      return llvm::any_of(asyncProxyReads,
+                          [&](const Access &r) { return r.conflicts(p); });
+    });
+  }
+
+  /// Ordinary writes become visible to the async proxy (wgmma's reads)
+  /// through a proxy fence by the writers, before the barrier.
+  static void createProxyFence(OpBuilder &b, Location loc) {
+    NVVM::FenceProxyOp::create(
+        b, loc,
+        NVVM::ProxyKindAttr::get(b.getContext(), NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
   }
 
   /// The copies in flight become pending writes; a wait for all groups
@@ -211,6 +220,11 @@ private:
   void walkBlock(Block &block, State &state) {
     for (Operation &op : llvm::make_early_inc_range(block)) {
       if (isa<gpu::BarrierOp>(op)) {
+        if (insert && crossesProxy(state.pending) &&
+            !isa_and_nonnull<NVVM::FenceProxyOp>(op.getPrevNode())) {
+          OpBuilder b(&op);
+          createProxyFence(b, op.getLoc());
+        }
         state.pending.clear();
         continue;
       }
