@@ -20,6 +20,10 @@
 // score tiles are held as S^T [kv x q] or S [q x kv], whichever orientation
 // lets the atoms' accumulators be the A operand of the next product
 // (operandFromAccumulators): S^T for mma.sync and the host, S for MFMA.
+// Where the chip has warpgroup products (sm_90a), the products are
+// fmha.tile_mma_warpgroup instead: four subgroups multiply together, reading
+// K, V, Q, dO and dS^T once per warpgroup from core-matrix buffers (V too
+// then sits in workgroup memory), and dQ is split over the warpgroups.
 //
 //===----------------------------------------------------------------------===//
 #include "lib/AttentionKernels.h"
@@ -573,7 +577,7 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   Value vTile;
   if (cfg.warpgroup)
     TileCopy(v, batch, headKv, sizes.seqK, cfg.blockKv, wg(kValue), Value(),
-             tid, cfg.threads(), /*alignedRows=*/true)
+             tid, cfg.threads(), !target.host)
         .copy(b, loc, kv0);
   else
     vTile = loadTile(v, kvWarp, c0, !sT, keySideType(cfg.dv));
