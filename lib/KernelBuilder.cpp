@@ -218,10 +218,12 @@ Value MaskBuilder::isVisible(OpBuilder &b, Location loc, Value q,
 Value MaskBuilder::isBlockVisible(OpBuilder &b, Location loc, Value qFirst,
                                   Value qLast, Value kFirst,
                                   Value kLast) const {
-  return arith::AndIOp::create(
-      b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, kLast, seqK),
-      arith::AndIOp::create(b, loc, isVisible(b, loc, qLast, kFirst),
-                            isVisible(b, loc, qFirst, kLast)));
+  Value keysInSequence =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, kLast, seqK);
+  Value lowerLeft = isVisible(b, loc, qLast, kFirst);
+  Value upperRight = isVisible(b, loc, qFirst, kLast);
+  Value corners = arith::AndIOp::create(b, loc, lowerLeft, upperRight);
+  return arith::AndIOp::create(b, loc, keysInSequence, corners);
 }
 
 Value MaskBuilder::isVisibleAt(OpBuilder &b, Location loc, Value keyMinusQuery,

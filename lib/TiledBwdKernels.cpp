@@ -529,15 +529,13 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     Value group = arith::DivUIOp::create(b, loc, warp, c4);
     Value rank = arith::RemUIOp::create(b, loc, warp, c4);
     Value qGroups = constIndex(b, loc, cfg.dqQGroups);
-    wgQ = arith::MulIOp::create(b, loc,
-                                arith::RemUIOp::create(b, loc, group, qGroups),
-                                constIndex(b, loc, 64));
+    Value qGroup = arith::RemUIOp::create(b, loc, group, qGroups);
+    wgQ = arith::MulIOp::create(b, loc, qGroup, constIndex(b, loc, 64));
     warpQ = arith::AddIOp::create(
         b, loc, wgQ,
         arith::MulIOp::create(b, loc, rank, constIndex(b, loc, 16)));
-    warpCol = arith::MulIOp::create(
-        b, loc, arith::DivUIOp::create(b, loc, group, qGroups),
-        constIndex(b, loc, dqCols));
+    Value dGroup = arith::DivUIOp::create(b, loc, group, qGroups);
+    warpCol = arith::MulIOp::create(b, loc, dGroup, constIndex(b, loc, dqCols));
     wgKv = arith::MulIOp::create(b, loc, group, constIndex(b, loc, 64));
   } else {
     Value dqGridCols = constIndex(b, loc, cfg.numWarps / cfg.dqWarpRows);
@@ -812,9 +810,9 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                                       /*keys_along_rows=*/sT, APFloat(0.0f));
     };
     if (cfg.maskOnlyCutBlocks) {
-      Value whole = mask.isBlockVisible(
-          b, loc, q0, addIdx(b, loc, q0, cfg.blockQ - 1), kvWarp,
-          addIdx(b, loc, kvWarp, kvRows - 1));
+      Value qLast = addIdx(b, loc, q0, cfg.blockQ - 1);
+      Value kLast = addIdx(b, loc, kvWarp, kvRows - 1);
+      Value whole = mask.isBlockVisible(b, loc, q0, qLast, kvWarp, kLast);
       auto ifMasked = scf::IfOp::create(b, loc, TypeRange{scoreType}, whole,
                                         /*withElseRegion=*/true);
       OpBuilder::InsertionGuard g3(b);

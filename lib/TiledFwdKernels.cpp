@@ -404,9 +404,9 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     // Keys past Sk and pairs the band hides score -inf: only in blocks that
     // hold any for the subgroup's queries (the band is convex, so its
     // extreme pairs are the block's corners); the others skip the selects.
-    Value whole = mask.isBlockVisible(b, loc, qWarp,
-                                      addIdx(b, loc, qWarp, rows - 1), k0,
-                                      addIdx(b, loc, k0, cfg.blockKv - 1));
+    Value qLast = addIdx(b, loc, qWarp, rows - 1);
+    Value kLast = addIdx(b, loc, k0, cfg.blockKv - 1);
+    Value whole = mask.isBlockVisible(b, loc, qWarp, qLast, k0, kLast);
     auto ifMasked = scf::IfOp::create(b, loc, TypeRange{scoreType}, whole,
                                       /*withElseRegion=*/true);
     {

@@ -215,18 +215,20 @@ Value coreMatrixDescriptor(OpBuilder &b, Location loc, Value buffer, Value r,
   auto meta = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
   Value base = memref::ExtractAlignedPointerAsIndexOp::create(
       b, loc, meta.getBaseBuffer());
+  // One op per statement: the IR's order does not depend on the order in
+  // which a compiler evaluates arguments.
   Value c8 = constIndex(b, loc, 8);
-  Value elements = arith::AddIOp::create(
-      b, loc, meta.getOffset(),
-      arith::AddIOp::create(
-          b, loc,
-          arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, r, c8),
-                                constIndex(b, loc, strides[0])),
-          arith::MulIOp::create(b, loc, arith::DivUIOp::create(b, loc, c, c8),
-                                constIndex(b, loc, strides[1]))));
-  Value addr = arith::AddIOp::create(
-      b, loc, base,
-      arith::MulIOp::create(b, loc, elements, constIndex(b, loc, eltBytes)));
+  Value matrixRow = arith::DivUIOp::create(b, loc, r, c8);
+  Value rowStart =
+      arith::MulIOp::create(b, loc, matrixRow, constIndex(b, loc, strides[0]));
+  Value matrixCol = arith::DivUIOp::create(b, loc, c, c8);
+  Value colStart =
+      arith::MulIOp::create(b, loc, matrixCol, constIndex(b, loc, strides[1]));
+  Value inView = arith::AddIOp::create(b, loc, rowStart, colStart);
+  Value elements = arith::AddIOp::create(b, loc, meta.getOffset(), inView);
+  Value bytes =
+      arith::MulIOp::create(b, loc, elements, constIndex(b, loc, eltBytes));
+  Value addr = arith::AddIOp::create(b, loc, base, bytes);
   Type i64 = b.getI64Type();
   Value addr64 = arith::IndexCastUIOp::create(b, loc, i64, addr);
   auto cst = [&](int64_t v) -> Value {
@@ -235,8 +237,8 @@ Value coreMatrixDescriptor(OpBuilder &b, Location loc, Value buffer, Value r,
   // Bits 0-13: address >> 4 (18 bits of shared-memory address); 16-29: the
   // leading offset >> 4; 32-45: the stride offset >> 4; 62-63: 0 (no
   // swizzle).
-  Value start = arith::ShRUIOp::create(
-      b, loc, arith::AndIOp::create(b, loc, addr64, cst(0x3FFFF)), cst(4));
+  Value low = arith::AndIOp::create(b, loc, addr64, cst(0x3FFFF));
+  Value start = arith::ShRUIOp::create(b, loc, low, cst(4));
   int64_t strideFields = ((leading >> 4) << 16) | ((stride >> 4) << 32);
   return arith::OrIOp::create(b, loc, start, cst(strideFields));
 }
