@@ -173,6 +173,111 @@ LogicalResult TileType::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+// !fmha.fetched<64x128xbf16, chunk 1x8, threads 256>
+Type FetchedType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape, chunk;
+  Type elementType;
+  int64_t threads = 0;
+  if (parser.parseLess() ||
+      parser.parseDimensionList(shape, /*allowDynamic=*/false) ||
+      parser.parseType(elementType) || parser.parseComma() ||
+      parser.parseKeyword("chunk") ||
+      parser.parseDimensionList(chunk, /*allowDynamic=*/false,
+                                /*withTrailingX=*/false) ||
+      parser.parseComma() || parser.parseKeyword("threads") ||
+      parser.parseInteger(threads))
+    return Type();
+  bool coreMatrixOrder = succeeded(parser.parseOptionalComma());
+  if ((coreMatrixOrder && parser.parseKeyword("core_matrices")) ||
+      parser.parseGreater())
+    return Type();
+  return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
+                    parser.getContext(), shape, elementType, chunk, threads,
+                    coreMatrixOrder);
+}
+
+void FetchedType::print(AsmPrinter &printer) const {
+  printer << "<";
+  printer.printDimensionList(getShape());
+  printer << "x" << getElementType() << ", chunk ";
+  printer.printDimensionList(getChunk());
+  printer << ", threads " << getThreads();
+  if (getCoreMatrixOrder())
+    printer << ", core_matrices";
+  printer << ">";
+}
+
+LogicalResult FetchedType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  ArrayRef<int64_t> shape, Type elementType,
+                                  ArrayRef<int64_t> chunk, int64_t threads,
+                                  bool coreMatrixOrder) {
+  if (shape.size() != 2 || shape[0] <= 0 || shape[1] <= 0)
+    return emitError() << "a fetched tile has 2 positive dimensions";
+  if (!isa<FloatType>(elementType))
+    return emitError() << "a fetched tile holds floats, not " << elementType;
+  if (chunk.size() != 2 || chunk[0] <= 0 || chunk[1] <= 0 ||
+      shape[0] % chunk[0] || shape[1] % chunk[1])
+    return emitError() << "the chunk of a fetched tile divides its " << shape[0]
+                       << "x" << shape[1] << " shape";
+  if (chunk[0] != 1 && chunk[0] != chunk[1])
+    return emitError() << "a fetched tile's chunks are rows (1xW) or square "
+                          "(WxW), not "
+                       << chunk[0] << "x" << chunk[1];
+  if (coreMatrixOrder && (chunk[0] != 1 || chunk[1] != 8 || shape[0] % 8))
+    return emitError() << "core-matrix order takes 1x8 chunks of whole 8-row "
+                          "blocks";
+  int64_t chunks = shape[0] / chunk[0] * (shape[1] / chunk[1]);
+  if (threads <= 0 || chunks % threads)
+    return emitError() << "the " << chunks
+                       << " chunks of a fetched tile do not split evenly over "
+                       << threads << " threads";
+  return success();
+}
+
+bool rocke::fmha::hasUnitInnerStride(MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(type.getStridesAndOffset(strides, offset)) &&
+         strides.back() == 1;
+}
+
+SmallVector<int64_t, 2> FetchedType::chunkForCopy(MemRefType source,
+                                                  int64_t rows, int64_t threads,
+                                                  bool transposing) {
+  int64_t cols = source.getDimSize(3);
+  int64_t width = 1;
+  // The widest vector that divides the row (and, for square chunks, the
+  // rows); with a transpose the widest whose chunks split evenly over the
+  // threads, so the copy can be fetched and placed.
+  for (int64_t w : {8, 4, 2}) {
+    if (!hasUnitInnerStride(source) || cols % w != 0 ||
+        (transposing && rows % w != 0))
+      continue;
+    if (width == 1)
+      width = w;
+    if (!transposing || (rows / w) * (cols / w) % threads == 0) {
+      width = w;
+      break;
+    }
+  }
+  return {transposing ? width : 1, width};
+}
+
+FetchedType FetchedType::getForCopy(MemRefType source, int64_t rows,
+                                    int64_t threads, bool transposing,
+                                    bool coreMatrixOrder) {
+  SmallVector<int64_t, 2> chunk =
+      chunkForCopy(source, rows, threads, transposing);
+  int64_t cols = source.getDimSize(3);
+  if (ShapedType::isDynamic(cols) ||
+      rows / chunk[0] * (cols / chunk[1]) % threads)
+    return FetchedType();
+  if (coreMatrixOrder && (chunk[1] != 8 || rows % 8))
+    return FetchedType();
+  return get(source.getContext(), {rows, cols}, source.getElementType(), chunk,
+             threads, coreMatrixOrder);
+}
+
 const rocke::MatrixAtom &TileType::getMatrixAtom() const {
   return *rocke::lookupAtom(getAtom());
 }

@@ -6,6 +6,7 @@
 #include "lib/FragmentLayout.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
@@ -26,6 +27,9 @@
 namespace rocke::fmha {
 /// Head dims the lowerings support (Dqk and Dv).
 bool isSupportedHeadDim(int64_t d);
+/// A memref whose innermost dimension has unit stride: a row's consecutive
+/// elements are one vector.
+bool hasUnitInnerStride(mlir::MemRefType type);
 } // namespace rocke::fmha
 
 #endif

@@ -742,3 +742,126 @@ LogicalResult TileStoreLinesOp::verify() {
            << stringifyTileRole(getValue().getType().getRole());
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Cooperative copies
+//===----------------------------------------------------------------------===//
+
+/// The [B, S, H, D] source of a copy of `rows` rows into `elt` buffers.
+static LogicalResult verifyCopySource(Operation *op, MemRefType source,
+                                      Type elt, int64_t rows, int64_t cols) {
+  if (source.getElementType() != elt)
+    return op->emitOpError("copies ")
+           << source.getElementType() << " rows into " << elt << " tiles";
+  if (ShapedType::isDynamic(source.getDimSize(3)) ||
+      source.getDimSize(3) != cols)
+    return op->emitOpError("copies ")
+           << rows << "x" << cols << " tiles from rows of static length "
+           << cols << ", got " << source;
+  return success();
+}
+
+/// The workgroup tiles a copy of a [rows x cols] tile in `chunk` pieces
+/// stores into: `dest` ([rows x >= cols] or core matrices) and
+/// `destTransposed` ([cols x >= rows], square pieces), after a leading slot
+/// dimension of `slots` (0: none).
+static LogicalResult verifyCopyDests(Operation *op, Type elt, int64_t rows,
+                                     int64_t cols, ArrayRef<int64_t> chunk,
+                                     Value dest, Value destTransposed,
+                                     int64_t slots = 0) {
+  if (!dest && !destTransposed)
+    return op->emitOpError("needs a destination tile (into or transposed "
+                           "into)");
+  auto fits = [&](Value buf, int64_t r, int64_t c) -> LogicalResult {
+    auto type = cast<MemRefType>(buf.getType());
+    ArrayRef<int64_t> shape = type.getShape();
+    if (type.getElementType() != elt)
+      return op->emitOpError("stores ")
+             << elt << " rows into a " << type.getElementType() << " tile";
+    if (slots) {
+      if (shape.front() != slots)
+        return op->emitOpError("stores into slots of a [")
+               << slots << " x ...] tile, got " << type;
+      shape = shape.drop_front();
+    }
+    if (shape.size() == 4) {
+      if (shape[2] != 8 || shape[3] != 8 || shape[0] * 8 != r ||
+          shape[1] * 8 != c)
+        return op->emitOpError("stores a ")
+               << r << "x" << c << " tile as [" << r / 8 << "][" << c / 8
+               << "][8][8] core matrices, got " << type;
+      if (chunk[0] != 1 || chunk[1] != 8)
+        return op->emitOpError("stores core matrices in rows of 8 elements, "
+                               "its chunks are ")
+               << chunk[0] << "x" << chunk[1];
+      return success();
+    }
+    if (ShapedType::isDynamic(shape[0]) || ShapedType::isDynamic(shape[1]) ||
+        shape[0] < r || shape[1] < c)
+      return op->emitOpError("stores a ")
+             << r << "x" << c << " tile into " << type << ", which is smaller";
+    return success();
+  };
+  if (dest && failed(fits(dest, rows, cols)))
+    return failure();
+  if (destTransposed && failed(fits(destTransposed, cols, rows)))
+    return failure();
+  if (destTransposed ? chunk[0] != chunk[1] : chunk[0] != 1)
+    return op->emitOpError(destTransposed
+                               ? "stores a transpose from square chunks, got "
+                               : "stores rows from 1xW chunks, got ")
+           << chunk[0] << "x" << chunk[1];
+  return success();
+}
+
+LogicalResult TileCopyOp::verify() {
+  MemRefType source = getSource().getType();
+  int64_t cols = source.getDimSize(3);
+  Type elt = source.getElementType();
+  if (ShapedType::isDynamic(cols))
+    return emitOpError("copies rows of static length, got ") << source;
+  SmallVector<int64_t, 2> chunk = FetchedType::chunkForCopy(
+      source, getRows(), getThreads(), bool(getDestTransposed()));
+  return verifyCopyDests(*this, elt, getRows(), cols, chunk, getDest(),
+                         getDestTransposed());
+}
+
+LogicalResult TileCopyAsyncOp::verify() {
+  MemRefType source = getSource().getType();
+  int64_t cols = source.getDimSize(3);
+  Type elt = source.getElementType();
+  if (ShapedType::isDynamic(cols))
+    return emitOpError("copies rows of static length, got ") << source;
+  SmallVector<int64_t, 2> chunk =
+      FetchedType::chunkForCopy(source, getRows(), getThreads(), false);
+  if (chunk[1] * elt.getIntOrFloatBitWidth() != 128)
+    return emitOpError("copies 16-byte pieces: rows of a multiple of 16 bytes "
+                       "with unit stride, got ")
+           << source;
+  if (getRows() * (cols / chunk[1]) % getThreads())
+    return emitOpError("the ") << getRows() * (cols / chunk[1])
+                               << " 16-byte pieces do not split evenly over "
+                               << getThreads() << " threads";
+  return verifyCopyDests(*this, elt, getRows(), cols, chunk, getDest(), Value(),
+                         /*slots=*/2);
+}
+
+LogicalResult TileFetchOp::verify() {
+  FetchedType type = getType();
+  MemRefType source = getSource().getType();
+  if (failed(verifyCopySource(*this, source, type.getElementType(),
+                              type.getRows(), type.getCols())))
+    return failure();
+  if (type.getChunkCols() > 1 && !hasUnitInnerStride(source))
+    return emitOpError("loads ")
+           << type.getChunkCols()
+           << "-element vectors from rows without unit stride: " << source;
+  return success();
+}
+
+LogicalResult TilePlaceOp::verify() {
+  FetchedType type = getValue().getType();
+  return verifyCopyDests(*this, type.getElementType(), type.getRows(),
+                         type.getCols(), type.getChunk(), getDest(),
+                         getDestTransposed());
+}

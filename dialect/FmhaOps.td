@@ -18,7 +18,8 @@ def Fmha_Dialect : Dialect {
   }];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
-  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::nvgpu::NVGPUDialect"];
 }
 
 class Fmha_Op<string mnemonic, list<Trait> traits = []>
@@ -817,6 +818,211 @@ def Fmha_TileStoreLinesOp : Fmha_TileOp<"store_lines"> {
   let assemblyFormat = [{
     $value `,` $dest `[` $batch `,` $head `,` $index `]` `lane` $lane `seq`
     $seq_len attr-dict `:` type($value) `,` type($dest)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Cooperative copies: rows of a [B, S, H, D] memref into workgroup memory
+//===----------------------------------------------------------------------===//
+
+def Fmha_FetchedType : TypeDef<Fmha_Dialect, "Fetched"> {
+  let mnemonic = "fetched";
+  let summary = "a tile's rows fetched into the registers of a workgroup";
+  let description = [{
+    A rows x cols tile of a [B, S, H, D] memref in flight from global to
+    workgroup memory: `fmha.tile_fetch` loads it, `fmha.tile_place` stores
+    it, and a loop can carry it in between (the next block's rows load while
+    this one computes). The tile is cut into `chunk` pieces (chunk rows x
+    chunk columns: one vector per row of a piece; square pieces when the
+    tile is also stored transposed); piece p goes to thread p % threads, so
+    consecutive threads read consecutive columns and every thread holds the
+    same number of pieces. Pieces are numbered along the rows, or with
+    `core_matrices` down the 8 rows of one 8-column block first (for
+    buffers of core matrices: 8 consecutive threads then store 128
+    consecutive bytes). `fmha-lower-tile-copies` replaces the value by the
+    thread's vectors.
+
+    ```mlir
+    !fmha.fetched<64x128xbf16, chunk 1x8, threads 256>
+    !fmha.fetched<64x128xbf16, chunk 1x8, threads 256, core_matrices>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
+                        "::mlir::Type":$elementType,
+                        ArrayRefParameter<"int64_t">:$chunk,
+                        "int64_t":$threads, "bool":$coreMatrixOrder);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The chunk a cooperative copy of `rows` rows of `source` ([B, S, H,
+    /// D]) by `threads` threads uses: the widest vector (at most 8 elements)
+    /// that divides a row (and, `transposing`, the rows: square chunks),
+    /// preferring one whose chunks split evenly over the threads.
+    static ::llvm::SmallVector<int64_t, 2>
+    chunkForCopy(::mlir::MemRefType source, int64_t rows, int64_t threads,
+                 bool transposing);
+    /// The fetched tile of that copy, or null when its chunks do not split
+    /// evenly over the threads (copy it with fmha.tile_copy then).
+    static FetchedType getForCopy(::mlir::MemRefType source, int64_t rows,
+                                  int64_t threads, bool transposing,
+                                  bool coreMatrixOrder);
+    int64_t getRows() const { return getShape()[0]; }
+    int64_t getCols() const { return getShape()[1]; }
+    int64_t getChunkRows() const { return getChunk()[0]; }
+    int64_t getChunkCols() const { return getChunk()[1]; }
+    int64_t getNumChunks() const {
+      return getRows() / getChunkRows() * (getCols() / getChunkCols());
+    }
+    /// The vectors (one per row of a piece) each thread holds.
+    int64_t getVectorsPerThread() const {
+      return getNumChunks() / getThreads() * getChunkRows();
+    }
+    ::mlir::VectorType getVectorType() const {
+      return ::mlir::VectorType::get({getChunkCols()}, getElementType());
+    }
+  }];
+}
+
+// nvgpu's async token (including NVGPUTypes.td would also generate nvgpu's
+// enums here).
+def Fmha_AsyncToken : Type<
+    CPred<"::llvm::isa<::mlir::nvgpu::DeviceAsyncTokenType>($_self)">,
+    "nvgpu device async token", "::mlir::nvgpu::DeviceAsyncTokenType">,
+  BuildableType<
+    "::mlir::nvgpu::DeviceAsyncTokenType::get($_builder.getContext())">;
+
+class Fmha_CopyOp<string mnemonic, list<Trait> traits = []>
+    : Fmha_TileOp<mnemonic, traits> {
+  code copyDescription = [{
+    Rows [row, row + rows) of head `head` of batch `batch` of `source` ([B,
+    S, H, D]) go to the first D columns of `dest` ([rows x (D + pad)]), and
+    with `transposed into`, their transpose to the first `rows` columns of
+    `dest_transposed` ([D x (rows + pad)]); a 4-D `dest` is a buffer of
+    [rows/8][D/8][8][8] core matrices (warpgroup products' operands). Rows
+    at or past `seq_len` are zero, or with `tail_unspecified` finite data of
+    the tile (one select per load less). `thread` is the calling thread's id
+    among the workgroup's `threads`; `aligned_rows`: the kernel's ABI
+    guarantees rows aligned to 16 bytes.
+  }];
+}
+
+def Fmha_TileCopyOp : Fmha_CopyOp<"copy", [AttrSizedOperandSegments]> {
+  let summary = "rows of a [B, S, H, D] memref copied into workgroup memory";
+  let description = copyDescription # [{
+    The workgroup's threads take the tile's pieces (see `!fmha.fetched`) in
+    turns, each storing what it loaded.
+
+    ```mlir
+    fmha.tile_copy %key[%b, %kv0, %h] seq %sk thread %tid
+        into %kbuf : memref<128x136xbf16, #gpu.address_space<workgroup>>
+        {rows = 128 : i64, threads = 256 : i64, aligned_rows}
+        : memref<?x?x8x128xbf16>
+    ```
+  }];
+  let arguments = (ins Arg<MemRefRankOf<[AnyFloat], [4]>, "", [MemRead]>:$source,
+                       Index:$batch, Index:$row, Index:$head, Index:$seq_len,
+                       Index:$thread,
+                       Arg<Optional<MemRefRankOf<[AnyFloat], [2, 4]>>, "",
+                           [MemWrite]>:$dest,
+                       Arg<Optional<MemRefRankOf<[AnyFloat], [2]>>, "",
+                           [MemWrite]>:$dest_transposed,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$rows,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$threads,
+                       UnitAttr:$aligned_rows, UnitAttr:$tail_unspecified);
+  let assemblyFormat = [{
+    $source `[` $batch `,` $row `,` $head `]` `seq` $seq_len `thread` $thread
+    (`into` $dest^ `:` type($dest))?
+    (`transposed` `into` $dest_transposed^ `:` type($dest_transposed))?
+    attr-dict `:` type($source)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fmha_TileCopyAsyncOp : Fmha_CopyOp<"copy_async"> {
+  let summary = "rows of a [B, S, H, D] memref copied asynchronously into a "
+                "slot of a double-buffered workgroup tile";
+  let description = copyDescription # [{
+    Here `dest` is [2 x ...] and the rows go to its slot `slot`; rows at or
+    past `row_end` are zero-filled without reading memory. Each thread
+    issues 16-byte `nvgpu.device_async_copy` ops for its pieces (rows of
+    whole 16-byte pieces only); the result is their group, for
+    `nvgpu.device_async_wait`.
+
+    ```mlir
+    %group = fmha.tile_copy_async %query[%b, %q0, %h] until %end thread %tid
+        into %qbuf[%slot] {rows = 64 : i64, threads = 256 : i64}
+        : memref<?x?x8x128xbf16>,
+          memref<2x64x136xbf16, #gpu.address_space<workgroup>>
+    ```
+  }];
+  let arguments = (ins Arg<MemRefRankOf<[AnyFloat], [4]>, "", [MemRead]>:$source,
+                       Index:$batch, Index:$row, Index:$head, Index:$row_end,
+                       Index:$thread,
+                       Arg<MemRefRankOf<[AnyFloat], [3, 5]>, "", [MemWrite]>:$dest,
+                       Index:$slot,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$rows,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$threads);
+  let results = (outs Fmha_AsyncToken:$group);
+  let assemblyFormat = [{
+    $source `[` $batch `,` $row `,` $head `]` `until` $row_end `thread` $thread
+    `into` $dest `[` $slot `]` attr-dict `:` type($source) `,` type($dest)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fmha_TileFetchOp : Fmha_CopyOp<"fetch"> {
+  let summary = "rows of a [B, S, H, D] memref loaded into the workgroup's "
+                "registers";
+  let description = [{
+    The first half of a copy (see `fmha.tile_copy`): each thread loads its
+    pieces of rows [row, row + R) of `source` (R x D = the result's shape),
+    rows at or past `seq_len` as zeros (or, with `tail_unspecified`, finite
+    data); `fmha.tile_place` stores them.
+
+    ```mlir
+    %next = fmha.tile_fetch %query[%b, %q0, %h] seq %sq thread %tid
+        {aligned_rows} : memref<?x?x8x128xbf16>
+        -> !fmha.fetched<64x128xbf16, chunk 1x8, threads 256>
+    ```
+  }];
+  let arguments = (ins Arg<MemRefRankOf<[AnyFloat], [4]>, "", [MemRead]>:$source,
+                       Index:$batch, Index:$row, Index:$head, Index:$seq_len,
+                       Index:$thread, UnitAttr:$aligned_rows,
+                       UnitAttr:$tail_unspecified);
+  let results = (outs Fmha_FetchedType:$result);
+  let assemblyFormat = [{
+    $source `[` $batch `,` $row `,` $head `]` `seq` $seq_len `thread` $thread
+    attr-dict `:` type($source) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fmha_TilePlaceOp : Fmha_CopyOp<"place", [AttrSizedOperandSegments]> {
+  let summary = "fetched rows stored into workgroup memory";
+  let description = [{
+    The second half of a copy: the thread's pieces of `value` go to `dest`
+    and, with `transposed into`, their transpose to `dest_transposed` (as in
+    `fmha.tile_copy`; a transposed copy needs square pieces). The
+    last-loaded piece is stored first: loads complete in order, so the first
+    store's wait covers them all.
+
+    ```mlir
+    fmha.tile_place %next thread %tid into %qbuf
+        : memref<64x136xbf16, #gpu.address_space<workgroup>>
+        : !fmha.fetched<64x128xbf16, chunk 1x8, threads 256>
+    ```
+  }];
+  let arguments = (ins Fmha_FetchedType:$value, Index:$thread,
+                       Arg<Optional<MemRefRankOf<[AnyFloat], [2, 4]>>, "",
+                           [MemWrite]>:$dest,
+                       Arg<Optional<MemRefRankOf<[AnyFloat], [2]>>, "",
+                           [MemWrite]>:$dest_transposed);
+  let assemblyFormat = [{
+    $value `thread` $thread
+    (`into` $dest^ `:` type($dest))?
+    (`transposed` `into` $dest_transposed^ `:` type($dest_transposed))?
+    attr-dict `:` type($value)
   }];
   let hasVerifier = 1;
 }

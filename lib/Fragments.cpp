@@ -191,11 +191,7 @@ void storeAccTile(OpBuilder &b, Location loc, const MatrixAtom &atom,
 }
 
 bool hasUnitInnerStride(Value memref) {
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  return succeeded(cast<MemRefType>(memref.getType())
-                       .getStridesAndOffset(strides, offset)) &&
-         strides.back() == 1;
+  return fmha::hasUnitInnerStride(cast<MemRefType>(memref.getType()));
 }
 
 Value loadRowRun(OpBuilder &b, Location loc, Value src, Value batch, Value row,

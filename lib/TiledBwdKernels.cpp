@@ -567,16 +567,15 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   // V rows of the subgroup stay in registers; so do K's with transposed
   // copies (and the K columns of the subgroup's part of dQ), else K is
   // staged in workgroup memory.
+  TileCopier copier{b, loc, tid, cfg.threads(), !target.host};
   if (!copiesT)
-    TileCopy(k, batch, headKv, sizes.seqK, cfg.blockKv, wg(kKey), Value(), tid,
-             cfg.threads(), !target.host)
-        .copy(b, loc, kv0);
+    copier.copy(k, batch, kv0, headKv, sizes.seqK, cfg.blockKv, wg(kKey),
+                Value());
   // Warpgroup products read V from workgroup memory too.
   Value vTile;
   if (cfg.warpgroup)
-    TileCopy(v, batch, headKv, sizes.seqK, cfg.blockKv, wg(kValue), Value(),
-             tid, cfg.threads(), !target.host)
-        .copy(b, loc, kv0);
+    copier.copy(v, batch, kv0, headKv, sizes.seqK, cfg.blockKv, wg(kValue),
+                Value());
   else
     vTile = loadTile(v, kvWarp, c0, !sT, keySideType(cfg.dv));
   // dQ is computed as dQ^T = K^T dS^T where the atom's accumulator
@@ -624,17 +623,16 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   // The block's Q and dO rows and statistics. With `prefetch`, the global
   // loads of the next block are issued before this block's dQ and land in
   // workgroup memory after it, so their latency hides behind the dQ product.
-  TileCopy qCopy(q, batch, headQ, sizes.seqQ, cfg.blockQ, wg(kQuery),
-                 wg(kQueryT), tid, cfg.threads(), !target.host);
-  TileCopy doCopy(dO, batch, headQ, sizes.seqQ, cfg.blockQ, wg(kGradOut),
-                  wg(kGradOutT), tid, cfg.threads(), !target.host);
   // Query rows past Sq get P = 0 from their statistics (offset +inf, see
   // loadStats), which also zeroes their dS: their Q / dO values never reach
-  // a gradient, so the copies need not zero them.
-  qCopy.zeroPastEnd = doCopy.zeroPastEnd = false;
+  // a gradient, so the copies need not zero them (tail unspecified).
   const bool async = cfg.asyncCopies;
-  bool prefetch = !async && !target.host && qCopy.canSplit() &&
-                  doCopy.canSplit() && cfg.blockQ <= cfg.threads();
+  fmha::FetchedType qFetched =
+      copier.fetchedType(q, cfg.blockQ, wg(kQuery), wg(kQueryT));
+  fmha::FetchedType doFetched =
+      copier.fetchedType(dO, cfg.blockQ, wg(kGradOut), wg(kGradOutT));
+  bool prefetch = !async && !target.host && qFetched && doFetched &&
+                  cfg.blockQ <= cfg.threads();
   // (log2 offset, 1/sum, delta) of row q0 + r; rows past Sq (or past the
   // block) get P = 0.
   auto loadStats = [&](Value q0, Value r) -> SmallVector<Value> {
@@ -666,8 +664,11 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       memref::StoreOp::create(b, loc, x, buf, r);
   };
   auto loadBlock = [&](Value q0) {
-    SmallVector<Value> vals = qCopy.load(b, loc, q0);
-    vals.append(doCopy.load(b, loc, q0));
+    SmallVector<Value> vals{
+        copier.fetch(qFetched, q, batch, q0, headQ, sizes.seqQ,
+                     /*tailUnspecified=*/true),
+        copier.fetch(doFetched, dO, batch, q0, headQ, sizes.seqQ,
+                     /*tailUnspecified=*/true)};
     vals.append(loadStats(q0, tid));
     return vals;
   };
@@ -680,31 +681,34 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     storeStats(tid, st);
   };
   auto storeBlock = [&](ValueRange vals) {
-    int64_t nq = qCopy.loadedValues(), ndo = doCopy.loadedValues();
-    doCopy.store(b, loc, vals.slice(nq, ndo));
-    qCopy.store(b, loc, vals.take_front(nq));
+    copier.place(vals[1], wg(kGradOut), wg(kGradOutT));
+    copier.place(vals[0], wg(kQuery), wg(kQueryT));
     storeThreadStats(vals.take_back(3));
   };
-  // Async copies: block qb lands in slot qb % 2 of the Q and dO tiles, in
-  // one group. Rows past Sq, and the block after the last visible one (which
-  // the last iteration asks for), are zero-filled without reading memory.
+  // Async copies: block qb lands in slot qb % 2 of the Q and dO tiles, a
+  // group each. Rows past Sq, and the block after the last visible one
+  // (which the last iteration asks for), are zero-filled without reading
+  // memory.
   Value rowEnd, c2;
   if (async) {
     c2 = constIndex(b, loc, 2);
     Value visibleEnd = arith::MulIOp::create(b, loc, qbEnd, cBlockQ);
     rowEnd = arith::MinUIOp::create(b, loc, sizes.seqQ, visibleEnd);
   }
+  // Returns the last group: groups complete in order, so waiting for none
+  // to be pending after it waits for both.
   auto issueBlock = [&](Value qb) -> Value {
     Value slot = arith::RemUIOp::create(b, loc, qb, c2);
     Value q0 = arith::MulIOp::create(b, loc, qb, cBlockQ);
-    SmallVector<Value> tokens = qCopy.issueAsync(b, loc, q0, rowEnd, slot);
-    tokens.append(doCopy.issueAsync(b, loc, q0, rowEnd, slot));
-    return nvgpu::DeviceAsyncCreateGroupOp::create(
-        b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tokens);
+    copier.copyAsync(q, batch, q0, headQ, rowEnd, cfg.blockQ, wg(kQuery), slot);
+    return copier.copyAsync(dO, batch, q0, headQ, rowEnd, cfg.blockQ,
+                            wg(kGradOut), slot);
   };
   auto copyBlock = [&](Value q0) {
-    qCopy.copy(b, loc, q0);
-    doCopy.copy(b, loc, q0);
+    copier.copy(q, batch, q0, headQ, sizes.seqQ, cfg.blockQ, wg(kQuery),
+                wg(kQueryT), /*tailUnspecified=*/true);
+    copier.copy(dO, batch, q0, headQ, sizes.seqQ, cfg.blockQ, wg(kGradOut),
+                wg(kGradOutT), /*tailUnspecified=*/true);
     auto rows = scf::ForOp::create(b, loc, tid, cBlockQ,
                                    constIndex(b, loc, cfg.threads()));
     OpBuilder::InsertionGuard g4(b);

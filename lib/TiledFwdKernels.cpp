@@ -310,15 +310,14 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                                 : tiles.type(rows, cfg.dqk, TileRole::a, atom);
   Value qTile;
   Value qBuf = cfg.queryInRegisters ? Value() : wgBuffers[2];
+  TileCopier copier{b, loc, tid, cfg.threads(), !target.host};
   if (cfg.queryInRegisters) {
     auto load = fmha::TileLoadOp::create(b, loc, queryType, q, batch, qWarp,
                                          headQ, c0, lane, sizes.seqQ);
     load.setTransposed(sT);
     qTile = load;
   } else {
-    TileCopy(q, batch, headQ, sizes.seqQ, cfg.blockQ, qBuf, Value(), tid,
-             cfg.threads(), !target.host)
-        .copy(b, loc, q0);
+    copier.copy(q, batch, q0, headQ, sizes.seqQ, cfg.blockQ, qBuf, Value());
   }
 
   // KV blocks any query of the block sees (block skipping).
@@ -341,14 +340,8 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   // The blocks' K and V rows (V transposed with S^T); rows past Sk hold
   // finite data (or, copied asynchronously, zeros) whose scores the mask
   // makes -inf. Barriers: fmha-place-workgroup-barriers.
-  TileCopy kCopy(k, batch, headKv, sizes.seqK, cfg.blockKv, wgBuffers[0],
-                 Value(), tid, cfg.threads(), !target.host);
-  TileCopy vCopy(v, batch, headKv, sizes.seqK, cfg.blockKv,
-                 sT ? Value() : wgBuffers[1], sT ? wgBuffers[1] : Value(), tid,
-                 cfg.threads(), !target.host);
-  kCopy.zeroPastEnd = vCopy.zeroPastEnd = false;
-  // Async copies: block kb lands in slot kb % 2 of the K and V tiles, in
-  // one group; rows past Sk, and the block after the last one (which the
+  // Async copies: block kb lands in slot kb % 2 of the K and V tiles, a
+  // group each; rows past Sk, and the block after the last one (which the
   // last iteration asks for), are zero-filled without reading memory.
   Value c2, rowEnd;
   if (cfg.asyncCopies) {
@@ -356,13 +349,15 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     rowEnd = arith::MinUIOp::create(
         b, loc, sizes.seqK, arith::MulIOp::create(b, loc, kbEnd, cBlockKv));
   }
+  // Returns the last group: groups complete in order, so waiting for none
+  // to be pending after it waits for both.
   auto issueBlock = [&](Value kb) -> Value {
     Value slot = arith::RemUIOp::create(b, loc, kb, c2);
     Value row0 = arith::MulIOp::create(b, loc, kb, cBlockKv);
-    SmallVector<Value> tokens = kCopy.issueAsync(b, loc, row0, rowEnd, slot);
-    tokens.append(vCopy.issueAsync(b, loc, row0, rowEnd, slot));
-    return nvgpu::DeviceAsyncCreateGroupOp::create(
-        b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), tokens);
+    copier.copyAsync(k, batch, row0, headKv, rowEnd, cfg.blockKv, wgBuffers[0],
+                     slot);
+    return copier.copyAsync(v, batch, row0, headKv, rowEnd, cfg.blockKv,
+                            wgBuffers[1], slot);
   };
   if (cfg.asyncCopies)
     init.push_back(issueBlock(kbBegin));
@@ -385,8 +380,12 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       kBuf = slotView(b, loc, kBuf, slot);
       vBuf = slotView(b, loc, vBuf, slot);
     } else {
-      kCopy.copy(b, loc, k0);
-      vCopy.copy(b, loc, k0);
+      // Rows past Sk hold finite data whose scores the mask makes -inf.
+      copier.copy(k, batch, k0, headKv, sizes.seqK, cfg.blockKv, wgBuffers[0],
+                  Value(), /*tailUnspecified=*/true);
+      copier.copy(v, batch, k0, headKv, sizes.seqK, cfg.blockKv,
+                  sT ? Value() : wgBuffers[1], sT ? wgBuffers[1] : Value(),
+                  /*tailUnspecified=*/true);
     }
 
     Value query =

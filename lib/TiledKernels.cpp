@@ -150,3 +150,42 @@ Value TileBuilder::map(fmha::TileType resultType, ValueRange inputs,
   fmha::YieldOp::create(b, loc, fn(body->getArguments()));
   return map.getResult(0);
 }
+
+void TileCopier::copy(Value src, Value batch, Value row, Value head,
+                      Value seqLen, int64_t rows, Value dst, Value dstT,
+                      bool tailUnspecified) const {
+  auto op = fmha::TileCopyOp::create(b, loc, src, batch, row, head, seqLen, tid,
+                                     dst, dstT, rows, threads);
+  op.setAlignedRows(alignedRows);
+  op.setTailUnspecified(tailUnspecified);
+}
+
+Value TileCopier::copyAsync(Value src, Value batch, Value row, Value head,
+                            Value rowEnd, int64_t rows, Value dst,
+                            Value slot) const {
+  return fmha::TileCopyAsyncOp::create(
+      b, loc, nvgpu::DeviceAsyncTokenType::get(b.getContext()), src, batch, row,
+      head, rowEnd, tid, dst, slot, rows, threads);
+}
+
+fmha::FetchedType TileCopier::fetchedType(Value src, int64_t rows, Value dst,
+                                          Value dstT) const {
+  bool coreMatrices = dst && cast<MemRefType>(dst.getType()).getRank() == 4;
+  return fmha::FetchedType::getForCopy(cast<MemRefType>(src.getType()), rows,
+                                       threads, /*transposing=*/bool(dstT),
+                                       coreMatrices);
+}
+
+Value TileCopier::fetch(fmha::FetchedType type, Value src, Value batch,
+                        Value row, Value head, Value seqLen,
+                        bool tailUnspecified) const {
+  auto op = fmha::TileFetchOp::create(b, loc, type, src, batch, row, head,
+                                      seqLen, tid);
+  op.setAlignedRows(alignedRows);
+  op.setTailUnspecified(tailUnspecified);
+  return op;
+}
+
+void TileCopier::place(Value fetched, Value dst, Value dstT) const {
+  fmha::TilePlaceOp::create(b, loc, fetched, tid, dst, dstT);
+}

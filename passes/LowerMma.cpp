@@ -238,8 +238,15 @@ private:
 
 struct LowerMmaPass : rocke::impl::LowerMmaBase<LowerMmaPass> {
   void runOnOperation() override {
-    // Tiles are distributed into the fmha.mma atoms this pass lowers.
+    // Tiles are distributed into the fmha.mma atoms this pass lowers, and
+    // tile copies into per-thread code.
     WalkResult tiles = getOperation()->walk([](Operation *op) {
+      if (isa<rocke::fmha::TileCopyOp, rocke::fmha::TileCopyAsyncOp,
+              rocke::fmha::TileFetchOp, rocke::fmha::TilePlaceOp>(op)) {
+        op->emitOpError("is a workgroup tile copy: run "
+                        "fmha-lower-tile-copies before fmha-lower-mma");
+        return WalkResult::interrupt();
+      }
       if (!llvm::any_of(op->getResultTypes(),
                         llvm::IsaPred<rocke::fmha::TileType>))
         return WalkResult::advance();

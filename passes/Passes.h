@@ -48,6 +48,15 @@ void populateLowerAtomicAddPatterns(mlir::RewritePatternSet &patterns,
 /// (fmha-lower-masks).
 void populateLowerMasksPatterns(mlir::RewritePatternSet &patterns);
 
+/// fmha-lower-tile-copies: the workgroup's tile copies (fmha.tile_copy,
+/// tile_copy_async, tile_fetch / tile_place) become each thread's loads and
+/// stores; !fmha.fetched values (also carried by scf loops) its vectors.
+/// Adds the type conversions to `converter`; `target` learns which ops are
+/// left to convert.
+void populateLowerTileCopiesPatterns(mlir::TypeConverter &converter,
+                                     mlir::RewritePatternSet &patterns,
+                                     mlir::ConversionTarget &target);
+
 /// fmha-distribute-tiles: !fmha.tile values become their lanes' fragments
 /// (one vector per atom), and the tile ops the code on those fragments. The
 /// patterns convert tile-typed scf loops too; `target` learns which ops are

@@ -313,6 +313,28 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
   ];
 }
 
+def LowerTileCopies : Pass<"fmha-lower-tile-copies"> {
+  let summary = "workgroup tile copies -> each thread's loads and stores";
+  let description = [{
+    The copy stage of the tiled lowering. fmha-bwd-to-kernels writes the
+    copies of Q, K, V and dO rows into workgroup memory as whole tiles:
+    fmha.tile_copy (now), fmha.tile_copy_async (cp.async into a slot of a
+    double-buffered tile, a group token for nvgpu.device_async_wait), and
+    fmha.tile_fetch / fmha.tile_place (the global loads and the workgroup
+    stores apart, the !fmha.fetched tile carried by the query loop in
+    between). This pass cuts each tile into the chunks its type names and
+    gives every thread its own: vector loads of rows (past the sequence:
+    zeros), vector stores (into core matrices, or transposed), 16-byte
+    nvgpu.device_async_copy ops. Loops that carry !fmha.fetched values carry
+    the thread's vectors. Runs before fmha-distribute-tiles.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::nvgpu::NVGPUDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 def DistributeTiles : Pass<"fmha-distribute-tiles"> {
   let summary = "subgroup tiles (!fmha.tile) -> per-lane fragments of matrix atoms";
   let description = [{

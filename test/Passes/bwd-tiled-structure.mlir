@@ -1,22 +1,22 @@
 // Structural budget of the tiled main kernel's query-block iteration, per
 // target: a speed regression (another barrier, P staged through workgroup
 // memory, more products) fails here.
-// RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=sm_90},fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.nv
+// RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=sm_90},fmha-lower-tile-copies,fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.nv
 // RUN: FileCheck %s --check-prefix=BAR < %t.nv
 // RUN: FileCheck %s --check-prefixes=MMA,NV-MMA < %t.nv
 // RUN: FileCheck %s --check-prefixes=WG,NV-WG < %t.nv
 // RUN: FileCheck %s --check-prefixes=DQ,NV-DQ < %t.nv
 // RUN: FileCheck %s --check-prefix=NO-ASYNC < %t.nv
-// RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=sm_90 query-pipelining=async-copies},fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.nvasync
+// RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=sm_90 query-pipelining=async-copies},fmha-lower-tile-copies,fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.nvasync
 // RUN: FileCheck %s --check-prefix=BAR < %t.nvasync
 // RUN: FileCheck %s --check-prefix=NV-ASYNC < %t.nvasync
-// RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=gfx942},fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.amd
+// RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=gfx942},fmha-lower-tile-copies,fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.amd
 // RUN: FileCheck %s --check-prefix=BAR < %t.amd
 // RUN: FileCheck %s --check-prefixes=MMA,AMD-MMA < %t.amd
 // RUN: FileCheck %s --check-prefixes=WG,AMD-WG < %t.amd
 // RUN: FileCheck %s --check-prefixes=DQ,AMD-DQ < %t.amd
 // RUN: FileCheck %s --check-prefix=NO-ASYNC < %t.amd
-// RUN: rocke-opt %s -fmha-bwd-to-kernels='strategy=tiled target=host' -fmha-distribute-tiles -o %t.host
+// RUN: rocke-opt %s -fmha-bwd-to-kernels='strategy=tiled target=host' -fmha-lower-tile-copies -fmha-distribute-tiles -o %t.host
 // RUN: FileCheck %s --check-prefix=HOST < %t.host
 // RUN: FileCheck %s --check-prefix=NO-ASYNC < %t.host
 

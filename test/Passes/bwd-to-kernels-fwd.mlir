@@ -17,11 +17,11 @@
 // AMD: %[[INIT:.*]] = fmha.tile_map({{.*}}) : !fmha.tile<1x32xf32, cols, "mfma_f32_16x16x16_bf16"> -> !fmha.tile<1x32xf32, cols, "mfma_f32_16x16x16_bf16">
 // AMD-NEXT: ^bb0(%{{.*}}: f32):
 // AMD-NEXT: fmha.yield %{{.*}} : f32
-// NV: nvgpu.device_async_copy
-// NV: nvgpu.device_async_create_group
+// NV: fmha.tile_copy_async {{.*}} into %{{.*}}[%{{.*}}] {rows = 64 : i64, threads = 128 : i64}
+// NV-NEXT: %[[FIRST:.*]] = fmha.tile_copy_async
 // CHECK: scf.for
-// NV: nvgpu.device_async_wait
-// NV: nvgpu.device_async_copy
+// NV: nvgpu.device_async_wait %{{.*}}
+// NV: fmha.tile_copy_async
 // NV: memref.subview
 // NVSYNC-NOT: nvgpu
 // HOST: fmha.tile_read {{.*}} -> <16x128xbf16, a, "host_16x16x16">

@@ -1,6 +1,8 @@
 // RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled chip=gfx942' | FileCheck %s --check-prefix=AMD
+// RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled chip=gfx942' -fmha-lower-tile-copies | FileCheck %s --check-prefix=AMDCOPY
 // RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled chip=sm_90' | FileCheck %s --check-prefix=NV
 // RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled chip=sm_90 query-pipelining=async-copies' | FileCheck %s --check-prefix=NVASYNC
+// RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled chip=sm_90 query-pipelining=async-copies' -fmha-lower-tile-copies | FileCheck %s --check-prefix=NVASYNCCOPY
 // RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled target=host block-q=16 block-kv=32' | FileCheck %s --check-prefix=HOST
 // RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled target=host' | FileCheck %s --check-prefix=HOSTAUTO
 
@@ -53,14 +55,22 @@
 // NVASYNC: gpu.launch_func @fmha_kernels::@fmha_bwd_tiled_main {{.*}} dynamic_shared_memory_size %c73472_i32
 // NVASYNC: memref.view {{.*}} to memref<128x72xf16, #gpu.address_space<workgroup>>
 // NVASYNC-COUNT-2: memref.view {{.*}} to memref<2x64x72xf16, #gpu.address_space<workgroup>>
-// NVASYNC-COUNT-4: nvgpu.device_async_copy {{.*}}, 8, %{{.*}} {bypassL1} : memref<2x128x8x64xf16, #gpu.address_space<global>> to memref<2x64x72xf16, #gpu.address_space<workgroup>>
-// NVASYNC-NEXT: nvgpu.device_async_create_group
+// NVASYNC-COUNT-2: fmha.tile_copy_async {{.*}} {rows = 64 : i64, threads = 256 : i64} : memref<2x128x8x64xf16, #gpu.address_space<global>>, memref<2x64x72xf16, #gpu.address_space<workgroup>>
 // NVASYNC: scf.for {{.*}} -> ({{.*}}, !nvgpu.device.async.token, f32, f32, f32) {
 // NVASYNC-NEXT: arith.muli
 // NVASYNC-NEXT: nvgpu.device_async_wait
-// NVASYNC-COUNT-4: nvgpu.device_async_copy {{.*}}, 8, %{{.*}} {bypassL1} : memref<2x128x8x64xf16, #gpu.address_space<global>> to memref<2x64x72xf16, #gpu.address_space<workgroup>>
-// NVASYNC-NEXT: nvgpu.device_async_create_group
-// NVASYNC-NOT: nvgpu.device_async_copy
+// NVASYNC-COUNT-2: fmha.tile_copy_async {{.*}} {rows = 64 : i64, threads = 256 : i64} : memref<2x128x8x64xf16, #gpu.address_space<global>>, memref<2x64x72xf16, #gpu.address_space<workgroup>>
+// NVASYNC-NOT: fmha.tile_copy_async
+// The copies' threads: 2 + 2 16-byte copies, a group per tile.
+// NVASYNCCOPY-LABEL: func.func @causal_gqa
+// NVASYNCCOPY: scf.for
+// NVASYNCCOPY: nvgpu.device_async_wait
+// NVASYNCCOPY-COUNT-2: nvgpu.device_async_copy {{.*}}, 8, %{{.*}} {bypassL1} : memref<2x128x8x64xf16, #gpu.address_space<global>> to memref<2x64x72xf16, #gpu.address_space<workgroup>>
+// NVASYNCCOPY-NEXT: nvgpu.device_async_create_group
+// NVASYNCCOPY-COUNT-2: nvgpu.device_async_copy {{.*}}, 8, %{{.*}} {bypassL1} : memref<2x128x8x64xf16, #gpu.address_space<global>> to memref<2x64x72xf16, #gpu.address_space<workgroup>>
+// NVASYNCCOPY-NEXT: nvgpu.device_async_create_group
+// NVASYNCCOPY-NOT: nvgpu.device_async_copy
+// NVASYNCCOPY: fmha.tile_read
 // NVASYNC: fmha.tile_read {{.*}} {transposed} : memref<64x72xf16, strided<[72, 1], offset: ?>, #gpu.address_space<workgroup>> -> <64x64xf16, b, "mma_sync_m16n8k16_f16">
 // NV: fmha.tile_mma {{.*}} -> <16x64xf32, c, "mma_sync_m16n8k16_f16">
 // NV: fmha.tile_convert {{.*}} : <16x64xf32, c, "mma_sync_m16n8k16_f16"> -> <16x64xf16, a, "mma_sync_m16n8k16_f16">
@@ -139,14 +149,22 @@ func.func @deterministic_bf16(%q: memref<?x?x4x128xbf16>, %k: memref<?x?x4x128xb
 // Dqk != Dv: every thread stores all the Q and dO rows it prefetched, dO's
 // (64 x 96) as six 2 x 2 chunks (each 2 rows of the tile and 2 of its
 // transpose) and Q's (64 x 64 over 256 lanes) as one 4 x 4 chunk, the
-// last-loaded first. The store used to
+// last-loaded first (fmha-lower-tile-copies). The store used to
 // split the prefetched values in two equal halves (a crash found by
 // rocke-fuzz; silently missing dO rows before the transposed copies).
 // AMD-LABEL: func.func @v_head_dim
 // AMD: gpu.func @fmha_bwd_tiled_main
-// AMD-COUNT-12: vector.store {{.*}} : memref<64x104xf16, #gpu.address_space<workgroup>>, vector<2xf16>
-// AMD-COUNT-8: vector.store {{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>>, vector<4xf16>
-// AMD-NOT: memref<64x104xf16, #gpu.address_space<workgroup>>, vector<2xf16>
+// AMD: fmha.tile_fetch {{.*}} -> <64x64xf16, chunk 4x4, threads 256>
+// AMD: fmha.tile_fetch {{.*}} -> <64x96xf16, chunk 2x2, threads 256>
+// AMD: scf.for
+// AMD: fmha.tile_place %{{.*}} into %{{.*}} : memref<64x104xf16, #gpu.address_space<workgroup>> transposed into %{{.*}} : memref<96x72xf16, #gpu.address_space<workgroup>> : <64x96xf16, chunk 2x2, threads 256>
+// AMD: fmha.tile_place %{{.*}} into %{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>> transposed into %{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>> : <64x64xf16, chunk 4x4, threads 256>
+// AMDCOPY-LABEL: func.func @v_head_dim
+// AMDCOPY: gpu.func @fmha_bwd_tiled_main
+// AMDCOPY-COUNT-12: vector.store {{.*}} : memref<64x104xf16, #gpu.address_space<workgroup>>, vector<2xf16>
+// AMDCOPY-COUNT-8: vector.store {{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>>, vector<4xf16>
+// AMDCOPY-NOT: memref<64x104xf16, #gpu.address_space<workgroup>>, vector<2xf16>
+// AMDCOPY: fmha.tile_write
 // AMD: fmha.tile_write {{.*}} : <64x32xf32, c, "mfma_f32_16x16x16_f16">, memref<64x136xf16, #gpu.address_space<workgroup>>
 func.func @v_head_dim(%q: memref<1x16x2x64xf16>, %v: memref<1x16x2x96xf16>, %lse: memref<1x2x16xf32>) {
   fmha.attention_bwd %q, %q, %v, %v, %v, stats(%lse) -> %q, %q, %v
