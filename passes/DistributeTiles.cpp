@@ -190,7 +190,9 @@ struct DistributeMma : OpConversionPattern<fmha::TileMmaOp> {
         [&](int64_t ki, int64_t ni) {
           return rhsReader ? rhsReader->read(rewriter, loc, ki, ni)
                            : b[ki * acc.nAtoms + ni];
-        });
+        },
+        AtomOrder{/*aLastReadFirst=*/lhsReader.has_value(),
+                  /*bLastReadFirst=*/rhsReader.has_value()});
     rewriter.replaceOpWithMultiple(op, {acc.atoms});
     return success();
   }
