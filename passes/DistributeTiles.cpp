@@ -434,14 +434,16 @@ struct DistributeBroadcast : OpConversionPattern<fmha::TileBroadcastOp> {
     Value laneBase =
         arith::AddIOp::create(rewriter, loc, single(adaptor.getBase()),
                               alongCols ? lane.col : lane.row);
-    // One read per atom row (column), shared by the atoms along it.
+    // One read per atom row (column), shared by the atoms along it; the
+    // last first, where the first atoms' users wait for it: LDS reads
+    // complete in order, so that one wait covers all of them.
     int64_t extent = alongCols ? t.getAtomCols() : t.getAtomRows();
     int64_t count = alongCols ? t.getColAtoms() : t.getRowAtoms();
-    SmallVector<Value> values;
-    for (int64_t x = 0; x < count; ++x)
-      values.push_back(gatherFromBuffer(
+    SmallVector<Value> values(count);
+    for (int64_t x = count - 1; x >= 0; --x)
+      values[x] = gatherFromBuffer(
           rewriter, loc, single(adaptor.getBuffer()),
-          addIdx(rewriter, loc, laneBase, x * extent), offsets));
+          addIdx(rewriter, loc, laneBase, x * extent), offsets);
     SmallVector<Value> frags;
     for (int64_t ai = 0; ai < t.getRowAtoms(); ++ai)
       for (int64_t aj = 0; aj < t.getColAtoms(); ++aj)
