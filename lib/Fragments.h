@@ -308,14 +308,19 @@ private:
   Value laneId;
 };
 
-/// The order of a k step's atoms along m and n. An operand read from
-/// workgroup memory in the step is used last-read first: LDS reads complete
-/// in order, so the wait before the first atom (LLVM's SIInsertWaitcnts
-/// waits before each read's first use) covers all of the step's reads, not
-/// one wait per read.
+/// Where a product's fragment reads go among its atoms.
 struct AtomOrder {
+  /// A (B) is read from workgroup memory in each k step: the step's atoms
+  /// use its fragments last-read first. LDS reads complete in order, so the
+  /// wait before the first atom (LLVM's SIInsertWaitcnts waits before each
+  /// read's first use) covers all of the step's reads, not one wait per read.
   bool aLastReadFirst = false;
   bool bLastReadFirst = false;
+  /// k steps whose fragments are all read before the first of their atoms,
+  /// then `afterReads` (an explicit wait for them, which LLVM keeps and adds
+  /// none after).
+  int64_t readBatch = 1;
+  llvm::function_ref<void()> afterReads = nullptr;
 };
 
 /// acc[mi][ni] += sum_ki A(mi, ki) * B(ki, ni) with one fmha.mma per atom.

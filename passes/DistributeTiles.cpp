@@ -22,6 +22,7 @@
 #include "dialect/FmhaDialect.h"
 #include "lib/Fragments.h"
 
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -168,8 +169,16 @@ std::optional<TileReader> reread(ConversionPatternRewriter &rewriter,
                     rewriter.getRemappedValue(read.getLane()));
 }
 
+bool isMfma(const MatrixAtom &atom) {
+  return atom.family == MatrixAtom::Family::MfmaSquare ||
+         atom.family == MatrixAtom::Family::MfmaWideK;
+}
+
 struct DistributeMma : OpConversionPattern<fmha::TileMmaOp> {
-  using OpConversionPattern::OpConversionPattern;
+  DistributeMma(const TypeConverter &converter, MLIRContext *ctx,
+                int64_t mfmaReadBatch)
+      : OpConversionPattern(converter, ctx), mfmaReadBatch(mfmaReadBatch) {}
+
   LogicalResult
   matchAndRewrite(fmha::TileMmaOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -181,6 +190,19 @@ struct DistributeMma : OpConversionPattern<fmha::TileMmaOp> {
     std::optional<TileReader> lhsReader = reread(rewriter, loc, op.getLhs());
     std::optional<TileReader> rhsReader = reread(rewriter, loc, op.getRhs());
     ValueRange a = adaptor.getLhs(), b = adaptor.getRhs();
+    AtomOrder order{/*aLastReadFirst=*/lhsReader.has_value(),
+                    /*bLastReadFirst=*/rhsReader.has_value()};
+    auto waitForReads = [&] {
+      amdgpu::MemoryCounterWaitOp::create(
+          rewriter, loc, /*load=*/nullptr, /*store=*/nullptr,
+          /*ds=*/rewriter.getI32IntegerAttr(0), /*exp=*/nullptr,
+          /*tensor=*/nullptr);
+    };
+    if (isMfma(c.getMatrixAtom()) && (lhsReader || rhsReader) &&
+        mfmaReadBatch > 1) {
+      order.readBatch = mfmaReadBatch;
+      order.afterReads = waitForReads;
+    }
     contract(
         rewriter, loc, c.getMatrixAtom(), acc, kSteps,
         [&](int64_t mi, int64_t ki) {
@@ -191,11 +213,13 @@ struct DistributeMma : OpConversionPattern<fmha::TileMmaOp> {
           return rhsReader ? rhsReader->read(rewriter, loc, ki, ni)
                            : b[ki * acc.nAtoms + ni];
         },
-        AtomOrder{/*aLastReadFirst=*/lhsReader.has_value(),
-                  /*bLastReadFirst=*/rhsReader.has_value()});
+        order);
     rewriter.replaceOpWithMultiple(op, {acc.atoms});
     return success();
   }
+
+private:
+  int64_t mfmaReadBatch;
 };
 
 /// The PTX wgmma matrix descriptor (no swizzle) of the [16 x N] slice of B
@@ -804,13 +828,21 @@ struct DistributeStoreLines : OpConversionPattern<fmha::TileStoreLinesOp> {
 
 struct DistributeTilesPass
     : public rocke::impl::DistributeTilesBase<DistributeTilesPass> {
+  using Base::Base;
   void runOnOperation() override {
+    if (mfmaReadBatch < 1) {
+      getOperation()->emitError("fmha-distribute-tiles: mfma-read-batch must "
+                                "be at least 1, got ")
+          << mfmaReadBatch.getValue();
+      return signalPassFailure();
+    }
     MLIRContext *ctx = &getContext();
     TypeConverter converter;
     rocke::populateDistributeTilesTypeConversion(converter);
     RewritePatternSet patterns(ctx);
     ConversionTarget target(*ctx);
-    rocke::populateDistributeTilesPatterns(converter, patterns, target);
+    rocke::populateDistributeTilesPatterns(converter, patterns, target,
+                                           mfmaReadBatch);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();
@@ -837,8 +869,10 @@ void rocke::populateDistributeTilesTypeConversion(TypeConverter &converter) {
 
 void rocke::populateDistributeTilesPatterns(TypeConverter &converter,
                                             RewritePatternSet &patterns,
-                                            ConversionTarget &target) {
-  patterns.add<DistributeZero, DistributeRead, DistributeLoad, DistributeMma,
+                                            ConversionTarget &target,
+                                            int64_t mfmaReadBatch) {
+  patterns.add<DistributeMma>(converter, patterns.getContext(), mfmaReadBatch);
+  patterns.add<DistributeZero, DistributeRead, DistributeLoad,
                DistributeMmaWarpgroup,
                DistributeConvert, DistributeUnpack, DistributePack,
                DistributeBroadcast, DistributeMap, DistributeMask,
