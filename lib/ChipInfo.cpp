@@ -20,11 +20,14 @@ constexpr llvm::StringLiteral kMmaSyncAtoms[] = {"mma_sync_m16n8k16"};
 const ChipInfo kChips[] = {
     // name, vendor, wave, workgroup memory, atoms, f32 atomic add width,
     //   SIMDs/CU, waves/SIMD, VGPRs/SIMD, VGPR granule, LDS/CU, LDS granule,
-    //   f32 -> bf16 conversion instruction
+    //   f32 -> bf16 conversion instruction, warpgroup products, MFMA read
+    //   batch
     {"gfx90a", GpuVendor::Amd, 64, 64 * 1024, kCdnaAtoms, 1, 4, 8, 512, 8,
-     64 * 1024, 512},
+     64 * 1024, 512, /*bf16Conversion=*/false, /*warpgroupMma=*/false,
+     /*mfmaReadBatch=*/4},
     {"gfx942", GpuVendor::Amd, 64, 64 * 1024, kCdnaAtoms, 1, 4, 8, 512, 8,
-     64 * 1024, 512},
+     64 * 1024, 512, /*bf16Conversion=*/false, /*warpgroupMma=*/false,
+     /*mfmaReadBatch=*/4},
     {"gfx950", GpuVendor::Amd, 64, 160 * 1024, kGfx950Atoms, 1, 4, 8, 512, 8,
      160 * 1024, 512, /*bf16Conversion=*/true},
     // Ampere, Ada and Hopper: every chip with bf16 mma.sync m16n8k16. Opt-in

@@ -51,6 +51,13 @@ struct ChipInfo {
   /// Warpgroup matrix products (PTX wgmma.mma_async, sm_90a): four warps
   /// multiply with B read once from shared memory.
   bool warpgroupMma = false;
+  /// k steps of a tiled MFMA product whose LDS reads precede one wait for
+  /// them (fmha-distribute-tiles); 1: LLVM's waits. Measured on the
+  /// backward kernel (bf16, D=128, causal): 4 takes gfx942's hot-loop waits
+  /// from 30 to 18 per 160 MFMA; gfx950's kernels, near the 512-register
+  /// file, lose more to register copies than they gain (and spill at
+  /// D=256).
+  unsigned mfmaReadBatch = 1;
 
   bool isAmd() const { return vendor == GpuVendor::Amd; }
   bool isNvidia() const { return vendor == GpuVendor::Nvidia; }

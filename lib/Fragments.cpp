@@ -118,19 +118,30 @@ RegisterRun registerRun(const MatrixAtom &atom, MatrixOperand operand,
 
 void contract(OpBuilder &b, Location loc, const MatrixAtom &atom, AccTile &acc,
               int64_t kSteps, llvm::function_ref<Value(int64_t, int64_t)> a,
-              llvm::function_ref<Value(int64_t, int64_t)> bFrag) {
+              llvm::function_ref<Value(int64_t, int64_t)> bFrag,
+              AtomOrder order) {
   auto atomName = b.getStringAttr(atom.name);
-  for (int64_t ki = 0; ki < kSteps; ++ki) {
-    SmallVector<Value> as, bs;
-    for (int64_t mi = 0; mi < acc.mAtoms; ++mi)
-      as.push_back(a(mi, ki));
-    for (int64_t ni = 0; ni < acc.nAtoms; ++ni)
-      bs.push_back(bFrag(ki, ni));
-    for (int64_t mi = 0; mi < acc.mAtoms; ++mi)
+  for (int64_t k0 = 0; k0 < kSteps; k0 += order.readBatch) {
+    int64_t k1 = std::min(kSteps, k0 + order.readBatch);
+    // The batch's fragments, [ki - k0][mi] and [ki - k0][ni].
+    SmallVector<SmallVector<Value>> as(k1 - k0), bs(k1 - k0);
+    for (int64_t ki = k0; ki < k1; ++ki) {
+      for (int64_t mi = 0; mi < acc.mAtoms; ++mi)
+        as[ki - k0].push_back(a(mi, ki));
       for (int64_t ni = 0; ni < acc.nAtoms; ++ni)
-        acc.at(mi, ni) =
-            fmha::MmaOp::create(b, loc, acc.at(mi, ni).getType(), as[mi],
-                                bs[ni], acc.at(mi, ni), atomName);
+        bs[ki - k0].push_back(bFrag(ki, ni));
+    }
+    if (order.afterReads)
+      order.afterReads();
+    for (int64_t ki = k0; ki < k1; ++ki)
+      for (int64_t i = 0; i < acc.mAtoms; ++i)
+        for (int64_t j = 0; j < acc.nAtoms; ++j) {
+          int64_t mi = order.aLastReadFirst ? acc.mAtoms - 1 - i : i;
+          int64_t ni = order.bLastReadFirst ? acc.nAtoms - 1 - j : j;
+          acc.at(mi, ni) = fmha::MmaOp::create(
+              b, loc, acc.at(mi, ni).getType(), as[ki - k0][mi],
+              bs[ki - k0][ni], acc.at(mi, ni), atomName);
+        }
   }
 }
 

@@ -308,10 +308,28 @@ private:
   Value laneId;
 };
 
+/// Where a product's fragment reads go among its atoms.
+struct AtomOrder {
+  /// A (B) is read from workgroup memory in each k step: the step's atoms
+  /// use its fragments last-read first. LDS reads complete in order, so the
+  /// wait before the first atom (LLVM's SIInsertWaitcnts waits before each
+  /// read's first use) covers all of the step's reads, not one wait per read.
+  bool aLastReadFirst = false;
+  bool bLastReadFirst = false;
+  /// k steps whose fragments are all read before the first of their atoms,
+  /// then `afterReads` (an explicit wait for them, which LLVM keeps and adds
+  /// none after).
+  int64_t readBatch = 1;
+  llvm::function_ref<void()> afterReads = nullptr;
+};
+
 /// acc[mi][ni] += sum_ki A(mi, ki) * B(ki, ni) with one fmha.mma per atom.
+/// Each k step reads its fragments in order of mi, then of ni, before its
+/// atoms.
 void contract(OpBuilder &b, Location loc, const MatrixAtom &atom, AccTile &acc,
               int64_t kSteps, llvm::function_ref<Value(int64_t, int64_t)> a,
-              llvm::function_ref<Value(int64_t, int64_t)> bFrag);
+              llvm::function_ref<Value(int64_t, int64_t)> bFrag,
+              AtomOrder order);
 
 /// The indices of element (r, c) of a 2-D workgroup buffer, or of a
 /// [R/8][C/8][8][8] buffer of core matrices (warpgroup products' operands).

@@ -22,6 +22,7 @@
 #include "dialect/FmhaDialect.h"
 #include "lib/Fragments.h"
 
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -168,8 +169,16 @@ std::optional<TileReader> reread(ConversionPatternRewriter &rewriter,
                     rewriter.getRemappedValue(read.getLane()));
 }
 
+bool isMfma(const MatrixAtom &atom) {
+  return atom.family == MatrixAtom::Family::MfmaSquare ||
+         atom.family == MatrixAtom::Family::MfmaWideK;
+}
+
 struct DistributeMma : OpConversionPattern<fmha::TileMmaOp> {
-  using OpConversionPattern::OpConversionPattern;
+  DistributeMma(const TypeConverter &converter, MLIRContext *ctx,
+                int64_t mfmaReadBatch)
+      : OpConversionPattern(converter, ctx), mfmaReadBatch(mfmaReadBatch) {}
+
   LogicalResult
   matchAndRewrite(fmha::TileMmaOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -181,6 +190,19 @@ struct DistributeMma : OpConversionPattern<fmha::TileMmaOp> {
     std::optional<TileReader> lhsReader = reread(rewriter, loc, op.getLhs());
     std::optional<TileReader> rhsReader = reread(rewriter, loc, op.getRhs());
     ValueRange a = adaptor.getLhs(), b = adaptor.getRhs();
+    AtomOrder order{/*aLastReadFirst=*/lhsReader.has_value(),
+                    /*bLastReadFirst=*/rhsReader.has_value()};
+    auto waitForReads = [&] {
+      amdgpu::MemoryCounterWaitOp::create(
+          rewriter, loc, /*load=*/nullptr, /*store=*/nullptr,
+          /*ds=*/rewriter.getI32IntegerAttr(0), /*exp=*/nullptr,
+          /*tensor=*/nullptr);
+    };
+    if (isMfma(c.getMatrixAtom()) && (lhsReader || rhsReader) &&
+        mfmaReadBatch > 1) {
+      order.readBatch = mfmaReadBatch;
+      order.afterReads = waitForReads;
+    }
     contract(
         rewriter, loc, c.getMatrixAtom(), acc, kSteps,
         [&](int64_t mi, int64_t ki) {
@@ -190,10 +212,14 @@ struct DistributeMma : OpConversionPattern<fmha::TileMmaOp> {
         [&](int64_t ki, int64_t ni) {
           return rhsReader ? rhsReader->read(rewriter, loc, ki, ni)
                            : b[ki * acc.nAtoms + ni];
-        });
+        },
+        order);
     rewriter.replaceOpWithMultiple(op, {acc.atoms});
     return success();
   }
+
+private:
+  int64_t mfmaReadBatch;
 };
 
 /// The PTX wgmma matrix descriptor (no swizzle) of the [16 x N] slice of B
@@ -432,14 +458,16 @@ struct DistributeBroadcast : OpConversionPattern<fmha::TileBroadcastOp> {
     Value laneBase =
         arith::AddIOp::create(rewriter, loc, single(adaptor.getBase()),
                               alongCols ? lane.col : lane.row);
-    // One read per atom row (column), shared by the atoms along it.
+    // One read per atom row (column), shared by the atoms along it; the
+    // last first, where the first atoms' users wait for it: LDS reads
+    // complete in order, so that one wait covers all of them.
     int64_t extent = alongCols ? t.getAtomCols() : t.getAtomRows();
     int64_t count = alongCols ? t.getColAtoms() : t.getRowAtoms();
-    SmallVector<Value> values;
-    for (int64_t x = 0; x < count; ++x)
-      values.push_back(gatherFromBuffer(
+    SmallVector<Value> values(count);
+    for (int64_t x = count - 1; x >= 0; --x)
+      values[x] = gatherFromBuffer(
           rewriter, loc, single(adaptor.getBuffer()),
-          addIdx(rewriter, loc, laneBase, x * extent), offsets));
+          addIdx(rewriter, loc, laneBase, x * extent), offsets);
     SmallVector<Value> frags;
     for (int64_t ai = 0; ai < t.getRowAtoms(); ++ai)
       for (int64_t aj = 0; aj < t.getColAtoms(); ++aj)
@@ -800,13 +828,21 @@ struct DistributeStoreLines : OpConversionPattern<fmha::TileStoreLinesOp> {
 
 struct DistributeTilesPass
     : public rocke::impl::DistributeTilesBase<DistributeTilesPass> {
+  using Base::Base;
   void runOnOperation() override {
+    if (mfmaReadBatch < 1) {
+      getOperation()->emitError("fmha-distribute-tiles: mfma-read-batch must "
+                                "be at least 1, got ")
+          << mfmaReadBatch.getValue();
+      return signalPassFailure();
+    }
     MLIRContext *ctx = &getContext();
     TypeConverter converter;
     rocke::populateDistributeTilesTypeConversion(converter);
     RewritePatternSet patterns(ctx);
     ConversionTarget target(*ctx);
-    rocke::populateDistributeTilesPatterns(converter, patterns, target);
+    rocke::populateDistributeTilesPatterns(converter, patterns, target,
+                                           mfmaReadBatch);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();
@@ -833,8 +869,10 @@ void rocke::populateDistributeTilesTypeConversion(TypeConverter &converter) {
 
 void rocke::populateDistributeTilesPatterns(TypeConverter &converter,
                                             RewritePatternSet &patterns,
-                                            ConversionTarget &target) {
-  patterns.add<DistributeZero, DistributeRead, DistributeLoad, DistributeMma,
+                                            ConversionTarget &target,
+                                            int64_t mfmaReadBatch) {
+  patterns.add<DistributeMma>(converter, patterns.getContext(), mfmaReadBatch);
+  patterns.add<DistributeZero, DistributeRead, DistributeLoad,
                DistributeMmaWarpgroup,
                DistributeConvert, DistributeUnpack, DistributePack,
                DistributeBroadcast, DistributeMap, DistributeMask,

@@ -60,11 +60,13 @@ void populateLowerTileCopiesPatterns(mlir::TypeConverter &converter,
 /// fmha-distribute-tiles: !fmha.tile values become their lanes' fragments
 /// (one vector per atom), and the tile ops the code on those fragments. The
 /// patterns convert tile-typed scf loops too; `target` learns which ops are
-/// left to convert.
+/// left to convert. MFMA products read `mfmaReadBatch` k steps' fragments
+/// from workgroup memory, then wait for them once (1: no explicit wait).
 void populateDistributeTilesTypeConversion(mlir::TypeConverter &converter);
 void populateDistributeTilesPatterns(mlir::TypeConverter &converter,
                                      mlir::RewritePatternSet &patterns,
-                                     mlir::ConversionTarget &target);
+                                     mlir::ConversionTarget &target,
+                                     int64_t mfmaReadBatch);
 
 /// fmha.warpgroup_mma -> wgmma fence, inline PTX wgmma.mma_async per k step,
 /// commit and wait (sm_90a).

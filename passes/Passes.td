@@ -353,8 +353,18 @@ def DistributeTiles : Pass<"fmha-distribute-tiles"> {
     cluster; per-row vectors broadcast onto C tiles by register shuffles.
     Tile-carrying scf loops carry the fragments. Runs before
     fmha-lower-subgroup-reduce and fmha-lower-mma.
+
+    MFMA products issue the reads of `mfma-read-batch` k steps together and
+    then one amdgpu.memory_counter_wait for them: LLVM's SIInsertWaitcnts
+    would put a wait before the first use of each read instead.
   }];
-  let dependentDialects = ["::mlir::arith::ArithDialect",
+  let options = [
+    Option<"mfmaReadBatch", "mfma-read-batch", "int64_t", /*default=*/"1",
+           "k steps of an MFMA product whose workgroup-memory reads precede "
+           "one wait for them (1: LLVM's waits)">,
+  ];
+  let dependentDialects = ["::mlir::amdgpu::AMDGPUDialect",
+                           "::mlir::arith::ArithDialect",
                            "::mlir::gpu::GPUDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::nvgpu::NVGPUDialect",

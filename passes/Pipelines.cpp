@@ -385,6 +385,12 @@ struct BwdPipelineOptions
                      "copy each block at the top of its iteration"),
           clEnumValN(rocke::KvPipelining::AsyncCopies, "async-copies",
                      "cp.async into double-buffered tiles"))};
+  Option<int64_t> mfmaReadBatch{
+      *this, "mfma-read-batch",
+      llvm::cl::desc("k steps of a tiled MFMA product whose LDS reads "
+                     "precede one wait for them (fmha-distribute-tiles); 0 = "
+                     "from the chip"),
+      llvm::cl::init(0)};
   Option<unsigned> optLevel{*this, "O", llvm::cl::desc("LLVM opt level"),
                             llvm::cl::init(3)};
 };
@@ -416,7 +422,10 @@ void addBwdKernelPasses(mlir::OpPassManager &pm, const BwdPipelineOptions &opts,
   pm.addPass(rocke::createLowerTileCopies());
   // Tile row reductions become gpu.subgroup_reduce, which the next pass
   // turns into shuffles.
-  pm.addPass(rocke::createDistributeTiles());
+  rocke::DistributeTilesOptions distribute;
+  distribute.mfmaReadBatch =
+      opts.mfmaReadBatch ? opts.mfmaReadBatch.getValue() : chip.mfmaReadBatch;
+  pm.addPass(rocke::createDistributeTiles(distribute));
   pm.addPass(rocke::createDeferWarpgroupWaits());
   rocke::LowerSubgroupReduceOptions reduce;
   reduce.subgroupSize = subgroupSize;
