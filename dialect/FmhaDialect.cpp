@@ -249,9 +249,9 @@ SmallVector<int64_t, 2> FetchedType::chunkForCopy(MemRefType source,
   // The widest vector that divides the row (and, for square chunks, the
   // rows); with a transpose the widest whose chunks split evenly over the
   // threads, so the copy can be fetched and placed.
+  bool unitInner = hasUnitInnerStride(source);
   for (int64_t w : {8, 4, 2}) {
-    if (!hasUnitInnerStride(source) || cols % w != 0 ||
-        (transposing && rows % w != 0))
+    if (!unitInner || cols % w != 0 || (transposing && rows % w != 0))
       continue;
     if (width == 1)
       width = w;

@@ -747,6 +747,14 @@ LogicalResult TileStoreLinesOp::verify() {
 // Cooperative copies
 //===----------------------------------------------------------------------===//
 
+/// The row length D of a copy's [B, S, H, D] source, which must be static.
+static FailureOr<int64_t> copyRowLength(Operation *op, MemRefType source) {
+  int64_t cols = source.getDimSize(3);
+  if (ShapedType::isDynamic(cols))
+    return op->emitOpError("copies rows of static length, got ") << source;
+  return cols;
+}
+
 /// The [B, S, H, D] source of a copy of `rows` rows into `elt` buffers.
 static LogicalResult verifyCopySource(Operation *op, MemRefType source,
                                       Type elt, int64_t rows, int64_t cols) {
@@ -816,22 +824,22 @@ static LogicalResult verifyCopyDests(Operation *op, Type elt, int64_t rows,
 
 LogicalResult TileCopyOp::verify() {
   MemRefType source = getSource().getType();
-  int64_t cols = source.getDimSize(3);
-  Type elt = source.getElementType();
-  if (ShapedType::isDynamic(cols))
-    return emitOpError("copies rows of static length, got ") << source;
+  FailureOr<int64_t> cols = copyRowLength(*this, source);
+  if (failed(cols))
+    return failure();
   SmallVector<int64_t, 2> chunk = FetchedType::chunkForCopy(
       source, getRows(), getThreads(), bool(getDestTransposed()));
-  return verifyCopyDests(*this, elt, getRows(), cols, chunk, getDest(),
-                         getDestTransposed());
+  return verifyCopyDests(*this, source.getElementType(), getRows(), *cols,
+                         chunk, getDest(), getDestTransposed());
 }
 
 LogicalResult TileCopyAsyncOp::verify() {
   MemRefType source = getSource().getType();
-  int64_t cols = source.getDimSize(3);
+  FailureOr<int64_t> rowLength = copyRowLength(*this, source);
+  if (failed(rowLength))
+    return failure();
+  int64_t cols = *rowLength;
   Type elt = source.getElementType();
-  if (ShapedType::isDynamic(cols))
-    return emitOpError("copies rows of static length, got ") << source;
   SmallVector<int64_t, 2> chunk =
       FetchedType::chunkForCopy(source, getRows(), getThreads(), false);
   if (chunk[1] * elt.getIntOrFloatBitWidth() != 128)

@@ -326,7 +326,7 @@ void rocke::populateLowerTileCopiesPatterns(TypeConverter &converter,
   converter.addConversion([](Type t) { return t; });
   converter.addConversion(
       [](FetchedType t, SmallVectorImpl<Type> &vectors) -> LogicalResult {
-        vectors.append(t.getVectorsPerThread(), Chunking::of(t).vectorType());
+        vectors.append(t.getVectorsPerThread(), t.getVectorType());
         return success();
       });
   patterns.add<LowerCopy, LowerCopyAsync, LowerFetch, LowerPlace>(
