@@ -3,7 +3,7 @@
 // f16 / bf16, head dims 32-256, causal / none; Inputs/fwd_*.mlir) on every
 // AMD chip at default options: the levels reached today (clang and g++ builds
 // agree), so that a change which helps one shape and costs another fails
-// here (buffer loads took gfx942 D=128 to issue 13's goal but D=256 from
+// here (buffer loads took gfx942 D=128 causal to issue 13's goal but D=256 from
 // 0.26 to 0.47 waits per MFMA). Each BUDGET row: chip, input, kernel,
 // minimum MFMA share (%), maximum LDS instructions and waits (s_waitcnt and
 // s_barrier) per MFMA. Tighten a row when a change improves it;
