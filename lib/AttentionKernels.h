@@ -74,6 +74,15 @@ enum class WarpgroupMma { Auto, Off, On };
 /// Auto: AsyncCopies where the chip and tiles allow it, else Synchronous.
 enum class KvPipelining { Auto, Synchronous, AsyncCopies };
 
+/// How the tiled kernels (backward and forward) apply the mask to the score
+/// blocks of their loops.
+///   WholeBlockLoops: the blocks the band or the sequence end cuts run in
+///     loops of their own with fmha.tile_mask, the whole ones in one without.
+///   PerBlockBranch: one loop; each subgroup branches on whether its block
+///     is cut.
+/// Auto: the chip's (ChipInfo::wholeBlockLoops; the host: WholeBlockLoops).
+enum class MaskBlocks { Auto, WholeBlockLoops, PerBlockBranch };
+
 /// Options of fmha-bwd-to-kernels shared by both strategies; the forward
 /// reads the target, chip, atom and tile fields.
 struct AttentionKernelOptions {
@@ -91,6 +100,7 @@ struct AttentionKernelOptions {
   QueryPipelining queryPipelining = QueryPipelining::Auto;
   WarpgroupMma warpgroupMma = WarpgroupMma::Auto;
   KvPipelining kvPipelining = KvPipelining::Auto;
+  MaskBlocks maskBlocks = MaskBlocks::Auto;
 };
 
 /// One subgroup per (batch, query token, query head); lanes split the head

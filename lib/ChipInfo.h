@@ -52,12 +52,21 @@ struct ChipInfo {
   /// multiply with B read once from shared memory.
   bool warpgroupMma = false;
   /// k steps of a tiled MFMA product whose LDS reads precede one wait for
-  /// them (fmha-distribute-tiles); 1: LLVM's waits. Measured on the
-  /// backward kernel (bf16, D=128, causal): 4 takes gfx942's hot-loop waits
-  /// from 30 to 18 per 160 MFMA; gfx950's kernels, near the 512-register
-  /// file, lose more to register copies than they gain (and spill at
-  /// D=256).
+  /// them (fmha-distribute-tiles); 1: LLVM's waits. Measured over every
+  /// input of test/ISA/tiled-hot-loops.mlir: on gfx90a / gfx942, 8 takes
+  /// the backward's hot loop (bf16, D=128, causal, gfx942) from 20 to 16
+  /// waits per 160 MFMA against 4 (1: 30); gfx950's kernels, near the
+  /// 512-register file, gain from 2 (0.14 -> 0.11 waits per MFMA at D=128)
+  /// but lose MFMA share to register copies at 4 and spill at D=256.
   unsigned mfmaReadBatch = 1;
+  /// The tiled kernels run the blocks that the mask band or the sequence
+  /// end cuts in loops of their own and the whole blocks in one without the
+  /// mask; false: one loop with a branch per block and subgroup around the
+  /// mask. AMD hot loops lose the mask's selects and branch (gfx942 bf16
+  /// D=128 causal backward: 23.7 -> 25.3 % MFMA, test/ISA/tiled-hot-loops);
+  /// on the H200 the split loops were 4-5 % slower at D=128 causal, forward
+  /// and backward (docs/BENCHMARKS.md run 23).
+  bool wholeBlockLoops = false;
 
   bool isAmd() const { return vendor == GpuVendor::Amd; }
   bool isNvidia() const { return vendor == GpuVendor::Nvidia; }

@@ -194,23 +194,21 @@ Value MaskBuilder::isVisible(OpBuilder &b, Location loc, Value q,
     return vector::BroadcastOp::create(
         b, loc, VectorType::get(vecType.getShape(), scalar.getType()), scalar);
   };
-  Value visible =
-      splat(arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
+  Value visible = splat(arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
   if (band.isNone())
     return visible;
   Value diag = b.createOrFold<arith::AddIOp>(loc, q, splat(offset));
   Value rel = b.createOrFold<arith::SubIOp>(loc, k, diag);
   if (band.lower >= 0)
-    visible = b.createOrFold<arith::CmpIOp>(
-        loc, arith::CmpIPredicate::sge, rel,
-        splat(constIndex(b, loc, -band.lower)));
+    visible =
+        b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, rel,
+                                      splat(constIndex(b, loc, -band.lower)));
   if (band.upper >= 0) {
-    Value le = b.createOrFold<arith::CmpIOp>(
-        loc, arith::CmpIPredicate::sle, rel,
-        splat(constIndex(b, loc, band.upper)));
-    visible = band.lower >= 0
-                  ? b.createOrFold<arith::AndIOp>(loc, visible, le)
-                  : le;
+    Value le =
+        b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::sle, rel,
+                                      splat(constIndex(b, loc, band.upper)));
+    visible =
+        band.lower >= 0 ? b.createOrFold<arith::AndIOp>(loc, visible, le) : le;
   }
   return visible;
 }
@@ -224,6 +222,74 @@ Value MaskBuilder::isBlockVisible(OpBuilder &b, Location loc, Value qFirst,
   Value upperRight = isVisible(b, loc, qFirst, kLast);
   Value corners = arith::AndIOp::create(b, loc, lowerLeft, upperRight);
   return arith::AndIOp::create(b, loc, keysInSequence, corners);
+}
+
+/// The blocks of [first, last) (`block` elements each) that lie wholly in
+/// [lo, hi): signed bounds that may be negative, null when unbounded.
+static std::pair<Value, Value> blocksInside(OpBuilder &b, Location loc,
+                                            Value lo, Value hi, int64_t block,
+                                            Value first, Value last) {
+  Value c0 = constIndex(b, loc, 0), cBlock = constIndex(b, loc, block);
+  Value begin = first, end = last;
+  if (lo) {
+    lo = b.createOrFold<arith::MaxSIOp>(loc, lo, c0);
+    begin =
+        b.createOrFold<arith::MaxUIOp>(loc, begin, ceilDiv(b, loc, lo, cBlock));
+    begin = b.createOrFold<arith::MinUIOp>(loc, begin, last);
+  }
+  if (hi) {
+    hi = b.createOrFold<arith::MaxSIOp>(loc, hi, c0);
+    end = b.createOrFold<arith::MinUIOp>(
+        loc, end, b.createOrFold<arith::DivUIOp>(loc, hi, cBlock));
+  }
+  end = b.createOrFold<arith::MaxUIOp>(loc, end, begin);
+  return {begin, end};
+}
+
+std::pair<Value, Value>
+MaskBuilder::wholeQueryBlocks(OpBuilder &b, Location loc, Value kFirst,
+                              Value kLast, int64_t blockQ, Value qbBegin,
+                              Value qbEnd) const {
+  // Query q sees every key of [kFirst, kLast] iff kLast - off - upper <= q
+  // (upper >= 0) and q <= kFirst - off + lower (lower >= 0).
+  Value qLo, qHi;
+  if (band.upper >= 0)
+    qLo = b.createOrFold<arith::SubIOp>(
+        loc, b.createOrFold<arith::SubIOp>(loc, kLast, offset),
+        constIndex(b, loc, band.upper));
+  if (band.lower >= 0)
+    qHi = b.createOrFold<arith::AddIOp>(
+        loc, b.createOrFold<arith::SubIOp>(loc, kFirst, offset),
+        constIndex(b, loc, band.lower + 1));
+  auto [begin, end] = blocksInside(b, loc, qLo, qHi, blockQ, qbBegin, qbEnd);
+  // Keys past Sk need the mask in every block.
+  Value keysInSequence = b.createOrFold<arith::CmpIOp>(
+      loc, arith::CmpIPredicate::ult, kLast, seqK);
+  begin = b.createOrFold<arith::SelectOp>(loc, keysInSequence, begin, qbEnd);
+  end = b.createOrFold<arith::SelectOp>(loc, keysInSequence, end, qbEnd);
+  return {begin, end};
+}
+
+std::pair<Value, Value> MaskBuilder::wholeKeyBlocks(OpBuilder &b, Location loc,
+                                                    Value qFirst, Value qLast,
+                                                    int64_t blockKv,
+                                                    Value kbBegin,
+                                                    Value kbEnd) const {
+  // Key k is seen by every query of [qFirst, qLast] iff qLast + off - lower
+  // <= k (lower >= 0) and k <= qFirst + off + upper (upper >= 0); only
+  // blocks below Sk qualify.
+  Value kLo, kHi = seqK;
+  if (band.lower >= 0)
+    kLo = b.createOrFold<arith::SubIOp>(
+        loc, b.createOrFold<arith::AddIOp>(loc, qLast, offset),
+        constIndex(b, loc, band.lower));
+  if (band.upper >= 0)
+    kHi = b.createOrFold<arith::MinSIOp>(
+        loc, kHi,
+        b.createOrFold<arith::AddIOp>(
+            loc, b.createOrFold<arith::AddIOp>(loc, qFirst, offset),
+            constIndex(b, loc, band.upper + 1)));
+  return blocksInside(b, loc, kLo, kHi, blockKv, kbBegin, kbEnd);
 }
 
 Value MaskBuilder::isVisibleAt(OpBuilder &b, Location loc, Value keyMinusQuery,

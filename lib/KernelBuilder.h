@@ -154,10 +154,10 @@ public:
   /// q and k may be index vectors, giving a vector of i1.
   mlir::Value isVisible(mlir::OpBuilder &b, mlir::Location loc, mlir::Value q,
                         mlir::Value k) const;
-  /// The same for the pairs whose key - query is `keyMinusQuery + deltas[i]`
-  /// (an index, and one constant per element of the i1 vector result): a
-  /// tile whose indices share a lane-dependent base tests each element with
-  /// one comparison against a constant.
+  /// i1 vector: is the pair whose key - query is `keyMinusQuery + deltas[i]`
+  /// (an index, and one constant per element) inside the band? A tile whose
+  /// indices share a lane-dependent base tests each element with one
+  /// comparison against a constant.
   mlir::Value isVisibleAt(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Value keyMinusQuery,
                           llvm::ArrayRef<int64_t> deltas) const;
@@ -168,6 +168,26 @@ public:
   mlir::Value isBlockVisible(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::Value qFirst, mlir::Value qLast,
                              mlir::Value kFirst, mlir::Value kLast) const;
+  /// Query blocks [begin, end) within [qbBegin, qbEnd] (blocks of `blockQ`
+  /// queries) whose every query, those past Sq included, sees every key of
+  /// [kFirst, kLast] with kLast < Sk: their scores need no mask. The band is
+  /// convex, so these blocks are consecutive; begin = end when there are
+  /// none.
+  std::pair<mlir::Value, mlir::Value>
+  wholeQueryBlocks(mlir::OpBuilder &b, mlir::Location loc, mlir::Value kFirst,
+                   mlir::Value kLast, int64_t blockQ, mlir::Value qbBegin,
+                   mlir::Value qbEnd) const;
+  /// Key blocks [begin, end) within [kbBegin, kbEnd] (blocks of `blockKv`
+  /// keys) whose every key is below Sk and seen by every query of [qFirst,
+  /// qLast]: their scores need no mask; begin = end when there are none.
+  std::pair<mlir::Value, mlir::Value>
+  wholeKeyBlocks(mlir::OpBuilder &b, mlir::Location loc, mlir::Value qFirst,
+                 mlir::Value qLast, int64_t blockKv, mlir::Value kbBegin,
+                 mlir::Value kbEnd) const;
+  /// Does the band hide pairs below the diagonal (keys more than `lower`
+  /// before a query's diagonal)? Then the blocks of keys before, or of
+  /// queries after, the whole ones may be cut too.
+  bool limitsBelowDiagonal() const { return band.lower >= 0; }
   /// Keys [kLo, kHi) that any query of [qLo, qHi) sees, clamped to [0, Sk);
   /// kHi >= kLo always (an empty range means the queries see nothing). For a
   /// single query (qHi = qLo + 1) the range is exact: no element mask needed.

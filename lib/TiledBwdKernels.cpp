@@ -92,11 +92,8 @@ struct TiledConfig {
   /// warpgroups as dqQGroups blocks of 64 query rows x the rest of Dqk.
   bool warpgroup = false;
   int64_t dqQGroups = 1;
-  /// Blocks that the mask band and Sk leave whole skip the mask's selects
-  /// (a branch per block): 3-7 % faster on the H200 (docs/BENCHMARKS.md run
-  /// 20). Not on AMD chips, where it is unmeasured and the hot-loop budgets
-  /// (test/ISA/bwd-tiled-budget.mlir), which count both paths, would fall.
-  bool maskOnlyCutBlocks = false;
+  /// useWholeBlockLoops: whole and cut query blocks in loops of their own.
+  bool wholeBlockLoops = true;
   int64_t blockQ = 0, blockKv = 0, numWarps = 0;
   int64_t lanes = 0; ///< lanes of a subgroup (= the atom's lanes)
   int64_t kvRowsPerWarp = 0;
@@ -271,7 +268,7 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
        (cfg.atom->family == MatrixAtom::Family::MfmaSquare ||
         cfg.atom->family == MatrixAtom::Family::MfmaWideK));
   cfg.lanes = cfg.atom->lanes;
-  cfg.maskOnlyCutBlocks = !(options.chip && options.chip->isAmd());
+  cfg.wholeBlockLoops = useWholeBlockLoops(options);
   cfg.dqk = sizes.headDimQk;
   cfg.dv = sizes.headDimV;
   cfg.group = sizes.groupSize();
@@ -727,8 +724,11 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     loopInit.append(
         loadStats(arith::MulIOp::create(b, loc, qbBegin, cBlockQ), tid));
   }
-  auto qLoop = scf::ForOp::create(b, loc, qbBegin, qbEnd, c1, loopInit);
-  {
+  // The query blocks [lo, hi), carrying `carriedIn`, their scores masked as
+  // `scoreMask` says.
+  auto emitQueryLoop = [&](Value lo, Value hi, ValueRange carriedIn,
+                           ScoreMask scoreMask) -> scf::ForOp {
+    auto qLoop = scf::ForOp::create(b, loc, lo, hi, c1, carriedIn);
     OpBuilder::InsertionGuard g2(b);
     b.setInsertionPointToStart(qLoop.getBody());
     ValueRange carried = qLoop.getRegionIterArgs();
@@ -806,14 +806,15 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       return x.size() == 3 ? arith::MulFOp::create(b, loc, e, x[2]) : e;
     });
     // Keys past Sk and, with a mask, invisible pairs get P = 0 (queries past
-    // Sq already have: their offset is +inf); with maskOnlyCutBlocks only in
-    // blocks that hold any for the subgroup's keys.
+    // Sq already have: their offset is +inf).
     auto maskScores = [&](OpBuilder &bb) -> Value {
       return fmha::TileMaskOp::create(bb, loc, scoreType, pTile, q0, kvWarp,
                                       lane, sizes.seqQ, sizes.seqK, maskAttr,
                                       /*keys_along_rows=*/sT, APFloat(0.0f));
     };
-    if (cfg.maskOnlyCutBlocks) {
+    if (scoreMask == ScoreMask::every)
+      pTile = maskScores(b);
+    if (scoreMask == ScoreMask::cutBlocks) {
       Value qLast = addIdx(b, loc, q0, cfg.blockQ - 1);
       Value kLast = addIdx(b, loc, kvWarp, kvRows - 1);
       Value whole = mask.isBlockVisible(b, loc, q0, qLast, kvWarp, kLast);
@@ -825,8 +826,6 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       b.setInsertionPointToStart(ifMasked.elseBlock());
       scf::YieldOp::create(b, loc, maskScores(b));
       pTile = ifMasked.getResult(0);
-    } else {
-      pTile = maskScores(b);
     }
     Value dsTile = tiles.map(
         scoreType, {pTile, dpTile, queryStats(kRowDelta)},
@@ -924,6 +923,25 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     SmallVector<Value> yielded{dKi, dVi};
     yielded.append(next);
     scf::YieldOp::create(b, loc, yielded);
+    return qLoop;
+  };
+  // With whole-block loops, the blocks the mask leaves whole for every key
+  // of the workgroup run without it, in a loop of their own: no selects, no
+  // branch per block. The cut ones (near the band's edges, or all with keys
+  // past Sk) come before them and, for bands with a query end, after them.
+  scf::ForOp qLoop;
+  if (cfg.wholeBlockLoops) {
+    auto [wholeBegin, wholeEnd] =
+        mask.wholeQueryBlocks(b, loc, kv0, addIdx(b, loc, kv0, cfg.blockKv - 1),
+                              cfg.blockQ, qbBegin, qbEnd);
+    qLoop = emitQueryLoop(qbBegin, wholeBegin, loopInit, ScoreMask::every);
+    qLoop = emitQueryLoop(wholeBegin, wholeEnd, qLoop.getResults(),
+                          ScoreMask::none);
+    if (mask.limitsBelowDiagonal())
+      qLoop =
+          emitQueryLoop(wholeEnd, qbEnd, qLoop.getResults(), ScoreMask::every);
+  } else {
+    qLoop = emitQueryLoop(qbBegin, qbEnd, loopInit, ScoreMask::cutBlocks);
   }
   // No copy may be in flight when the next head's first block is issued
   // (into the same slot, maybe) or the kernel ends: the zero-filled block

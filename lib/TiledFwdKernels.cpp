@@ -51,6 +51,8 @@ struct FwdConfig {
   /// KvPipelining::AsyncCopies: K and V tiles have two slots, the next
   /// block's rows land in one by cp.async while the other is read.
   bool asyncCopies = false;
+  /// useWholeBlockLoops: whole and cut KV blocks in loops of their own.
+  bool wholeBlockLoops = true;
   int64_t blockQ = 0, blockKv = 0, numWarps = 0, lanes = 0;
   int64_t dqk = 0, dv = 0, group = 0;
   /// Elements appended to each workgroup-memory row (see TiledBwdKernels).
@@ -152,6 +154,7 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
                    ? ""
                    : " in the requested score layout");
   cfg.lanes = a.lanes;
+  cfg.wholeBlockLoops = useWholeBlockLoops(options);
   cfg.dqk = sizes.headDimQk;
   cfg.dv = sizes.headDimV;
   cfg.group = sizes.groupSize();
@@ -361,8 +364,11 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   };
   if (cfg.asyncCopies)
     init.push_back(issueBlock(kbBegin));
-  auto kvLoop = scf::ForOp::create(b, loc, kbBegin, kbEnd, c1, init);
-  {
+  // The KV blocks [lo, hi), carrying `carriedIn`, their scores masked as
+  // `scoreMask` says.
+  auto emitKvLoop = [&](Value lo, Value hi, ValueRange carriedIn,
+                        ScoreMask scoreMask) -> scf::ForOp {
+    auto kvLoop = scf::ForOp::create(b, loc, lo, hi, c1, carriedIn);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(kvLoop.getBody());
     ValueRange carried = kvLoop.getRegionIterArgs();
@@ -400,26 +406,29 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                                         tiles.type(cfg.dqk, cfg.blockKv,
                                                    TileRole::b, atom)),
                              tiles.zero(scoreType));
-    // Keys past Sk and pairs the band hides score -inf: only in blocks that
-    // hold any for the subgroup's queries (the band is convex, so its
-    // extreme pairs are the block's corners); the others skip the selects.
-    Value qLast = addIdx(b, loc, qWarp, rows - 1);
-    Value kLast = addIdx(b, loc, k0, cfg.blockKv - 1);
-    Value whole = mask.isBlockVisible(b, loc, qWarp, qLast, k0, kLast);
-    auto ifMasked = scf::IfOp::create(b, loc, TypeRange{scoreType}, whole,
-                                      /*withElseRegion=*/true);
-    {
+    // Keys past Sk and pairs the band hides score -inf.
+    auto maskScores = [&](OpBuilder &bb) -> Value {
+      return fmha::TileMaskOp::create(
+          bb, loc, scoreType, s, qWarp, k0, lane, sizes.seqQ, sizes.seqK,
+          maskAttr, /*keys_along_rows=*/sT,
+          APFloat::getInf(APFloat::IEEEsingle(), /*Negative=*/true));
+    };
+    if (scoreMask == ScoreMask::every)
+      s = maskScores(b);
+    if (scoreMask == ScoreMask::cutBlocks) {
+      // The band is convex: its extreme pairs are the block's corners.
+      Value qLast = addIdx(b, loc, qWarp, rows - 1);
+      Value kLast = addIdx(b, loc, k0, cfg.blockKv - 1);
+      Value whole = mask.isBlockVisible(b, loc, qWarp, qLast, k0, kLast);
+      auto ifMasked = scf::IfOp::create(b, loc, TypeRange{scoreType}, whole,
+                                        /*withElseRegion=*/true);
       OpBuilder::InsertionGuard g2(b);
       b.setInsertionPointToStart(ifMasked.thenBlock());
       scf::YieldOp::create(b, loc, s);
       b.setInsertionPointToStart(ifMasked.elseBlock());
-      Value masked = fmha::TileMaskOp::create(
-          b, loc, scoreType, s, qWarp, k0, lane, sizes.seqQ, sizes.seqK,
-          maskAttr, /*keys_along_rows=*/sT,
-          APFloat::getInf(APFloat::IEEEsingle(), /*Negative=*/true));
-      scf::YieldOp::create(b, loc, masked);
+      scf::YieldOp::create(b, loc, maskScores(b));
+      s = ifMasked.getResult(0);
     }
-    s = ifMasked.getResult(0);
     int64_t keyDim = sT ? 0 : 1;
     Value rowMax = fmha::TileReduceOp::create(
         b, loc, lineType, fmha::ReductionKind::max, s, keyDim);
@@ -472,6 +481,26 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     if (nextGroup)
       yielded.push_back(nextGroup);
     scf::YieldOp::create(b, loc, yielded);
+    return kvLoop;
+  };
+  // With whole-block loops, the blocks whose keys every query of the block
+  // sees run without the mask, in a loop of their own: no selects, no
+  // branch per block. The cut ones (the band's edges, the block past Sk)
+  // come after them and, for bands that hide keys far before the diagonal,
+  // before them.
+  scf::ForOp kvLoop;
+  if (cfg.wholeBlockLoops) {
+    auto [wholeBegin, wholeEnd] = mask.wholeKeyBlocks(
+        b, loc, q0, addIdx(b, loc, qEnd, -1), cfg.blockKv, kbBegin, kbEnd);
+    SmallVector<Value> carried(init);
+    if (mask.limitsBelowDiagonal()) {
+      kvLoop = emitKvLoop(kbBegin, wholeBegin, carried, ScoreMask::every);
+      carried = kvLoop.getResults();
+    }
+    kvLoop = emitKvLoop(wholeBegin, wholeEnd, carried, ScoreMask::none);
+    kvLoop = emitKvLoop(wholeEnd, kbEnd, kvLoop.getResults(), ScoreMask::every);
+  } else {
+    kvLoop = emitKvLoop(kbBegin, kbEnd, init, ScoreMask::cutBlocks);
   }
   // No copy may be in flight when the kernel ends: the zero-filled block
   // after the last one, or the first block of an empty loop.

@@ -47,6 +47,12 @@ rocke::selectAtom(Operation *op, const AttentionKernelOptions &options,
   return atom;
 }
 
+bool rocke::useWholeBlockLoops(const AttentionKernelOptions &options) {
+  if (options.maskBlocks != MaskBlocks::Auto)
+    return options.maskBlocks == MaskBlocks::WholeBlockLoops;
+  return !options.chip || options.chip->wholeBlockLoops;
+}
+
 int64_t rocke::workgroupMemoryLimit(const AttentionKernelOptions &options) {
   if (options.target.host)
     return std::numeric_limits<int64_t>::max();

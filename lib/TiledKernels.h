@@ -35,6 +35,18 @@ selectAtom(Operation *op, const AttentionKernelOptions &options, Type elt);
 /// 128..256 on gfx942/gfx950); else 7/8 of 256 arch VGPRs.
 int64_t registerBudget(const AttentionKernelOptions &options, int64_t numWarps);
 
+/// Which score blocks of a tiled loop go through fmha.tile_mask.
+enum class ScoreMask {
+  none,      ///< a loop over blocks the mask leaves whole
+  every,     ///< a loop over blocks the mask or the sequence end cuts
+  cutBlocks, ///< each block, behind a branch on whether it is cut
+};
+
+/// Whether the kernels run whole and cut blocks in loops of their own:
+/// options.maskBlocks, or for Auto ChipInfo::wholeBlockLoops (the host:
+/// yes).
+bool useWholeBlockLoops(const AttentionKernelOptions &options);
+
 /// Workgroup memory a workgroup may use: the chip's; without a chip, 48 KiB
 /// of static shared memory for 32-lane subgroups, 64 KiB of LDS for 64-lane.
 int64_t workgroupMemoryLimit(const AttentionKernelOptions &options);

@@ -100,6 +100,7 @@ struct BwdToKernelsPass
     opts.operandStaging = operandStaging;
     opts.queryPipelining = queryPipelining;
     opts.warpgroupMma = warpgroupMma;
+    opts.maskBlocks = maskBlocks;
     opts.target.indexBitwidth = indexBitwidth;
     opts.matrixAtom = matrixAtom;
     opts.blockQ = blockQ;

@@ -270,6 +270,20 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
                         "each subgroup multiplies on its own"),
              clEnumValN(::rocke::WarpgroupMma::On, "on",
                         "four subgroups read B once from workgroup memory"))}]>,
+    Option<"maskBlocks", "mask-blocks", "::rocke::MaskBlocks",
+           /*default=*/"::rocke::MaskBlocks::Auto",
+           "How the tiled kernels mask the score blocks of their loops",
+           [{::llvm::cl::values(
+             clEnumValN(::rocke::MaskBlocks::Auto, "auto",
+                        "the chip's choice (whole-block-loops on AMD chips "
+                        "and the host, per-block-branch on NVIDIA)"),
+             clEnumValN(::rocke::MaskBlocks::WholeBlockLoops,
+                        "whole-block-loops",
+                        "cut blocks in loops of their own, whole ones in a "
+                        "loop without the mask"),
+             clEnumValN(::rocke::MaskBlocks::PerBlockBranch,
+                        "per-block-branch",
+                        "one loop, a branch per block around the mask"))}]>,
     Option<"indexBitwidth", "index-bitwidth", "unsigned", /*default=*/"64",
            "Index width the target lowering uses (32 or 64); static shapes "
            "it cannot address are rejected">,

@@ -361,6 +361,16 @@ struct BwdPipelineOptions
                      "where the chip has them and the tiles allow"),
           clEnumValN(rocke::WarpgroupMma::Off, "off", "per subgroup"),
           clEnumValN(rocke::WarpgroupMma::On, "on", "per warpgroup"))};
+  Option<rocke::MaskBlocks> maskBlocks{
+      *this, "mask-blocks",
+      llvm::cl::desc("how the tiled kernels mask their score blocks"),
+      llvm::cl::init(rocke::MaskBlocks::Auto),
+      llvm::cl::values(
+          clEnumValN(rocke::MaskBlocks::Auto, "auto", "the chip's choice"),
+          clEnumValN(rocke::MaskBlocks::WholeBlockLoops, "whole-block-loops",
+                     "cut and whole blocks in loops of their own"),
+          clEnumValN(rocke::MaskBlocks::PerBlockBranch, "per-block-branch",
+                     "one loop, a branch per block"))};
   Option<int64_t> fwdBlockQ{
       *this, "fwd-block-q",
       llvm::cl::desc("query rows per forward workgroup; 0 = from the chip"),
@@ -413,6 +423,7 @@ void addBwdKernelPasses(mlir::OpPassManager &pm, const BwdPipelineOptions &opts,
   kernels.numWarps = opts.numWarps;
   kernels.queryPipelining = opts.queryPipelining;
   kernels.warpgroupMma = opts.warpgroupMma;
+  kernels.maskBlocks = opts.maskBlocks;
   kernels.forward = true;
   kernels.fwdBlockQ = opts.fwdBlockQ;
   kernels.fwdBlockKv = opts.fwdBlockKv;

@@ -39,9 +39,9 @@
 // ISA:            s_endpgm
 
 // One v_exp_f32 per probability (64 KV rows x 32 query columns of S^T per
-// wave over 64 lanes: 32) and per query column's rescale factor (2), all in
-// the KV loop.
-// EXP-COUNT-34: v_exp_f32
+// wave over 64 lanes: 32) and per query column's rescale factor (2), in
+// each of the two KV loops (whole blocks, cut blocks) and nowhere else.
+// EXP-COUNT-68: v_exp_f32
 // EXP-NOT:      v_exp_f32
 
 // Per wave and KV block: 64 KV x 32 query rows x D for S^T in 16x16x32 atoms

@@ -2,20 +2,24 @@
 // target: a speed regression (another barrier, P staged through workgroup
 // memory, more products) fails here.
 // RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=sm_90},fmha-lower-tile-copies,fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.nv
-// RUN: FileCheck %s --check-prefix=BAR < %t.nv
+// RUN: FileCheck %s --check-prefixes=BAR,NV-BAR < %t.nv
 // RUN: FileCheck %s --check-prefixes=MMA,NV-MMA < %t.nv
 // RUN: FileCheck %s --check-prefixes=WG,NV-WG < %t.nv
 // RUN: FileCheck %s --check-prefixes=DQ,NV-DQ < %t.nv
 // RUN: FileCheck %s --check-prefix=NO-ASYNC < %t.nv
 // RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=sm_90 query-pipelining=async-copies},fmha-lower-tile-copies,fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.nvasync
-// RUN: FileCheck %s --check-prefix=BAR < %t.nvasync
+// RUN: FileCheck %s --check-prefixes=BAR,NV-BAR < %t.nvasync
 // RUN: FileCheck %s --check-prefix=NV-ASYNC < %t.nvasync
 // RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=gfx942},fmha-lower-tile-copies,fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.amd
-// RUN: FileCheck %s --check-prefix=BAR < %t.amd
+// RUN: FileCheck %s --check-prefixes=BAR,AMD-BAR < %t.amd
 // RUN: FileCheck %s --check-prefixes=MMA,AMD-MMA < %t.amd
 // RUN: FileCheck %s --check-prefixes=WG,AMD-WG < %t.amd
 // RUN: FileCheck %s --check-prefixes=DQ,AMD-DQ < %t.amd
 // RUN: FileCheck %s --check-prefix=NO-ASYNC < %t.amd
+// RUN: rocke-opt %s -fmha-bwd-to-kernels='strategy=tiled chip=gfx942' | FileCheck %s --check-prefix=SPLIT
+// RUN: rocke-opt %s -fmha-bwd-to-kernels='strategy=tiled chip=sm_90 mask-blocks=whole-block-loops' | FileCheck %s --check-prefix=SPLIT
+// RUN: rocke-opt %s -fmha-bwd-to-kernels='strategy=tiled chip=gfx942 mask-blocks=per-block-branch' | FileCheck %s --check-prefix=BRANCH
+// RUN: not rocke-opt %s -fmha-bwd-to-kernels='strategy=tiled mask-blocks=sometimes' 2>&1 | FileCheck %s --check-prefix=BADMODE
 // RUN: rocke-opt %s -fmha-bwd-to-kernels='strategy=tiled target=host' -fmha-lower-tile-copies -fmha-distribute-tiles -o %t.host
 // RUN: FileCheck %s --check-prefix=HOST < %t.host
 // RUN: FileCheck %s --check-prefix=NO-ASYNC < %t.host
@@ -24,18 +28,41 @@
 // and query block 32 + 32 atoms for S^T and dP^T, 32 each for dV, dK and dQ.
 // gfx942 (128 KV rows, 4 waves, 32 query rows), scores held as S: 32 atoms
 // for each of the five products.
+// On gfx942 and the host the query blocks run in two loops of the same
+// body: the blocks the causal band (or Sk) cuts, with the mask, then the
+// whole ones, without (SPLIT); their counts below are twice one
+// iteration's. sm_90 runs one loop, a branch per block around the mask.
+// SPLIT-LABEL: gpu.func @fmha_bwd_tiled_main
+// SPLIT: scf.for
+// SPLIT: fmha.tile_mask
+// SPLIT: scf.yield
+// SPLIT: scf.for
+// SPLIT-NOT: fmha.tile_mask
+// SPLIT: gpu.return
+// mask-blocks overrides the chip's choice: one loop whose blocks branch to
+// the mask only where the band cuts them.
+// BRANCH-LABEL: gpu.func @fmha_bwd_tiled_main
+// BRANCH: scf.for
+// BRANCH: scf.if {{.*}} -> (!fmha.tile<32x32xf32, c, "mfma_f32_16x16x16_bf16">)
+// BRANCH-NEXT: scf.yield
+// BRANCH-NEXT: } else {
+// BRANCH-NEXT: fmha.tile_mask
+// BRANCH-NOT: scf.for {{.*}}iter_args
+// BRANCH: gpu.return
+// BADMODE: Cannot find option named 'sometimes'!
 // Two barriers per query block and none elsewhere, placed by
 // fmha-place-workgroup-barriers from the kernel's workgroup-memory accesses
 // (fmha-bwd-to-kernels emits none).
 // BAR-LABEL: gpu.func @fmha_bwd_tiled_main
-// BAR-COUNT-2: gpu.barrier
+// NV-BAR-COUNT-2: gpu.barrier
+// AMD-BAR-COUNT-4: gpu.barrier
 // BAR-NOT: gpu.barrier
 // BAR: gpu.return
 
 // The five products, nothing more.
 // MMA-LABEL: gpu.func @fmha_bwd_tiled_main
 // NV-MMA-COUNT-160: fmha.mma {{.*}} {atom = "mma_sync_m16n8k16_bf16"}
-// AMD-MMA-COUNT-160: fmha.mma {{.*}} {atom = "mfma_f32_16x16x16_bf16"}
+// AMD-MMA-COUNT-320: fmha.mma {{.*}} {atom = "mfma_f32_16x16x16_bf16"}
 // MMA-NOT: fmha.mma
 // MMA: gpu.return
 
@@ -47,6 +74,11 @@
 // the tile and 4 rows of its transpose, and keeps K in registers.
 // WG-LABEL: gpu.func @fmha_bwd_tiled_main
 // NV-WG-COUNT-16: vector.store {{.*}} : memref<32x136xbf16, #gpu.address_space<workgroup>>, vector<1xbf16>
+// AMD-WG-COUNT-4: vector.store {{.*}} : memref<32x136xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
+// AMD-WG-COUNT-4: vector.store {{.*}} : memref<128x40xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
+// AMD-WG-COUNT-4: vector.store {{.*}} : memref<32x136xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
+// AMD-WG-COUNT-4: vector.store {{.*}} : memref<128x40xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
+// AMD-WG-COUNT-16: vector.store {{.*}} : memref<32x136xbf16, #gpu.address_space<workgroup>>, vector<1xbf16>
 // AMD-WG-COUNT-4: vector.store {{.*}} : memref<32x136xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
 // AMD-WG-COUNT-4: vector.store {{.*}} : memref<128x40xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
 // AMD-WG-COUNT-4: vector.store {{.*}} : memref<32x136xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
@@ -88,14 +120,14 @@
 // run 4 scalar atomics from one address later: no vector f32 atomic on AMD).
 // DQ-LABEL: gpu.func @fmha_bwd_tiled_main
 // NV-DQ-COUNT-8: fmha.atomic_add {{.*}} {alignment = 8 : i64} : vector<2xf32>
-// AMD-DQ-COUNT-4: fmha.atomic_add {{.*}} {alignment = 16 : i64} : vector<4xf32>
+// AMD-DQ-COUNT-8: fmha.atomic_add {{.*}} {alignment = 16 : i64} : vector<4xf32>
 // DQ-NOT: {{fmha.atomic_add|memref.atomic_rmw}}
 // DQ: gpu.return
 
 // The host atom runs the same schedule (16 x 16 tiles, one lane): 8 atoms
 // along D=128 for each of the five products.
 // HOST-LABEL: func.func private @fmha_bwd_tiled_main
-// HOST-COUNT-40: fmha.mma {{.*}} {atom = "host_16x16x16"}
+// HOST-COUNT-80: fmha.mma {{.*}} {atom = "host_16x16x16"}
 // HOST-NOT: fmha.mma
 // HOST: return
 func.func @bf16_d128_causal(%q: memref<?x?x8x128xbf16>, %k: memref<?x?x8x128xbf16>,

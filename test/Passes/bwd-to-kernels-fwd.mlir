@@ -1,8 +1,8 @@
 // fmha-bwd-to-kernels{forward=true}: the FlashAttention-2 forward on tiles.
-// RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=gfx942 forward=true' | FileCheck %s --check-prefixes=CHECK,AMD
-// RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=sm_90 forward=true' | FileCheck %s --check-prefixes=CHECK,NV
-// RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=sm_90 forward=true fwd-kv-pipelining=synchronous' | FileCheck %s --check-prefixes=CHECK,NVSYNC
-// RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='target=host forward=true' | FileCheck %s --check-prefixes=CHECK,HOST
+// RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=gfx942 forward=true' | FileCheck %s --check-prefixes=CHECK,AMD,SPLIT
+// RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=sm_90 forward=true' | FileCheck %s --check-prefixes=CHECK,NV,BRANCH
+// RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=sm_90 forward=true fwd-kv-pipelining=synchronous' | FileCheck %s --check-prefixes=CHECK,NVSYNC,BRANCH
+// RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='target=host forward=true' | FileCheck %s --check-prefixes=CHECK,HOST,SPLIT
 // RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=gfx942' | FileCheck %s --check-prefix=KEPT
 
 // bf16, D=128, causal. Q stays in registers on gfx942; sm_90 (32 query
@@ -10,8 +10,11 @@
 // fragment is the B fragment of P^T in O^T = V^T P^T) and the row
 // statistics as per-column vectors; sm_90 and the host hold S [q x kv] (two
 // m16n8 accumulators are an A fragment of P in O = P V) and per-row
-// vectors. Masks only where the band or Sk cuts the block; sm_90 fetches K
-// and V by async copies into two slots.
+// vectors. On gfx942 and the host the KV blocks run in two loops of the
+// same body: the ones every query of the block sees whole, without the
+// mask, then the ones the band or Sk cuts, with it; sm_90 runs one loop
+// with the mask behind a branch per block, and fetches K and V by async
+// copies into two slots.
 // CHECK-LABEL: func{{.*}} @fmha_fwd_tiled_main(
 // AMD: fmha.tile_load {{.*}} {transposed} : {{.*}} -> <128x32xbf16, b, "mfma_f32_16x16x16_bf16">
 // AMD: %[[INIT:.*]] = fmha.tile_map({{.*}}) : !fmha.tile<1x32xf32, cols, "mfma_f32_16x16x16_bf16"> -> !fmha.tile<1x32xf32, cols, "mfma_f32_16x16x16_bf16">
@@ -28,11 +31,11 @@
 // NV: fmha.tile_read {{.*}} -> <32x128xbf16, a, "mma_sync_m16n8k16_bf16">
 // AMD: fmha.tile_mma {{.*}} : <64x128xbf16, a, "mfma_f32_16x16x16_bf16">, <128x32xbf16, b, "mfma_f32_16x16x16_bf16"> -> <64x32xf32, c, "mfma_f32_16x16x16_bf16">
 // NV: fmha.tile_mma {{.*}} : <32x128xbf16, a, "mma_sync_m16n8k16_bf16">, <128x64xbf16, b, "mma_sync_m16n8k16_bf16"> -> <32x64xf32, c, "mma_sync_m16n8k16_bf16">
-// CHECK: scf.if
-// CHECK-NEXT: scf.yield
-// CHECK: } else {
-// AMD-NEXT: fmha.tile_mask {{.*}} {fill = 0xFF800000 : f32, keys_along_rows, mask = #fmha.mask<causal>}
+// BRANCH: scf.if
+// BRANCH-NEXT: scf.yield
+// BRANCH: } else {
 // NV-NEXT: fmha.tile_mask {{.*}} {fill = 0xFF800000 : f32, mask = #fmha.mask<causal>}
+// SPLIT-NOT: fmha.tile_mask
 // AMD: fmha.tile_reduce max %{{.*}} dim 0 : <64x32xf32, c, "mfma_f32_16x16x16_bf16"> -> <1x32xf32, cols, "mfma_f32_16x16x16_bf16">
 // NV: fmha.tile_reduce max %{{.*}} dim 1 : <32x64xf32, c, "mma_sync_m16n8k16_bf16"> -> <32x1xf32, rows, "mma_sync_m16n8k16_bf16">
 // CHECK: math.exp2
@@ -41,7 +44,14 @@
 // NV: fmha.tile_convert %{{.*}} : <32x64xf32, c, "mma_sync_m16n8k16_bf16"> -> <32x64xbf16, a, "mma_sync_m16n8k16_bf16">
 // AMD: fmha.tile_mma {{.*}} -> <128x32xf32, c, "mfma_f32_16x16x16_bf16">
 // NV: fmha.tile_mma {{.*}} -> <32x128xf32, c, "mma_sync_m16n8k16_bf16">
+// SPLIT-NOT: fmha.tile_mask
 // CHECK: scf.yield
+// SPLIT-NEXT: }
+// SPLIT-NEXT: scf.for
+// AMD: fmha.tile_mask {{.*}} {fill = 0xFF800000 : f32, keys_along_rows, mask = #fmha.mask<causal>}
+// HOST: fmha.tile_mask
+// SPLIT: fmha.tile_reduce max
+// SPLIT: scf.yield
 // NV: nvgpu.device_async_wait
 // AMD: fmha.tile_store {{.*}} {transposed} : <128x32xf32, c, "mfma_f32_16x16x16_bf16">
 // NV: fmha.tile_store {{.*}} : <32x128xf32, c, "mma_sync_m16n8k16_bf16">

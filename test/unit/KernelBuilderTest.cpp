@@ -1,9 +1,10 @@
 //===- KernelBuilderTest.cpp - mask band ranges of lib/KernelBuilder ------===//
 //
 // MaskBuilder's key / query ranges drive the warp strategy's loops and the
-// tiled strategy's block skipping. With constant sizes every helper folds to
-// constants, so the ranges can be compared with brute force over
-// MaskBand::isVisible for every band shape and small problem.
+// tiled strategy's block skipping and its split into masked and whole
+// blocks. With constant sizes every helper folds to constants, so the
+// ranges can be compared with brute force over MaskBand::isVisible for every
+// band shape and small problem.
 //
 //===----------------------------------------------------------------------===//
 #include "lib/KernelBuilder.h"
@@ -118,6 +119,70 @@ TEST_F(MaskBuilderTest, IsVisibleMatchesTheBand) {
                       band.isVisible(q, k, sq, sk))
                 << "q=" << q << " k=" << k << " Sq=" << sq << " Sk=" << sk;
       }
+}
+
+/// [begin, end) must be exactly the blocks in [first, last) for which
+/// `whole(b)` holds.
+void expectExactly(int64_t begin, int64_t end, int64_t first, int64_t last,
+                   llvm::function_ref<bool(int64_t)> whole) {
+  EXPECT_LE(first, begin);
+  EXPECT_LE(begin, end);
+  EXPECT_LE(end, last);
+  for (int64_t b = first; b < last; ++b)
+    EXPECT_EQ(begin <= b && b < end, whole(b)) << "block " << b;
+}
+
+TEST_F(MaskBuilderTest, WholeBlocksAreExactlyTheUnmaskedOnes) {
+  for (const MaskBand &band : bands())
+    for (int64_t sq : {1, 5, 9, 13})
+      for (int64_t sk : {1, 4, 9, 13})
+        for (int64_t block : {1, 2, 4}) {
+          rocke::MaskBuilder mask(builder, loc(), band, idx(sq), idx(sk));
+          SCOPED_TRACE(testing::Message()
+                       << "band br=" << band.bottomRight
+                       << " lower=" << band.lower << " upper=" << band.upper
+                       << " Sq=" << sq << " Sk=" << sk << " block " << block);
+          int64_t qBlocks = llvm::divideCeil(sq, block);
+          int64_t kBlocks = llvm::divideCeil(sk, block);
+          // Query blocks against the keys [k0, k0 + block): rows past Sq
+          // included, keys past Sk never whole.
+          for (int64_t k0 = 0; k0 < sk; k0 += block)
+            for (int64_t first = 0; first <= qBlocks; ++first)
+              for (int64_t last = first; last <= qBlocks; ++last) {
+                auto [begin, end] = mask.wholeQueryBlocks(
+                    builder, loc(), idx(k0), idx(k0 + block - 1), block,
+                    idx(first), idx(last));
+                expectExactly(
+                    fold(begin), fold(end), first, last, [&](int64_t b) {
+                      if (k0 + block > sk)
+                        return false;
+                      for (int64_t q = b * block; q < (b + 1) * block; ++q)
+                        for (int64_t k = k0; k < k0 + block; ++k)
+                          if (!band.isVisible(q, k, sq, sk))
+                            return false;
+                      return true;
+                    });
+              }
+          // Key blocks against the queries [q0, min(q0 + block, Sq)).
+          for (int64_t q0 = 0; q0 < sq; q0 += block)
+            for (int64_t first = 0; first <= kBlocks; ++first)
+              for (int64_t last = first; last <= kBlocks; ++last) {
+                int64_t qLast = std::min(q0 + block, sq) - 1;
+                auto [begin, end] =
+                    mask.wholeKeyBlocks(builder, loc(), idx(q0), idx(qLast),
+                                        block, idx(first), idx(last));
+                expectExactly(
+                    fold(begin), fold(end), first, last, [&](int64_t b) {
+                      if ((b + 1) * block > sk)
+                        return false;
+                      for (int64_t q = q0; q <= qLast; ++q)
+                        for (int64_t k = b * block; k < (b + 1) * block; ++k)
+                          if (!band.isVisible(q, k, sq, sk))
+                            return false;
+                      return true;
+                    });
+              }
+        }
 }
 
 } // namespace

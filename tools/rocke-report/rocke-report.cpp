@@ -45,6 +45,11 @@ static cl::opt<bool> noSpills("no-spills",
                               cl::desc("Fail when the kernel spills or uses "
                                        "scratch"),
                               cl::cat(reportCategory));
+static cl::opt<unsigned> maxSgprSpills(
+    "max-sgpr-spills", cl::init(0),
+    cl::desc("With --no-spills: SGPRs the kernel may spill into VGPR lanes "
+             "(no memory traffic; a spill to memory shows as scratch)"),
+    cl::cat(reportCategory));
 
 /// Checks --kernel's budgets; prints each violation. True when all hold.
 static bool checkBudgets(const rocke::CodeObjectReport &report) {
@@ -71,9 +76,12 @@ static bool checkBudgets(const rocke::CodeObjectReport &report) {
   if (maxWaitsPerMfma >= 0 && (!m.mfma || m.waitsPerMfma() > maxWaitsPerMfma))
     fail(formatv("hot loop: {0:f2} waits per MFMA, budget {1}",
                  m.waitsPerMfma(), maxWaitsPerMfma.getValue()));
-  if (noSpills && (kernel->vgprSpills || kernel->sgprSpills ||
+  if (noSpills && (kernel->vgprSpills || kernel->sgprSpills > maxSgprSpills ||
                    kernel->scratchBytes))
-    fail("spills or scratch");
+    fail(formatv("spills or scratch: {0} VGPRs, {1} SGPRs (budget {2}), {3} "
+                 "bytes of scratch",
+                 kernel->vgprSpills, kernel->sgprSpills,
+                 maxSgprSpills.getValue(), kernel->scratchBytes));
   if (ok)
     outs() << "budgets hold for " << budgetKernel << "\n";
   return ok;
