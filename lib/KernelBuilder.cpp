@@ -194,21 +194,23 @@ Value MaskBuilder::isVisible(OpBuilder &b, Location loc, Value q,
     return vector::BroadcastOp::create(
         b, loc, VectorType::get(vecType.getShape(), scalar.getType()), scalar);
   };
-  Value visible = splat(arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
+  Value visible =
+      splat(arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1));
   if (band.isNone())
     return visible;
   Value diag = b.createOrFold<arith::AddIOp>(loc, q, splat(offset));
   Value rel = b.createOrFold<arith::SubIOp>(loc, k, diag);
   if (band.lower >= 0)
-    visible =
-        b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, rel,
-                                      splat(constIndex(b, loc, -band.lower)));
+    visible = b.createOrFold<arith::CmpIOp>(
+        loc, arith::CmpIPredicate::sge, rel,
+        splat(constIndex(b, loc, -band.lower)));
   if (band.upper >= 0) {
-    Value le =
-        b.createOrFold<arith::CmpIOp>(loc, arith::CmpIPredicate::sle, rel,
-                                      splat(constIndex(b, loc, band.upper)));
-    visible =
-        band.lower >= 0 ? b.createOrFold<arith::AndIOp>(loc, visible, le) : le;
+    Value le = b.createOrFold<arith::CmpIOp>(
+        loc, arith::CmpIPredicate::sle, rel,
+        splat(constIndex(b, loc, band.upper)));
+    visible = band.lower >= 0
+                  ? b.createOrFold<arith::AndIOp>(loc, visible, le)
+                  : le;
   }
   return visible;
 }

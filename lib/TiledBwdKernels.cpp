@@ -807,26 +807,9 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     });
     // Keys past Sk and, with a mask, invisible pairs get P = 0 (queries past
     // Sq already have: their offset is +inf).
-    auto maskScores = [&](OpBuilder &bb) -> Value {
-      return fmha::TileMaskOp::create(bb, loc, scoreType, pTile, q0, kvWarp,
-                                      lane, sizes.seqQ, sizes.seqK, maskAttr,
-                                      /*keys_along_rows=*/sT, APFloat(0.0f));
-    };
-    if (scoreMask == ScoreMask::every)
-      pTile = maskScores(b);
-    if (scoreMask == ScoreMask::cutBlocks) {
-      Value qLast = addIdx(b, loc, q0, cfg.blockQ - 1);
-      Value kLast = addIdx(b, loc, kvWarp, kvRows - 1);
-      Value whole = mask.isBlockVisible(b, loc, q0, qLast, kvWarp, kLast);
-      auto ifMasked = scf::IfOp::create(b, loc, TypeRange{scoreType}, whole,
-                                        /*withElseRegion=*/true);
-      OpBuilder::InsertionGuard g3(b);
-      b.setInsertionPointToStart(ifMasked.thenBlock());
-      scf::YieldOp::create(b, loc, pTile);
-      b.setInsertionPointToStart(ifMasked.elseBlock());
-      scf::YieldOp::create(b, loc, maskScores(b));
-      pTile = ifMasked.getResult(0);
-    }
+    pTile = maskScoreTile(b, loc, scoreMask, mask, pTile, q0, cfg.blockQ,
+                          kvWarp, kvRows, lane, sizes, maskAttr,
+                          /*keysAlongRows=*/sT, APFloat(0.0f));
     Value dsTile = tiles.map(
         scoreType, {pTile, dpTile, queryStats(kRowDelta)},
         [&](ValueRange x) -> Value {

@@ -407,28 +407,10 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                                                    TileRole::b, atom)),
                              tiles.zero(scoreType));
     // Keys past Sk and pairs the band hides score -inf.
-    auto maskScores = [&](OpBuilder &bb) -> Value {
-      return fmha::TileMaskOp::create(
-          bb, loc, scoreType, s, qWarp, k0, lane, sizes.seqQ, sizes.seqK,
-          maskAttr, /*keys_along_rows=*/sT,
-          APFloat::getInf(APFloat::IEEEsingle(), /*Negative=*/true));
-    };
-    if (scoreMask == ScoreMask::every)
-      s = maskScores(b);
-    if (scoreMask == ScoreMask::cutBlocks) {
-      // The band is convex: its extreme pairs are the block's corners.
-      Value qLast = addIdx(b, loc, qWarp, rows - 1);
-      Value kLast = addIdx(b, loc, k0, cfg.blockKv - 1);
-      Value whole = mask.isBlockVisible(b, loc, qWarp, qLast, k0, kLast);
-      auto ifMasked = scf::IfOp::create(b, loc, TypeRange{scoreType}, whole,
-                                        /*withElseRegion=*/true);
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(ifMasked.thenBlock());
-      scf::YieldOp::create(b, loc, s);
-      b.setInsertionPointToStart(ifMasked.elseBlock());
-      scf::YieldOp::create(b, loc, maskScores(b));
-      s = ifMasked.getResult(0);
-    }
+    s = maskScoreTile(
+        b, loc, scoreMask, mask, s, qWarp, rows, k0, cfg.blockKv, lane, sizes,
+        maskAttr, /*keysAlongRows=*/sT,
+        APFloat::getInf(APFloat::IEEEsingle(), /*Negative=*/true));
     int64_t keyDim = sT ? 0 : 1;
     Value rowMax = fmha::TileReduceOp::create(
         b, loc, lineType, fmha::ReductionKind::max, s, keyDim);

@@ -53,6 +53,38 @@ bool rocke::useWholeBlockLoops(const AttentionKernelOptions &options) {
   return !options.chip || options.chip->wholeBlockLoops;
 }
 
+Value rocke::maskScoreTile(OpBuilder &b, Location loc, ScoreMask scoreMask,
+                           const MaskBuilder &mask, Value scores, Value query,
+                           int64_t queries, Value key, int64_t keys, Value lane,
+                           const AttentionSizes &sizes, fmha::MaskAttr maskAttr,
+                           bool keysAlongRows, const APFloat &fill) {
+  Type type = scores.getType();
+  auto masked = [&](OpBuilder &bb) -> Value {
+    return fmha::TileMaskOp::create(bb, loc, type, scores, query, key, lane,
+                                    sizes.seqQ, sizes.seqK, maskAttr,
+                                    keysAlongRows, fill);
+  };
+  switch (scoreMask) {
+  case ScoreMask::none:
+    return scores;
+  case ScoreMask::every:
+    return masked(b);
+  case ScoreMask::cutBlocks:
+    break;
+  }
+  Value queryLast = addIdx(b, loc, query, queries - 1);
+  Value keyLast = addIdx(b, loc, key, keys - 1);
+  Value whole = mask.isBlockVisible(b, loc, query, queryLast, key, keyLast);
+  auto ifMasked = scf::IfOp::create(b, loc, TypeRange{type}, whole,
+                                    /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(ifMasked.thenBlock());
+  scf::YieldOp::create(b, loc, scores);
+  b.setInsertionPointToStart(ifMasked.elseBlock());
+  scf::YieldOp::create(b, loc, masked(b));
+  return ifMasked.getResult(0);
+}
+
 int64_t rocke::workgroupMemoryLimit(const AttentionKernelOptions &options) {
   if (options.target.host)
     return std::numeric_limits<int64_t>::max();

@@ -42,6 +42,18 @@ enum class ScoreMask {
   cutBlocks, ///< each block, behind a branch on whether it is cut
 };
 
+/// `scores`, a tile of queries [query, query + queries) x keys [key, key +
+/// keys) (keys along its rows with `keysAlongRows`), after the mask as
+/// `scoreMask` says: keys past Sk and pairs outside `maskAttr`'s band (null:
+/// none) get `fill`. For cutBlocks a branch skips the mask where the band
+/// and Sk leave the tile whole (the band is convex: its extreme pairs are
+/// the tile's corners).
+Value maskScoreTile(OpBuilder &b, Location loc, ScoreMask scoreMask,
+                    const MaskBuilder &mask, Value scores, Value query,
+                    int64_t queries, Value key, int64_t keys, Value lane,
+                    const AttentionSizes &sizes, fmha::MaskAttr maskAttr,
+                    bool keysAlongRows, const APFloat &fill);
+
 /// Whether the kernels run whole and cut blocks in loops of their own:
 /// options.maskBlocks, or for Auto ChipInfo::wholeBlockLoops (the host:
 /// yes).
