@@ -400,6 +400,14 @@ RowStats RowStats::load(OpBuilder &b, Location loc, ValueRange stats,
   return rs;
 }
 
+Value RowStats::normalizer(OpBuilder &b, Location loc) const {
+  if (!invSum)
+    return offset;
+  // A fully masked row: +inf - log2(0) = +inf.
+  Value log2InvSum = math::Log2Op::create(b, loc, invSum);
+  return arith::SubFOp::create(b, loc, offset, log2InvSum);
+}
+
 Value RowStats::probability(OpBuilder &b, Location loc, Value sLog2) const {
   Value p = math::Exp2Op::create(
       b, loc, arith::SubFOp::create(b, loc, sLog2, offset));
@@ -772,7 +780,7 @@ LogicalResult emitConvert(KernelEmitter &emitter, StringRef name, Value accum,
 
 LogicalResult emitPreprocessDelta(KernelEmitter &emitter, Value out,
                                   Value gradOut, Value delta,
-                                  int64_t rowsPerWorkgroup) {
+                                  int64_t rowsPerWorkgroup, ValueRange stats) {
   const KernelTarget &target = emitter.getTarget();
   OpBuilder &cb = emitter.callSite();
   Location loc = out.getLoc();
@@ -781,7 +789,11 @@ LogicalResult emitPreprocessDelta(KernelEmitter &emitter, Value out,
   SmallVector<Value> sizes = memrefSizes(cb, loc, out); // [B, Sq, Hq, Dv]
   KernelLaunch launch;
   launch.name = "fmha_bwd_preprocess";
-  launch.args = {{out, "o"}, {gradOut, "do"}, {delta, "delta:f32:none"}};
+  launch.args = {{out, "o"}, {gradOut, "do"},
+                 {delta, stats.empty() ? "delta:f32:none"
+                                       : "row_stats:f32:none:[B,Hq,Sq,2]"}};
+  if (!stats.empty())
+    appendStatsArgs(launch.args, stats);
   launch.grid = {ceilDiv(cb, loc, sizes[1], constIndex(cb, loc, rows)),
                  sizes[2], sizes[0]};
   launch.gridExpr = {"ceildiv(Sq," + std::to_string(rows) + ")", "Hq", "B"};
@@ -821,7 +833,16 @@ LogicalResult emitPreprocessDelta(KernelEmitter &emitter, Value out,
         b, loc, arith::AndIOp::create(b, loc, valid, first), false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
-    memref::StoreOp::create(b, loc, sum, d, ValueRange{ids[2], ids[1], row});
+    if (stats.empty()) {
+      memref::StoreOp::create(b, loc, sum, d, ValueRange{ids[2], ids[1], row});
+      return;
+    }
+    Value norm = RowStats::load(b, loc, args.drop_front(3), ids[2], ids[1], row)
+                     .normalizer(b, loc);
+    for (auto [field, x] : llvm::enumerate(ValueRange{norm, sum}))
+      memref::StoreOp::create(
+          b, loc, x, d,
+          ValueRange{ids[2], ids[1], row, constIndex(b, loc, field)});
   });
 }
 

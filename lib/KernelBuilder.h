@@ -30,7 +30,8 @@
 //   expressions plus the launch's `symbols` ({name = i64}): the tiled dQ
 //   accumulator [B,ceildiv(Sq,BQ)*BQ,Hq,Dqk] and partials
 //   [ceildiv(Sk,BKV),B,ceildiv(Sq,BQ)*BQ,Hq,Dqk] have their rows padded to
-//   whole query blocks. `ops` (set by fmha-bwd-to-kernels) lists the fmha
+//   whole query blocks, and the tiled row record [B,Hq,Sq,2] holds each
+//   query row's (normalizer, delta). `ops` (set by fmha-bwd-to-kernels) lists the fmha
 //   ops (module walk order) that launch the kernel.
 //
 //===----------------------------------------------------------------------===//
@@ -224,6 +225,9 @@ struct RowStats {
   /// P from the log2-domain score `sLog2` = s * scale * log2e.
   mlir::Value probability(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Value sLog2) const;
+  /// The one value c with P = exp2(sLog2 - c): offset - log2(invSum), +inf
+  /// for a fully masked row.
+  mlir::Value normalizer(mlir::OpBuilder &b, mlir::Location loc) const;
 };
 
 /// log2(e), the factor from natural-log to log2-domain scores.
@@ -344,11 +348,15 @@ mlir::LogicalResult emitConvert(KernelEmitter &emitter, llvm::StringRef name,
 /// FA2 preprocess: delta[b, h, q] = sum_d dO[b, q, h, d] * O[b, q, h, d] into
 /// the f32 [B, Hq, Sq] buffer `delta` (role "delta:f32:none"). One subgroup
 /// per row, `rowsPerWorkgroup` rows per workgroup (1 on the host); lanes
-/// stride over the head dim and meet in a subgroup reduction.
+/// stride over the head dim and meet in a subgroup reduction. With the
+/// softmax `stats`, `delta` is the [B, Hq, Sq, 2] row record instead (role
+/// "row_stats:f32:none:[B,Hq,Sq,2]"): each row's RowStats::normalizer, then
+/// its delta, so a kernel reads a row's statistics with one load.
 mlir::LogicalResult emitPreprocessDelta(KernelEmitter &emitter,
                                         mlir::Value out, mlir::Value gradOut,
                                         mlir::Value delta,
-                                        int64_t rowsPerWorkgroup);
+                                        int64_t rowsPerWorkgroup,
+                                        mlir::ValueRange stats = {});
 
 } // namespace rocke
 

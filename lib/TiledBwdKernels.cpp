@@ -2,7 +2,8 @@
 //
 // strategy=tiled of fmha-bwd-to-kernels. Kernels, in launch order:
 //   1. zero-fill of the f32 dQ accumulator (or of the per-KV-block partials);
-//   2. preprocess delta = rowsum(dO * O) (lib/KernelBuilder);
+//   2. preprocess: each query row's record of its softmax normalizer and
+//      delta = rowsum(dO * O) (lib/KernelBuilder);
 //   3. the main kernel, one workgroup per (KV block, kv head, batch): K of the
 //      block sits in workgroup memory, each subgroup keeps the V fragments and
 //      the dK / dV accumulators of its slice of KV rows in registers while it
@@ -64,8 +65,7 @@ enum WorkgroupBuffer {
   kQueryT,   ///< Q^T [Dqk x blockQ] (transposed copies)
   kGradOutT, ///< dO^T [Dv x blockQ] (transposed copies)
   kScores,
-  kRowOffset,
-  kRowInvSum,
+  kRowNormalizer,
   kRowDelta
 };
 
@@ -116,16 +116,16 @@ struct TiledConfig {
   /// The workgroup buffers in use, in KernelLaunch order: K [blockKv x Dqk]
   /// (unless in registers), Q [blockQ x Dqk], dO [blockQ x Dv] (two slots
   /// each with async copies) and, with transposed copies, their transposes;
-  /// dS [blockQ x blockKv] (all in the input type, rows padded) and three
-  /// f32 row vectors of statistics.
+  /// dS [blockQ x blockKv] (all in the input type, rows padded) and two
+  /// f32 row vectors of statistics (normalizer, delta).
   SmallVector<WorkgroupBuffer> buffers() const {
     if (warpgroup)
       return {kKey,    kValue,     kQuery,     kGradOut,
-              kScores, kRowOffset, kRowInvSum, kRowDelta};
+              kScores, kRowNormalizer, kRowDelta};
     if (transposedCopies)
       return {kQuery,  kGradOut,   kQueryT,    kGradOutT,
-              kScores, kRowOffset, kRowInvSum, kRowDelta};
-    return {kKey, kQuery, kGradOut, kScores, kRowOffset, kRowInvSum, kRowDelta};
+              kScores, kRowNormalizer, kRowDelta};
+    return {kKey, kQuery, kGradOut, kScores, kRowNormalizer, kRowDelta};
   }
   MemRefType bufferType(MLIRContext *ctx, WorkgroupBuffer buf) const {
     auto tile = [&](int64_t r, int64_t c) {
@@ -159,8 +159,7 @@ struct TiledConfig {
       return tile(dv, blockQ);
     case kScores: // dS, or dS^T with warpgroup products
       return warpgroup ? coreMatrices(blockKv, blockQ) : tile(blockQ, blockKv);
-    case kRowOffset:
-    case kRowInvSum:
+    case kRowNormalizer:
     case kRowDelta:
       break;
     }
@@ -470,10 +469,9 @@ struct MainKernel {
   /// The op's mask (null: none).
   fmha::MaskAttr maskAttr;
   bool deterministic;
-  unsigned numStats;
 
   /// Kernel argument positions.
-  enum Arg { kQ, kK, kV, kDO, kDelta, kDq, kDk, kDv, kStats };
+  enum Arg { kQ, kK, kV, kDO, kRows, kDq, kDk, kDv };
 
   void build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
              ValueRange args, ValueRange wgBuffers) const;
@@ -489,9 +487,8 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     return it == present.end() ? Value() : wgBuffers[it - present.begin()];
   };
   Value q = args[kQ], k = args[kK], v = args[kV], dO = args[kDO];
-  Value delta = args[kDelta], dqAcc = args[kDq], dk = args[kDk],
+  Value rowRecord = args[kRows], dqAcc = args[kDq], dk = args[kDk],
         dv = args[kDv];
-  ValueRange stats = args.slice(kStats, numStats);
   AttentionSizes sizes = AttentionSizes::get(b, loc, q, k, v);
   Value kvBlock = ids[0], headKv = ids[1], batch = ids[2];
 
@@ -617,46 +614,36 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       b, loc,
       arith::MulIOp::create(b, loc, headKv, constIndex(b, loc, cfg.group)),
       headLoop.getInductionVar());
-  // The block's Q and dO rows and statistics. With `prefetch`, the global
-  // loads of the next block are issued before this block's dQ and land in
-  // workgroup memory after it, so their latency hides behind the dQ product.
-  // Query rows past Sq get P = 0 from their statistics (offset +inf, see
-  // loadStats), which also zeroes their dS: their Q / dO values never reach
-  // a gradient, so the copies need not zero them (tail unspecified).
+  // The block's Q and dO rows and statistics. With `throughRegisters`, the
+  // rows are fetched into registers, then placed in workgroup memory, and
+  // each thread reads the statistics of one row: fmha-pipeline-tile-fetches
+  // issues those reads an iteration ahead, before this block's dQ product,
+  // so their latency hides behind it.
+  // Query rows past Sq get P = 0 from their statistics (see loadStats),
+  // which also zeroes their dS: their Q / dO values never reach a gradient,
+  // so the copies need not zero them (tail unspecified).
   const bool async = cfg.asyncCopies;
   fmha::FetchedType qFetched =
       copier.fetchedType(q, cfg.blockQ, wg(kQuery), wg(kQueryT));
   fmha::FetchedType doFetched =
       copier.fetchedType(dO, cfg.blockQ, wg(kGradOut), wg(kGradOutT));
-  bool prefetch = !async && !target.host && qFetched && doFetched &&
-                  cfg.blockQ <= cfg.threads();
-  // (log2 offset, 1/sum, delta) of row q0 + r; rows past Sq (or past the
-  // block) get P = 0.
+  bool throughRegisters = !async && !target.host && qFetched && doFetched &&
+                          cfg.blockQ <= cfg.threads();
+  // (normalizer, delta) of row q0 + r from the row record, by one read
+  // that needs no guard: past Sq both are 2^100, so P = exp2(s - 2^100) = 0
+  // and dS = 0 * (dP - 2^100) = 0.
   auto loadStats = [&](Value q0, Value r) -> SmallVector<Value> {
     Value row = arith::AddIOp::create(b, loc, q0, r);
-    Value inSequence = cmp(b, loc, arith::CmpIPredicate::ult, row, sizes.seqQ);
-    Value inBlock = cmp(b, loc, arith::CmpIPredicate::ult, r, cBlockQ);
-    Value valid = arith::AndIOp::create(b, loc, inSequence, inBlock);
-    Type f32 = b.getF32Type();
-    auto ifOp = scf::IfOp::create(b, loc, TypeRange{f32, f32, f32}, valid,
-                                  /*withElse=*/true);
-    OpBuilder::InsertionGuard g4(b);
-    b.setInsertionPointToStart(ifOp.thenBlock());
-    RowStats rs = RowStats::load(b, loc, stats, batch, headQ, row);
-    Value d =
-        memref::LoadOp::create(b, loc, delta, ValueRange{batch, headQ, row});
-    scf::YieldOp::create(
-        b, loc,
-        ValueRange{rs.offset, rs.invSum ? rs.invSum : constF32(b, loc, 1), d});
-    b.setInsertionPointToStart(ifOp.elseBlock());
-    scf::YieldOp::create(
-        b, loc,
-        ValueRange{constF32(b, loc, std::numeric_limits<float>::infinity()),
-                   constF32(b, loc, 0), constF32(b, loc, 0)});
-    return SmallVector<Value>(ifOp.getResults());
+    Value pastEnd = constF32(b, loc, 0x1p100f);
+    Value record = vector::TransferReadOp::create(
+        b, loc, VectorType::get({1, 2}, b.getF32Type()), rowRecord,
+        ValueRange{batch, headQ, row, c0}, pastEnd,
+        ArrayRef<bool>{false, true});
+    return {vector::ExtractOp::create(b, loc, record, ArrayRef<int64_t>{0, 0}),
+            vector::ExtractOp::create(b, loc, record, ArrayRef<int64_t>{0, 1})};
   };
   auto storeStats = [&](Value r, ValueRange st) {
-    std::array<Value, 3> bufs{wg(kRowOffset), wg(kRowInvSum), wg(kRowDelta)};
+    std::array<Value, 2> bufs{wg(kRowNormalizer), wg(kRowDelta)};
     for (auto [buf, x] : llvm::zip(bufs, st))
       memref::StoreOp::create(b, loc, x, buf, r);
   };
@@ -669,7 +656,7 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     vals.append(loadStats(q0, tid));
     return vals;
   };
-  // The statistics of row `tid` that loadStats(q0, tid) prefetched.
+  // The statistics of row `tid`, read by loadStats(q0, tid).
   auto storeThreadStats = [&](ValueRange st) {
     auto ifOp = scf::IfOp::create(
         b, loc, cmp(b, loc, arith::CmpIPredicate::ult, tid, cBlockQ));
@@ -680,7 +667,7 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   auto storeBlock = [&](ValueRange vals) {
     copier.place(vals[1], wg(kGradOut), wg(kGradOutT));
     copier.place(vals[0], wg(kQuery), wg(kQueryT));
-    storeThreadStats(vals.take_back(3));
+    storeThreadStats(vals.take_back(2));
   };
   // Async copies: block qb lands in slot qb % 2 of the Q and dO tiles, a
   // group each. Rows past Sq, and the block after the last visible one
@@ -716,9 +703,6 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
 
   size_t numAcc = init.size();
   SmallVector<Value> loopInit(headLoop.getRegionIterArgs());
-  if (prefetch)
-    loopInit.append(
-        loadBlock(arith::MulIOp::create(b, loc, qbBegin, cBlockQ)));
   if (async) {
     loopInit.push_back(issueBlock(qbBegin));
     loopInit.append(
@@ -748,12 +732,12 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     if (async) {
       nvgpu::DeviceAsyncWaitOp::create(b, loc, carried[numAcc], IntegerAttr());
       nextGroup = issueBlock(addIdx(b, loc, qLoop.getInductionVar(), 1));
-      storeThreadStats(carried.take_back(3));
+      storeThreadStats(carried.take_back(2));
       Value slot = arith::RemUIOp::create(b, loc, qLoop.getInductionVar(), c2);
       qBuf = slotView(b, loc, qBuf, slot);
       doBuf = slotView(b, loc, doBuf, slot);
-    } else if (prefetch) {
-      storeBlock(carried.drop_front(numAcc));
+    } else if (throughRegisters) {
+      storeBlock(loadBlock(q0));
     } else {
       copyBlock(q0);
     }
@@ -795,16 +779,14 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       return fmha::TileBroadcastOp::create(b, loc, scoreType, wg(buf), c0, lane,
                                            /*dim=*/sT ? 1 : 0);
     };
-    SmallVector<Value> pInputs{sTile, queryStats(kRowOffset)};
-    if (numStats == 2)
-      pInputs.push_back(queryStats(kRowInvSum));
-    Value pTile = tiles.map(scoreType, pInputs, [&](ValueRange x) -> Value {
-      Value scaled =
-          arith::MulFOp::create(b, loc, x[0], constF32(b, loc, scale * kLog2e));
-      Value e = math::Exp2Op::create(
-          b, loc, arith::SubFOp::create(b, loc, scaled, x[1]));
-      return x.size() == 3 ? arith::MulFOp::create(b, loc, e, x[2]) : e;
-    });
+    Value pTile = tiles.map(
+        scoreType, {sTile, queryStats(kRowNormalizer)},
+        [&](ValueRange x) -> Value {
+          Value scaled = arith::MulFOp::create(
+              b, loc, x[0], constF32(b, loc, scale * kLog2e));
+          return math::Exp2Op::create(
+              b, loc, arith::SubFOp::create(b, loc, scaled, x[1]));
+        });
     // Keys past Sk and, with a mask, invisible pairs get P = 0 (queries past
     // Sq already have: their offset is +inf).
     pTile = maskScoreTile(b, loc, scoreMask, mask, pTile, q0, cfg.blockQ,
@@ -853,10 +835,8 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                                                    c0, warpKv, lane);
     dsWrite.setTransposed(sT && !cfg.warpgroup);
 
-    // The next block's global loads, in flight during dQ.
+    // The next block's statistics, in flight during dQ.
     SmallVector<Value> next;
-    if (prefetch)
-      next = loadBlock(addIdx(b, loc, q0, cfg.blockQ));
     if (async) {
       next.push_back(nextGroup);
       next.append(loadStats(addIdx(b, loc, q0, cfg.blockQ), tid));
@@ -1006,13 +986,13 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
                           dqCount)))
     return failure();
 
-  auto deltaType = MemRefType::get(
-      {ShapedType::kDynamic, sizes.headsQ, ShapedType::kDynamic},
+  auto rowsType = MemRefType::get(
+      {ShapedType::kDynamic, sizes.headsQ, ShapedType::kDynamic, 2},
       cb.getF32Type());
   SmallVector<Value> qSizes = memrefSizes(cb, loc, op.getQuery());
-  Value delta = emitter.allocScratch(deltaType, {qSizes[0], qSizes[1]});
-  if (failed(emitPreprocessDelta(emitter, op.getOut(), op.getGradOut(), delta,
-                                 cfg.numWarps)))
+  Value rowRecord = emitter.allocScratch(rowsType, {qSizes[0], qSizes[1]});
+  if (failed(emitPreprocessDelta(emitter, op.getOut(), op.getGradOut(),
+                                 rowRecord, cfg.numWarps, op.getStats())))
     return failure();
 
   // Main kernel.
@@ -1020,9 +1000,9 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
   launch.name = "fmha_bwd_tiled_main";
   launch.args = {{op.getQuery(), "q"},      {op.getKey(), "k"},
                  {op.getValue(), "v"},      {op.getGradOut(), "do"},
-                 {delta, "delta:f32:none"}, {dqAcc, dqRole},
-                 {op.getGradKey(), "dk"},   {op.getGradValue(), "dv"}};
-  appendStatsArgs(launch.args, op.getStats());
+                 {rowRecord, "row_stats:f32:none:[B,Hq,Sq,2]"},
+                 {dqAcc, dqRole},           {op.getGradKey(), "dk"},
+                 {op.getGradValue(), "dv"}};
   SmallVector<Value> kSizes = memrefSizes(cb, loc, op.getKey());
   launch.grid = {nKvBlocks, kSizes[2], kSizes[0]};
   launch.gridExpr = {nKvBlocksExpr, "Hkv", "B"};
@@ -1034,8 +1014,7 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
                     options.target,
                     op.getScaleOrDefault(),
                     op.getMaskAttr(),
-                    deterministic,
-                    static_cast<unsigned>(op.getStats().size())};
+                    deterministic};
   if (failed(emitter.emit(launch, [&](OpBuilder &b, Location l, ValueRange ids,
                                       Value tid, ValueRange args,
                                       ValueRange wg) {

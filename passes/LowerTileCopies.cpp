@@ -12,7 +12,10 @@
 //    past the end zero-filled, in one group;
 //  - tile_fetch / tile_place: the loads and the stores apart, so a loop can
 //    carry the next block's rows in registers (!fmha.fetched becomes the
-//    thread's vectors, also in scf loops).
+//    thread's vectors, also in scf loops);
+//  - a row of a record that may lie past the end (a 1 x N
+//    vector.transfer_read whose row may be out of bounds: a query row's
+//    statistics): a bounds check and one vector load.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
@@ -20,6 +23,7 @@
 #include "dialect/FmhaDialect.h"
 #include "lib/Fragments.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
@@ -304,6 +308,55 @@ struct LowerPlace : OpConversionPattern<fmha::TilePlaceOp> {
   }
 };
 
+/// A 1 x N vector.transfer_read of the last two dims of a memref, with no
+/// mask, whose row may be out of bounds and whose N elements are not.
+bool isPaddedRowRead(vector::TransferReadOp op) {
+  auto source = dyn_cast<MemRefType>(op.getBase().getType());
+  return source && op.getVectorType().getRank() == 2 &&
+         op.getVectorType().getDimSize(0) == 1 && !op.getMask() &&
+         op.getPermutationMap().isMinorIdentity() && !op.isDimInBounds(0) &&
+         op.isDimInBounds(1);
+}
+
+/// A bounds check on the row and one vector load (else the padding).
+struct LowerPaddedRowRead : OpConversionPattern<vector::TransferReadOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(vector::TransferReadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!isPaddedRowRead(op))
+      return failure();
+    Location loc = op.getLoc();
+    VectorType type = op.getVectorType();
+    int64_t rowDim = adaptor.getIndices().size() - 2;
+    Value rows = memref::DimOp::create(rewriter, loc, adaptor.getBase(), rowDim);
+    Value inBounds =
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
+                              adaptor.getIndices()[rowDim], rows);
+    auto rowType =
+        VectorType::get({type.getDimSize(1)}, type.getElementType());
+    auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{rowType}, inBounds,
+                                  /*withElseRegion=*/true);
+    rewriter.setInsertionPointToStart(ifOp.thenBlock());
+    scf::YieldOp::create(rewriter, loc,
+                         ValueRange{vector::LoadOp::create(
+                             rewriter, loc, rowType, adaptor.getBase(),
+                             adaptor.getIndices())});
+    rewriter.setInsertionPointToStart(ifOp.elseBlock());
+    scf::YieldOp::create(rewriter, loc,
+                         ValueRange{vector::BroadcastOp::create(
+                             rewriter, loc, rowType, adaptor.getPadding())});
+    // Built by insertion: LLVM lowers no n-D shape_cast or broadcast.
+    rewriter.setInsertionPointAfter(ifOp);
+    Value zeros = arith::ConstantOp::create(
+        rewriter, loc, type, rewriter.getZeroAttr(type));
+    rewriter.replaceOpWithNewOp<vector::InsertOp>(op, ifOp.getResult(0), zeros,
+                                                  ArrayRef<int64_t>{0});
+    return success();
+  }
+};
+
 struct LowerTileCopiesPass
     : public rocke::impl::LowerTileCopiesBase<LowerTileCopiesPass> {
   void runOnOperation() override {
@@ -329,10 +382,14 @@ void rocke::populateLowerTileCopiesPatterns(TypeConverter &converter,
         vectors.append(t.getVectorsPerThread(), t.getVectorType());
         return success();
       });
-  patterns.add<LowerCopy, LowerCopyAsync, LowerFetch, LowerPlace>(
-      converter, patterns.getContext());
+  patterns.add<LowerCopy, LowerCopyAsync, LowerFetch, LowerPlace,
+               LowerPaddedRowRead>(converter, patterns.getContext());
   target.addIllegalOp<fmha::TileCopyOp, fmha::TileCopyAsyncOp,
                       fmha::TileFetchOp, fmha::TilePlaceOp>();
+  target.addDynamicallyLegalOp<vector::TransferReadOp>(
+      [&converter](vector::TransferReadOp op) {
+        return converter.isLegal(op.getOperation()) && !isPaddedRowRead(op);
+      });
   // Any other op that takes or makes a fetched tile cannot be lowered: a
   // "failed to legalize" diagnostic names it.
   target.markUnknownOpDynamicallyLegal(

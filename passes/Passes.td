@@ -327,6 +327,31 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
   ];
 }
 
+def PipelineTileFetches : Pass<"fmha-pipeline-tile-fetches"> {
+  let summary = "issue a loop's tile fetches one iteration ahead";
+  let description = [{
+    The pipelining stage of the tiled lowering. fmha-bwd-to-kernels writes
+    the main kernel's query-block loops one block per iteration: its Q and dO
+    rows fetched into registers (fmha.tile_fetch) and placed in workgroup
+    memory (fmha.tile_place) in the same iteration, its rows' statistics
+    read, then the products. This pass pipelines a loop that places a tile
+    it fetches in two stages: iteration i issues the global reads of
+    iteration i + 1 before the operand reads of its last product, so their
+    latency hides behind that product, and carries them to the next
+    iteration; the first iteration's reads go before the loop. Stage 0 is
+    every top-level op of the body that only reads memory outside the
+    workgroup which the loop does not write, with the pure ops computing its
+    operands, none depending on a value the loop carries. Nothing is
+    predicated: stage 0 may only hold reads that need no guard for an
+    iteration past the end (a fetch clamps its rows; a
+    vector.transfer_read's out-of-bounds dims read padding). A loop that
+    starts where the loop before it ends, with the same stage 0, takes its
+    first block from that loop instead of reading it again. Runs before
+    fmha-lower-tile-copies; loops without such a fetch are left alone.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def LowerTileCopies : Pass<"fmha-lower-tile-copies"> {
   let summary = "workgroup tile copies -> each thread's loads and stores";
   let description = [{
@@ -340,7 +365,10 @@ def LowerTileCopies : Pass<"fmha-lower-tile-copies"> {
     gives every thread its own: vector loads of rows (past the sequence:
     zeros), vector stores (into core matrices, or transposed), 16-byte
     nvgpu.device_async_copy ops. Loops that carry !fmha.fetched values carry
-    the thread's vectors. Runs before fmha-distribute-tiles.
+    the thread's vectors. A 1 x N vector.transfer_read whose row may lie past
+    the end (a query row's record of statistics, read unguarded so that it
+    can be issued a block ahead) becomes a bounds check and one vector load.
+    Runs before fmha-distribute-tiles.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect",

@@ -430,6 +430,7 @@ void addBwdKernelPasses(mlir::OpPassManager &pm, const BwdPipelineOptions &opts,
   kernels.fwdNumWarps = opts.fwdNumWarps;
   kernels.fwdKvPipelining = opts.fwdKvPipelining;
   pm.addPass(rocke::createBwdToKernels(kernels));
+  pm.addPass(rocke::createPipelineTileFetches());
   pm.addPass(rocke::createLowerTileCopies());
   // Tile row reductions become gpu.subgroup_reduce, which the next pass
   // turns into shuffles.

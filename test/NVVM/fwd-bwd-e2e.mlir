@@ -10,12 +10,12 @@
 // RUN: FileCheck %s --check-prefix=PTX --implicit-check-not=.local < %t.ptx
 
 // The forward writes O (%arg3) and the LSE (%arg4); the backward's
-// preprocess reads that O and its main kernel that LSE.
+// preprocess reads both (and writes each row's record for the main kernel).
 // HOST-LABEL: func.func @fwd_bwd(
 // HOST: gpu.launch_func @fmha_kernels::@fmha_fwd_tiled_main blocks in ({{.*}}) threads in (%c128, %c1, %c1) dynamic_shared_memory_size %{{c[0-9]+_i32}} args(%arg0 : memref<?x?x16x128xbf16>, %arg1 : memref<?x?x4x128xbf16>, %arg2 : memref<?x?x4x128xbf16>, %arg3 : memref<?x?x16x128xbf16>, %arg4 : memref<?x16x?xf32>)
 // HOST: gpu.launch_func @fmha_kernels::@fmha_bwd_zero_dq
-// HOST: gpu.launch_func @fmha_kernels::@fmha_bwd_preprocess {{.*}} args(%arg3 : memref<?x?x16x128xbf16>, %arg5 : memref<?x?x16x128xbf16>,
-// HOST: gpu.launch_func @fmha_kernels::@fmha_bwd_tiled_main {{.*}} dynamic_shared_memory_size %{{c[0-9]+_i32}} args({{.*}}, %arg4 : memref<?x16x?xf32>)
+// HOST: gpu.launch_func @fmha_kernels::@fmha_bwd_preprocess {{.*}} args(%arg3 : memref<?x?x16x128xbf16>, %arg5 : memref<?x?x16x128xbf16>, %[[ROWS:.*]] : memref<?x16x?x2xf32>, %arg4 : memref<?x16x?xf32>)
+// HOST: gpu.launch_func @fmha_kernels::@fmha_bwd_tiled_main {{.*}} dynamic_shared_memory_size %{{c[0-9]+_i32}} args({{.*}}, %[[ROWS]] : memref<?x16x?x2xf32>,
 // HOST: gpu.launch_func @fmha_kernels::@fmha_bwd_convert_dq
 // HOST-NOT: gpu.launch_func
 // HOST: gpu.binary @fmha_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx81">

@@ -10,7 +10,7 @@
 // RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=sm_90 query-pipelining=async-copies},fmha-lower-tile-copies,fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.nvasync
 // RUN: FileCheck %s --check-prefixes=BAR,NV-BAR < %t.nvasync
 // RUN: FileCheck %s --check-prefix=NV-ASYNC < %t.nvasync
-// RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=gfx942},fmha-lower-tile-copies,fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.amd
+// RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=gfx942},fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.amd
 // RUN: FileCheck %s --check-prefixes=BAR,AMD-BAR < %t.amd
 // RUN: FileCheck %s --check-prefixes=MMA,AMD-MMA < %t.amd
 // RUN: FileCheck %s --check-prefixes=WG,AMD-WG < %t.amd
@@ -98,7 +98,7 @@
 // NV-ASYNC-LABEL: gpu.func @fmha_bwd_tiled_main
 // NV-ASYNC-COUNT-4: nvgpu.device_async_copy {{.*}} {bypassL1}
 // NV-ASYNC-NEXT: nvgpu.device_async_create_group
-// NV-ASYNC: scf.for {{.*}}!nvgpu.device.async.token, f32, f32, f32) {
+// NV-ASYNC: scf.for {{.*}}!nvgpu.device.async.token, f32, f32) {
 // NV-ASYNC: nvgpu.device_async_wait
 // NV-ASYNC-NOT: gpu.barrier
 // NV-ASYNC-COUNT-4: nvgpu.device_async_copy {{.*}} {bypassL1}
@@ -106,7 +106,7 @@
 // NV-ASYNC-NOT: nvgpu.device_async
 // NV-ASYNC: gpu.barrier
 // NV-ASYNC-NOT: nvgpu.device_async
-// NV-ASYNC: scf.yield {{.*}}!nvgpu.device.async.token, f32, f32, f32
+// NV-ASYNC: scf.yield {{.*}}!nvgpu.device.async.token, f32, f32
 // NV-ASYNC-NEXT: }
 // NV-ASYNC-NEXT: nvgpu.device_async_wait
 // NV-ASYNC-NOT: nvgpu.device_async

@@ -6,7 +6,8 @@
 // RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled target=host block-q=16 block-kv=32' | FileCheck %s --check-prefix=HOST
 // RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled target=host' | FileCheck %s --check-prefix=HOSTAUTO
 
-// Launch order: zero dQ accumulator, delta preprocess, KV-block main kernel,
+// Launch order: zero dQ accumulator, preprocess (each query row's softmax
+// normalizer and delta in one record), KV-block main kernel,
 // dQ conversion. The main kernel runs one workgroup per (KV block, kv head,
 // batch), loops over the query heads of its group and the query blocks the
 // mask lets through, and accumulates dQ with f32 atomics
@@ -24,7 +25,7 @@
 // AMD: gpu.func @fmha_bwd_tiled_main
 // AMD-SAME: workgroup(%{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>> {{.*}}, %{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>> {{.*}}, %{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>> {{.*}}, %{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>> {{.*}}, %{{.*}} : memref<64x136xf16, #gpu.address_space<workgroup>>
 // AMD-SAME: known_block_size = array<i32: 256, 1, 1>
-// AMD-SAME: rocke.launch = {args = ["q", "k", "v", "do", "delta:f32:none", "dq_accum:f32:zero:[B,ceildiv(Sq,BQ)*BQ,Hq,Dqk]", "dk", "dv", "lse"], block = [256, 1, 1], grid = ["ceildiv(Sk,128)", "Hkv", "B"], ops = [0], order = 2 : i64, symbols = {BKV = 128 : i64, BQ = 64 : i64}}
+// AMD-SAME: rocke.launch = {args = ["q", "k", "v", "do", "row_stats:f32:none:[B,Hq,Sq,2]", "dq_accum:f32:zero:[B,ceildiv(Sq,BQ)*BQ,Hq,Dqk]", "dk", "dv"], block = [256, 1, 1], grid = ["ceildiv(Sk,128)", "Hkv", "B"], ops = [0], order = 2 : i64, symbols = {BKV = 128 : i64, BQ = 64 : i64}}
 // The products are subgroup tiles (fmha-distribute-tiles makes them lane
 // fragments): dK and dV accumulate across query blocks, the scores' P^T is
 // the A operand of dV in registers.
@@ -37,11 +38,11 @@
 // AMD-NOT: fmha.attention_bwd
 
 // NV-LABEL: func.func @causal_gqa
-// NV: gpu.launch_func @fmha_kernels::@fmha_bwd_tiled_main {{.*}} threads in (%{{.*}}, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %c55040_i32
+// NV: gpu.launch_func @fmha_kernels::@fmha_bwd_tiled_main {{.*}} threads in (%{{.*}}, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %c54784_i32
 // NV: gpu.func @fmha_bwd_tiled_main
 // NV-NOT: workgroup(
 // NV-SAME: known_block_size = array<i32: 256, 1, 1>
-// NV-SAME: dynamic_shared_bytes = 55040 : i64, grid = ["ceildiv(Sk,128)", "Hkv", "B"]
+// NV-SAME: dynamic_shared_bytes = 54784 : i64, grid = ["ceildiv(Sk,128)", "Hkv", "B"]
 // NV: gpu.dynamic_shared_memory
 // NV: memref.view {{.*}} to memref<128x72xf16, #gpu.address_space<workgroup>>
 // NV-NOT: nvgpu.device_async_copy
@@ -52,11 +53,11 @@
 // before the query-block loop, the next block's at the top of each
 // iteration, after the wait for the current one.
 // NVASYNC-LABEL: func.func @causal_gqa
-// NVASYNC: gpu.launch_func @fmha_kernels::@fmha_bwd_tiled_main {{.*}} dynamic_shared_memory_size %c73472_i32
+// NVASYNC: gpu.launch_func @fmha_kernels::@fmha_bwd_tiled_main {{.*}} dynamic_shared_memory_size %c73216_i32
 // NVASYNC: memref.view {{.*}} to memref<128x72xf16, #gpu.address_space<workgroup>>
 // NVASYNC-COUNT-2: memref.view {{.*}} to memref<2x64x72xf16, #gpu.address_space<workgroup>>
 // NVASYNC-COUNT-2: fmha.tile_copy_async {{.*}} {rows = 64 : i64, threads = 256 : i64} : memref<2x128x8x64xf16, #gpu.address_space<global>>, memref<2x64x72xf16, #gpu.address_space<workgroup>>
-// NVASYNC: scf.for {{.*}} -> ({{.*}}, !nvgpu.device.async.token, f32, f32, f32) {
+// NVASYNC: scf.for {{.*}} -> ({{.*}}, !nvgpu.device.async.token, f32, f32) {
 // NVASYNC-NEXT: arith.muli
 // NVASYNC-NEXT: nvgpu.device_async_wait
 // NVASYNC-COUNT-2: fmha.tile_copy_async {{.*}} {rows = 64 : i64, threads = 256 : i64} : memref<2x128x8x64xf16, #gpu.address_space<global>>, memref<2x64x72xf16, #gpu.address_space<workgroup>>
@@ -146,17 +147,17 @@ func.func @deterministic_bf16(%q: memref<?x?x4x128xbf16>, %k: memref<?x?x4x128xb
 
 // -----
 
-// Dqk != Dv: every thread stores all the Q and dO rows it prefetched, dO's
+// Dqk != Dv: every thread stores all the Q and dO rows it fetched, dO's
 // (64 x 96) as six 2 x 2 chunks (each 2 rows of the tile and 2 of its
 // transpose) and Q's (64 x 64 over 256 lanes) as one 4 x 4 chunk, the
 // last-loaded first (fmha-lower-tile-copies). The store used to
-// split the prefetched values in two equal halves (a crash found by
+// split the fetched values in two equal halves (a crash found by
 // rocke-fuzz; silently missing dO rows before the transposed copies).
 // AMD-LABEL: func.func @v_head_dim
 // AMD: gpu.func @fmha_bwd_tiled_main
+// AMD: scf.for
 // AMD: fmha.tile_fetch {{.*}} -> <64x64xf16, chunk 4x4, threads 256>
 // AMD: fmha.tile_fetch {{.*}} -> <64x96xf16, chunk 2x2, threads 256>
-// AMD: scf.for
 // AMD: fmha.tile_place %{{.*}} into %{{.*}} : memref<64x104xf16, #gpu.address_space<workgroup>> transposed into %{{.*}} : memref<96x72xf16, #gpu.address_space<workgroup>> : <64x96xf16, chunk 2x2, threads 256>
 // AMD: fmha.tile_place %{{.*}} into %{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>> transposed into %{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>> : <64x64xf16, chunk 4x4, threads 256>
 // AMDCOPY-LABEL: func.func @v_head_dim
