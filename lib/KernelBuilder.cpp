@@ -11,6 +11,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
 
+#include <array>
 #include <limits>
 
 using namespace mlir;
@@ -839,7 +840,8 @@ LogicalResult emitPreprocessDelta(KernelEmitter &emitter, Value out,
     }
     Value norm = RowStats::load(b, loc, args.drop_front(3), ids[2], ids[1], row)
                      .normalizer(b, loc);
-    for (auto [field, x] : llvm::enumerate(ValueRange{norm, sum}))
+    std::array<Value, 2> record{norm, sum};
+    for (auto [field, x] : llvm::enumerate(record))
       memref::StoreOp::create(
           b, loc, x, d,
           ValueRange{ids[2], ids[1], row, constIndex(b, loc, field)});
