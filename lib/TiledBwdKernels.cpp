@@ -619,7 +619,7 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   // each thread reads the statistics of one row: fmha-pipeline-tile-fetches
   // issues those reads an iteration ahead, before this block's dQ product,
   // so their latency hides behind it.
-  // Query rows past Sq get P = 0 from their statistics (see loadStats),
+  // Query rows past Sq get P = 0 from their statistics (see loadRowStats),
   // which also zeroes their dS: their Q / dO values never reach a gradient,
   // so the copies need not zero them (tail unspecified).
   const bool async = cfg.asyncCopies;
@@ -629,11 +629,10 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       copier.fetchedType(dO, cfg.blockQ, wg(kGradOut), wg(kGradOutT));
   bool throughRegisters = !async && !target.host && qFetched && doFetched &&
                           cfg.blockQ <= cfg.threads();
-  // (normalizer, delta) of row q0 + r from the row record, by one read
-  // that needs no guard: past Sq both are 2^100, so P = exp2(s - 2^100) = 0
+  // (normalizer, delta) of `row` from the row record, by one read that
+  // needs no guard: past Sq both are 2^100, so P = exp2(s - 2^100) = 0
   // and dS = 0 * (dP - 2^100) = 0.
-  auto loadStats = [&](Value q0, Value r) -> SmallVector<Value> {
-    Value row = arith::AddIOp::create(b, loc, q0, r);
+  auto loadRowStats = [&](Value row) -> SmallVector<Value> {
     Value pastEnd = constF32(b, loc, 0x1p100f);
     Value record = vector::TransferReadOp::create(
         b, loc, VectorType::get({1, 2}, b.getF32Type()), rowRecord,
@@ -641,6 +640,17 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
         ArrayRef<bool>{false, true});
     return {vector::ExtractOp::create(b, loc, record, ArrayRef<int64_t>{0, 0}),
             vector::ExtractOp::create(b, loc, record, ArrayRef<int64_t>{0, 1})};
+  };
+  auto loadStats = [&](Value q0, Value r) {
+    return loadRowStats(arith::AddIOp::create(b, loc, q0, r));
+  };
+  // Row q0 + tid of the block; threads past the block read past Sq, which
+  // touches no memory.
+  Value tidInBlock = cmp(b, loc, arith::CmpIPredicate::ult, tid, cBlockQ);
+  auto loadThreadStats = [&](Value q0) {
+    return loadRowStats(arith::SelectOp::create(
+        b, loc, tidInBlock, arith::AddIOp::create(b, loc, q0, tid),
+        sizes.seqQ));
   };
   auto storeStats = [&](Value r, ValueRange st) {
     std::array<Value, 2> bufs{wg(kRowNormalizer), wg(kRowDelta)};
@@ -653,13 +663,12 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                      /*tailUnspecified=*/true),
         copier.fetch(doFetched, dO, batch, q0, headQ, sizes.seqQ,
                      /*tailUnspecified=*/true)};
-    vals.append(loadStats(q0, tid));
+    vals.append(loadThreadStats(q0));
     return vals;
   };
-  // The statistics of row `tid`, read by loadStats(q0, tid).
+  // The statistics of row q0 + tid, read by loadThreadStats(q0).
   auto storeThreadStats = [&](ValueRange st) {
-    auto ifOp = scf::IfOp::create(
-        b, loc, cmp(b, loc, arith::CmpIPredicate::ult, tid, cBlockQ));
+    auto ifOp = scf::IfOp::create(b, loc, tidInBlock);
     OpBuilder::InsertionGuard g4(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
     storeStats(tid, st);
@@ -706,7 +715,7 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   if (async) {
     loopInit.push_back(issueBlock(qbBegin));
     loopInit.append(
-        loadStats(arith::MulIOp::create(b, loc, qbBegin, cBlockQ), tid));
+        loadThreadStats(arith::MulIOp::create(b, loc, qbBegin, cBlockQ)));
   }
   // The query blocks [lo, hi), carrying `carriedIn`, their scores masked as
   // `scoreMask` says.
@@ -839,7 +848,7 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     SmallVector<Value> next;
     if (async) {
       next.push_back(nextGroup);
-      next.append(loadStats(addIdx(b, loc, q0, cfg.blockQ), tid));
+      next.append(loadThreadStats(addIdx(b, loc, q0, cfg.blockQ)));
     }
 
     // dQ[rows, cols of this subgroup] += dS K over all KV rows of the block
