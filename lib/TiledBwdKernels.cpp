@@ -641,9 +641,6 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     return {vector::ExtractOp::create(b, loc, record, ArrayRef<int64_t>{0, 0}),
             vector::ExtractOp::create(b, loc, record, ArrayRef<int64_t>{0, 1})};
   };
-  auto loadStats = [&](Value q0, Value r) {
-    return loadRowStats(arith::AddIOp::create(b, loc, q0, r));
-  };
   // Row q0 + tid of the block; threads past the block read past Sq, which
   // touches no memory.
   Value tidInBlock = cmp(b, loc, arith::CmpIPredicate::ult, tid, cBlockQ);
@@ -707,7 +704,7 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     OpBuilder::InsertionGuard g4(b);
     b.setInsertionPointToStart(rows.getBody());
     Value r = rows.getInductionVar();
-    storeStats(r, loadStats(q0, r));
+    storeStats(r, loadRowStats(arith::AddIOp::create(b, loc, q0, r)));
   };
 
   size_t numAcc = init.size();

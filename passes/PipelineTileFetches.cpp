@@ -150,6 +150,17 @@ bool needsNoGuard(Operation *op, scf::ForOp loop, DenseMap<Value, bool> &memo) {
   return true;
 }
 
+/// The ops of `body` that `op`'s operands come from, transitively.
+FailureOr<llvm::SetVector<Operation *>> bodySlice(Operation *op, Block *body) {
+  BackwardSliceOptions options;
+  options.omitBlockArguments = true;
+  options.filter = [&](Operation *def) { return def->getBlock() == body; };
+  llvm::SetVector<Operation *> slice;
+  if (failed(getBackwardSlice(op, &slice, options)))
+    return failure();
+  return slice;
+}
+
 /// The body's stage-0 ops, in body order; empty when the loop has no fetch
 /// whose tile it places in the same iteration.
 SmallVector<Operation *> issueStage(scf::ForOp loop) {
@@ -179,18 +190,15 @@ SmallVector<Operation *> issueStage(scf::ForOp loop) {
     std::optional<SmallVector<Value>> reads = globalReadsOnly(&op);
     if (!reads || writesAny(body, *reads))
       continue;
-    BackwardSliceOptions options;
-    options.omitBlockArguments = true;
-    options.filter = [&](Operation *def) { return def->getBlock() == body; };
-    llvm::SetVector<Operation *> slice;
-    if (failed(getBackwardSlice(&op, &slice, options)))
+    FailureOr<llvm::SetVector<Operation *>> slice = bodySlice(&op, body);
+    if (failed(slice))
       continue;
-    slice.insert(&op);
-    if (llvm::all_of(slice, [&](Operation *x) {
+    slice->insert(&op);
+    if (llvm::all_of(*slice, [&](Operation *x) {
           return (isMemoryEffectFree(x) || x == &op || stage.contains(x)) &&
                  !usesCarried(x) && needsNoGuard(x, loop, memo);
         }))
-      stage.insert(slice.begin(), slice.end());
+      stage.insert(slice->begin(), slice->end());
   }
   if (!llvm::any_of(stage, [](Operation *op) { return isa<TileFetchOp>(op); }))
     return {};
@@ -233,13 +241,11 @@ Operation *issuePoint(Block *body, ArrayRef<Operation *> stage) {
   Operation *last = products.back();
   Operation *prev =
       products.size() > 1 ? products[products.size() - 2] : nullptr;
-  BackwardSliceOptions options;
-  options.omitBlockArguments = true;
-  options.filter = [&](Operation *def) { return def->getBlock() == body; };
-  llvm::SetVector<Operation *> slice;
-  (void)getBackwardSlice(last, &slice, options);
+  FailureOr<llvm::SetVector<Operation *>> slice = bodySlice(last, body);
   Operation *point = last;
-  for (Operation *op : slice)
+  if (failed(slice))
+    return point;
+  for (Operation *op : *slice)
     if (!llvm::is_contained(stage, op) && !isMemoryEffectFree(op) &&
         (!prev || prev->isBeforeInBlock(op)) && op->isBeforeInBlock(point))
       point = op;
