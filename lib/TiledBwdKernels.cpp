@@ -615,10 +615,12 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       arith::MulIOp::create(b, loc, headKv, constIndex(b, loc, cfg.group)),
       headLoop.getInductionVar());
   // The block's Q and dO rows and statistics. With `throughRegisters`, the
-  // rows are fetched into registers, then placed in workgroup memory, and
-  // each thread reads the statistics of one row: fmha-pipeline-tile-fetches
-  // issues those reads an iteration ahead, before this block's dQ product,
-  // so their latency hides behind it.
+  // rows are fetched into registers, then placed in workgroup memory; with
+  // async copies they are copied into a slot of the double-buffered tiles
+  // and waited for; either way each thread reads the statistics of one row.
+  // fmha-pipeline-tile-fetches issues those reads an iteration ahead (the
+  // fetches and statistics before this block's dQ product, so their latency
+  // hides behind it; the copies right after the wait, into the other slot).
   // Query rows past Sq get P = 0 from their statistics (see loadRowStats),
   // which also zeroes their dS: their Q / dO values never reach a gradient,
   // so the copies need not zero them (tail unspecified).
@@ -677,22 +679,24 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   };
   // Async copies: block qb lands in slot qb % 2 of the Q and dO tiles, a
   // group each. Rows past Sq, and the block after the last visible one
-  // (which the last iteration asks for), are zero-filled without reading
-  // memory.
-  Value rowEnd, c2;
+  // (which a pipelined loop's last iteration copies), are zero-filled
+  // without reading memory.
+  Value rowEnd;
   if (async) {
-    c2 = constIndex(b, loc, 2);
     Value visibleEnd = arith::MulIOp::create(b, loc, qbEnd, cBlockQ);
     rowEnd = arith::MinUIOp::create(b, loc, sizes.seqQ, visibleEnd);
   }
-  // Returns the last group: groups complete in order, so waiting for none
-  // to be pending after it waits for both.
-  auto issueBlock = [&](Value qb) -> Value {
-    Value slot = arith::RemUIOp::create(b, loc, qb, c2);
-    Value q0 = arith::MulIOp::create(b, loc, qb, cBlockQ);
+  // Waits for both groups (they complete in order) and returns the slot's
+  // views.
+  auto copyBlockAsync = [&](Value qb, Value q0) -> std::pair<Value, Value> {
+    Value slot = arith::RemUIOp::create(b, loc, qb, constIndex(b, loc, 2));
     copier.copyAsync(q, batch, q0, headQ, rowEnd, cfg.blockQ, wg(kQuery), slot);
-    return copier.copyAsync(dO, batch, q0, headQ, rowEnd, cfg.blockQ,
-                            wg(kGradOut), slot);
+    Value last = copier.copyAsync(dO, batch, q0, headQ, rowEnd, cfg.blockQ,
+                                  wg(kGradOut), slot);
+    nvgpu::DeviceAsyncWaitOp::create(b, loc, last, IntegerAttr());
+    storeThreadStats(loadThreadStats(q0));
+    return {slotView(b, loc, wg(kQuery), slot),
+            slotView(b, loc, wg(kGradOut), slot)};
   };
   auto copyBlock = [&](Value q0) {
     copier.copy(q, batch, q0, headQ, sizes.seqQ, cfg.blockQ, wg(kQuery),
@@ -707,13 +711,7 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     storeStats(r, loadRowStats(arith::AddIOp::create(b, loc, q0, r)));
   };
 
-  size_t numAcc = init.size();
-  SmallVector<Value> loopInit(headLoop.getRegionIterArgs());
-  if (async) {
-    loopInit.push_back(issueBlock(qbBegin));
-    loopInit.append(
-        loadThreadStats(arith::MulIOp::create(b, loc, qbBegin, cBlockQ)));
-  }
+  ValueRange loopInit = headLoop.getRegionIterArgs();
   // The query blocks [lo, hi), carrying `carriedIn`, their scores masked as
   // `scoreMask` says.
   auto emitQueryLoop = [&](Value lo, Value hi, ValueRange carriedIn,
@@ -731,17 +729,9 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     // previous dQ reads), and one after the dS stores, before the next
     // block's global loads (also ordering the next block's Q / dO writes
     // after this block's reads).
-    // With async copies: this block's copies are waited for, the next
-    // block's issued into the other slot (its last reads, in the previous
-    // iteration, come before that iteration's dS barrier).
-    Value qBuf = wg(kQuery), doBuf = wg(kGradOut), nextGroup;
+    Value qBuf = wg(kQuery), doBuf = wg(kGradOut);
     if (async) {
-      nvgpu::DeviceAsyncWaitOp::create(b, loc, carried[numAcc], IntegerAttr());
-      nextGroup = issueBlock(addIdx(b, loc, qLoop.getInductionVar(), 1));
-      storeThreadStats(carried.take_back(2));
-      Value slot = arith::RemUIOp::create(b, loc, qLoop.getInductionVar(), c2);
-      qBuf = slotView(b, loc, qBuf, slot);
-      doBuf = slotView(b, loc, doBuf, slot);
+      std::tie(qBuf, doBuf) = copyBlockAsync(qLoop.getInductionVar(), q0);
     } else if (throughRegisters) {
       storeBlock(loadBlock(q0));
     } else {
@@ -841,13 +831,6 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                                                    c0, warpKv, lane);
     dsWrite.setTransposed(sT && !cfg.warpgroup);
 
-    // The next block's statistics, in flight during dQ.
-    SmallVector<Value> next;
-    if (async) {
-      next.push_back(nextGroup);
-      next.append(loadThreadStats(addIdx(b, loc, q0, cfg.blockQ)));
-    }
-
     // dQ[rows, cols of this subgroup] += dS K over all KV rows of the block
     // (the scale is applied once, when dQ is converted): A[q][kv] = dS,
     // B[kv][d] = K[kv][d]; or its transpose, A = K^T, B[kv][q] = dS^T read from
@@ -889,9 +872,7 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
         dqTile, dqAcc, dqAt, lane);
     dqAdd.setTransposed(dqT);
 
-    SmallVector<Value> yielded{dKi, dVi};
-    yielded.append(next);
-    scf::YieldOp::create(b, loc, yielded);
+    scf::YieldOp::create(b, loc, ValueRange{dKi, dVi});
     return qLoop;
   };
   // With whole-block loops, the blocks the mask leaves whole for every key
@@ -912,13 +893,7 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   } else {
     qLoop = emitQueryLoop(qbBegin, qbEnd, loopInit, ScoreMask::cutBlocks);
   }
-  // No copy may be in flight when the next head's first block is issued
-  // (into the same slot, maybe) or the kernel ends: the zero-filled block
-  // after the last one, or the first block of an empty loop.
-  if (async)
-    nvgpu::DeviceAsyncWaitOp::create(b, loc, qLoop.getResult(numAcc),
-                                     IntegerAttr());
-  scf::YieldOp::create(b, loc, qLoop.getResults().take_front(numAcc));
+  scf::YieldOp::create(b, loc, qLoop.getResults());
   b.setInsertionPointAfter(headLoop);
 
   // dK = scale * dS^T Q and dV, written once: this workgroup owns the rows.

@@ -344,26 +344,14 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   // finite data (or, copied asynchronously, zeros) whose scores the mask
   // makes -inf. Barriers: fmha-place-workgroup-barriers.
   // Async copies: block kb lands in slot kb % 2 of the K and V tiles, a
-  // group each; rows past Sk, and the block after the last one (which the
-  // last iteration asks for), are zero-filled without reading memory.
-  Value c2, rowEnd;
-  if (cfg.asyncCopies) {
-    c2 = constIndex(b, loc, 2);
+  // group each; rows past Sk, and the block after the last one (which a
+  // pipelined loop's last iteration copies), are zero-filled without
+  // reading memory. fmha-pipeline-tile-fetches issues a block's copies an
+  // iteration ahead, into the slot the previous block was read from.
+  Value rowEnd;
+  if (cfg.asyncCopies)
     rowEnd = arith::MinUIOp::create(
         b, loc, sizes.seqK, arith::MulIOp::create(b, loc, kbEnd, cBlockKv));
-  }
-  // Returns the last group: groups complete in order, so waiting for none
-  // to be pending after it waits for both.
-  auto issueBlock = [&](Value kb) -> Value {
-    Value slot = arith::RemUIOp::create(b, loc, kb, c2);
-    Value row0 = arith::MulIOp::create(b, loc, kb, cBlockKv);
-    copier.copyAsync(k, batch, row0, headKv, rowEnd, cfg.blockKv, wgBuffers[0],
-                     slot);
-    return copier.copyAsync(v, batch, row0, headKv, rowEnd, cfg.blockKv,
-                            wgBuffers[1], slot);
-  };
-  if (cfg.asyncCopies)
-    init.push_back(issueBlock(kbBegin));
   // The KV blocks [lo, hi), carrying `carriedIn`, their scores masked as
   // `scoreMask` says.
   auto emitKvLoop = [&](Value lo, Value hi, ValueRange carriedIn,
@@ -375,14 +363,15 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     Value o = carried[0], m = carried[1], l = carried[2];
     Value kb = kvLoop.getInductionVar();
     Value k0 = arith::MulIOp::create(b, loc, kb, cBlockKv);
-    // K and V of this block: a slot of the tiles with async copies, whose
-    // copies are waited for while the next block's are issued into the
-    // other slot.
-    Value kBuf = wgBuffers[0], vBuf = wgBuffers[1], nextGroup;
+    // K and V of this block: with async copies, in a slot of the tiles,
+    // both groups waited for (they complete in order).
+    Value kBuf = wgBuffers[0], vBuf = wgBuffers[1];
     if (cfg.asyncCopies) {
-      nvgpu::DeviceAsyncWaitOp::create(b, loc, carried[3], IntegerAttr());
-      nextGroup = issueBlock(addIdx(b, loc, kb, 1));
-      Value slot = arith::RemUIOp::create(b, loc, kb, c2);
+      Value slot = arith::RemUIOp::create(b, loc, kb, constIndex(b, loc, 2));
+      copier.copyAsync(k, batch, k0, headKv, rowEnd, cfg.blockKv, kBuf, slot);
+      Value last = copier.copyAsync(v, batch, k0, headKv, rowEnd, cfg.blockKv,
+                                    vBuf, slot);
+      nvgpu::DeviceAsyncWaitOp::create(b, loc, last, IntegerAttr());
       kBuf = slotView(b, loc, kBuf, slot);
       vBuf = slotView(b, loc, vBuf, slot);
     } else {
@@ -459,10 +448,7 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                                            tiles.type(cfg.blockKv, cfg.dv,
                                                       TileRole::b, pvAtom)),
                                 oScaled);
-    SmallVector<Value> yielded{oNew, mNew, lNew};
-    if (nextGroup)
-      yielded.push_back(nextGroup);
-    scf::YieldOp::create(b, loc, yielded);
+    scf::YieldOp::create(b, loc, ValueRange{oNew, mNew, lNew});
     return kvLoop;
   };
   // With whole-block loops, the blocks whose keys every query of the block
@@ -484,11 +470,6 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   } else {
     kvLoop = emitKvLoop(kbBegin, kbEnd, init, ScoreMask::cutBlocks);
   }
-  // No copy may be in flight when the kernel ends: the zero-filled block
-  // after the last one, or the first block of an empty loop.
-  if (cfg.asyncCopies)
-    nvgpu::DeviceAsyncWaitOp::create(b, loc, kvLoop.getResult(3),
-                                     IntegerAttr());
   Value o = kvLoop.getResult(0), m = kvLoop.getResult(1),
         l = kvLoop.getResult(2);
 

@@ -328,28 +328,38 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
 }
 
 def PipelineTileFetches : Pass<"fmha-pipeline-tile-fetches"> {
-  let summary = "issue a loop's tile fetches one iteration ahead";
+  let summary = "issue a loop's tile fetches and async copies one iteration "
+                "ahead";
   let description = [{
     The pipelining stage of the tiled lowering. fmha-bwd-to-kernels writes
-    the main kernel's query-block loops one block per iteration: its Q and dO
-    rows fetched into registers (fmha.tile_fetch) and placed in workgroup
-    memory (fmha.tile_place) in the same iteration, its rows' statistics
-    read, then the products. This pass pipelines a loop that places a tile
-    it fetches in two stages: iteration i issues the global reads of
-    iteration i + 1 before the operand reads of its last product, so their
-    latency hides behind that product, and carries them to the next
-    iteration; the first iteration's reads go before the loop. Stage 0 is
-    every top-level op of the body that only reads memory outside the
-    workgroup which the loop does not write, with the pure ops computing its
-    operands, none depending on a value the loop carries. Nothing is
-    predicated: stage 0 may only hold reads that need no guard for an
-    iteration past the end (a fetch clamps its rows; a
-    vector.transfer_read's out-of-bounds dims read padding). A loop that
-    starts where the loop before it ends, with the same stage 0, takes its
-    first block from that loop instead of reading it again. Runs before
-    fmha-lower-tile-copies; loops without such a fetch are left alone.
+    the kernels' block loops one block per iteration: the main backward
+    kernel's query-block loop fetches its Q and dO rows into registers
+    (fmha.tile_fetch) and places them in workgroup memory (fmha.tile_place),
+    or copies them asynchronously into slot `qb rem 2` of double-buffered
+    tiles (fmha.tile_copy_async) and waits for them, then reads its rows'
+    statistics and runs the products; the forward's KV-block loop copies K
+    and V the same way. This pass pipelines such a loop in two stages:
+    iteration i issues the global reads of iteration i + 1 and carries them
+    (or their async group) to the next iteration; the first iteration's
+    reads go before the loop. Stage 0 is every top-level op of the body that
+    only reads memory outside the workgroup which the loop does not write,
+    and every async copy into slot `iv rem N` of a tile the loop touches
+    through that slot only, with the pure ops computing their operands, none
+    depending on a value the loop carries. Fetches and reads go before the
+    operand reads of the body's last product, so their latency hides behind
+    it; async copies right after the body's wait for this block's copies,
+    into the other slot (fmha-place-workgroup-barriers orders the previous
+    iteration's reads of it before them). Nothing is predicated: stage 0 may
+    only hold ops that need no guard for an iteration past the end (a fetch
+    and an async copy clamp their rows; a vector.transfer_read's
+    out-of-bounds dims read padding); the async copy of the block past the
+    end is waited for after the loop. A loop that starts where the loop
+    before it ends, with the same stage 0, takes its first block from that
+    loop instead of reading it again. Runs before fmha-lower-tile-copies;
+    loops without such a transfer are left alone.
   }];
-  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::nvgpu::NVGPUDialect"];
 }
 
 def LowerTileCopies : Pass<"fmha-lower-tile-copies"> {

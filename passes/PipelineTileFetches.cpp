@@ -1,28 +1,39 @@
 //===- PipelineTileFetches.cpp - fetch a loop's tiles an iteration ahead --===//
 //
 // The pipelining stage of the tiled lowering. fmha-bwd-to-kernels writes the
-// main kernel's query-block loops one block per iteration: the block's Q and
-// dO rows fetched into registers (fmha.tile_fetch) and placed in workgroup
-// memory (fmha.tile_place), its rows' statistics read, then the products.
-// This pass pipelines such a loop in two stages: iteration i issues the
-// global reads of block i + 1 (stage 0) before the operand reads of its last
-// product, whose latency they hide behind, and carries them to iteration
-// i + 1, which places them (stage 1). The reads of the first block go before
-// the loop.
+// kernels' block loops one block per iteration: the main backward kernel's
+// query-block loop fetches the block's Q and dO rows into registers
+// (fmha.tile_fetch) and places them in workgroup memory (fmha.tile_place),
+// or copies them asynchronously into a slot of a multi-buffered tile
+// (fmha.tile_copy_async, waited for by nvgpu.device_async_wait), reads its
+// rows' statistics, then runs the products; the forward's KV-block loop
+// copies K and V the same way. This pass pipelines such a loop in two
+// stages: iteration i issues the global reads of block i + 1 (stage 0) and
+// carries them to iteration i + 1 (stage 1), which places or waits for them.
+// The reads of the first block go before the loop.
 //
 // Stage 0 is every top-level op of the body that only reads memory outside
-// the workgroup which the loop does not write, with the pure ops computing
-// its operands, all depending on nothing the loop carries. The epilogue is
-// not peeled and nothing is predicated: stage 0 may only hold ops that can
-// run for an iteration past the end unguarded (pure ops, and reads that
-// bound-check the indices the induction variable reaches: a fetch's rows, a
-// vector.transfer_read's dims that are not in_bounds), so the last
-// iteration reads a block it never uses.
+// the workgroup which the loop does not write, and every async copy into
+// slot `iv rem N` of a tile that the loop touches through that slot only,
+// with the pure ops computing their operands, all depending on nothing the
+// loop carries. Where it goes: fetches and reads before the operand reads of
+// the body's last product, whose latency they hide behind (registers hold
+// them until then); async copies right after the body's wait for this
+// block's copies (a wait without a count waits for every group), into the
+// next slot, which the previous iteration read: the barrier that orders
+// those reads before the copy is fmha-place-workgroup-barriers'.
+//
+// The epilogue is not peeled and nothing is predicated: stage 0 may only
+// hold ops that can run for an iteration past the end unguarded (pure ops,
+// and reads that bound-check the indices the induction variable reaches: a
+// fetch's rows, an async copy's rows, a vector.transfer_read's dims that are
+// not in_bounds), so the last iteration reads a block it never uses. An
+// async copy of it is waited for after the loop.
 //
 // Loops in sequence (the second starts where the first ends, as the whole
-// and the cut query blocks do) with the same stage 0 form one pipeline: the
-// block the first loop's last iteration reads is the second's first block,
-// so the second takes it from the first instead of reading it again.
+// and the cut blocks do) with the same stage 0 form one pipeline: the block
+// the first loop's last iteration reads is the second's first block, so the
+// second takes it from the first instead of reading it again.
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/FmhaDialect.h"
@@ -31,9 +42,12 @@
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -45,6 +59,7 @@ namespace rocke {
 } // namespace rocke
 
 using namespace mlir;
+using rocke::fmha::TileCopyAsyncOp;
 using rocke::fmha::TileFetchOp;
 
 namespace {
@@ -81,8 +96,12 @@ std::optional<SmallVector<Value>> globalReadsOnly(Operation *op) {
 }
 
 /// Does an op of `body` write one of `memrefs` (or memory it cannot name)?
+/// A wait for async copies writes nothing of its own: the copies' writes
+/// are theirs.
 bool writesAny(Block *body, ArrayRef<Value> memrefs) {
   WalkResult result = body->walk([&](Operation *op) {
+    if (isa<nvgpu::DeviceAsyncWaitOp>(op))
+      return WalkResult::advance();
     auto iface = dyn_cast<MemoryEffectOpInterface>(op);
     if (!iface)
       return op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
@@ -101,6 +120,75 @@ bool writesAny(Block *body, ArrayRef<Value> memrefs) {
     return WalkResult::advance();
   });
   return result.wasInterrupted();
+}
+
+/// N when `slot` is `iv rem N` for a constant N >= 2: the slot of an
+/// N-buffered tile that block `iv` lands in.
+std::optional<int64_t> slotCount(Value slot, Value iv) {
+  auto rem = slot.getDefiningOp<arith::RemUIOp>();
+  APInt n;
+  if (!rem || rem.getLhs() != iv ||
+      !matchPattern(rem.getRhs(), m_ConstantInt(&n)) || n.getZExtValue() < 2)
+    return std::nullopt;
+  return n.getZExtValue();
+}
+
+/// Is `copy` an async copy that iteration i may issue for iteration i + 1?
+/// It must copy into slot `iv rem N` of a tile with N slots, and every other
+/// access of `loop` to that tile must go through the same slot (a view of
+/// it, or a copy into it): then the next iteration's slot is never the one
+/// this iteration reads, as long as the step is not a multiple of N.
+bool isSlotCopy(TileCopyAsyncOp copy, scf::ForOp loop) {
+  Value iv = loop.getInductionVar(), dest = copy.getDest(),
+        slot = copy.getSlot();
+  std::optional<int64_t> slots = slotCount(slot, iv);
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  if (!slots || !step || *step % *slots == 0 ||
+      copy.getDest().getType().getDimSize(0) != *slots ||
+      !loop.isDefinedOutsideOfLoop(dest))
+    return false;
+  // Through views of the slot only: a subview of one element of dim 0 at
+  // `slot`, and views of that.
+  auto throughSlot = [&](Value v) {
+    while (Operation *def = v.getDefiningOp()) {
+      if (auto view = dyn_cast<memref::SubViewOp>(def);
+          view && view.getSource() == dest)
+        return view.getStaticSizes()[0] == 1 &&
+               dyn_cast<Value>(view.getMixedOffsets()[0]) == slot;
+      auto viewLike = dyn_cast<ViewLikeOpInterface>(def);
+      if (!viewLike)
+        return false;
+      v = viewLike.getViewSource();
+    }
+    return false;
+  };
+  rocke::WorkgroupAccess tile = rocke::workgroupAccessOf(dest, /*write=*/false);
+  WalkResult result = loop.getBody()->walk([&](Operation *op) {
+    if (isa<ViewLikeOpInterface>(op))
+      return WalkResult::advance();
+    if (auto other = dyn_cast<TileCopyAsyncOp>(op);
+        other && other.getDest() == dest)
+      return other.getSlot() == slot ? WalkResult::advance()
+                                     : WalkResult::interrupt();
+    for (Value operand : op->getOperands())
+      if (rocke::isWorkgroupMemref(operand.getType()) &&
+          rocke::workgroupAccessOf(operand, /*write=*/false).overlaps(tile) &&
+          !throughSlot(operand))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return !result.wasInterrupted();
+}
+
+/// The memrefs a stage-0 candidate reads: `op` only reads global memory
+/// (see globalReadsOnly), or it is an async copy into a slot (isSlotCopy).
+std::optional<SmallVector<Value>> stageReads(Operation *op, scf::ForOp loop) {
+  if (auto copy = dyn_cast<TileCopyAsyncOp>(op)) {
+    if (!isSlotCopy(copy, loop))
+      return std::nullopt;
+    return SmallVector<Value>{baseMemref(copy.getSource())};
+  }
+  return globalReadsOnly(op);
 }
 
 /// Does `v` depend on the induction variable `iv` within `body`?
@@ -122,10 +210,10 @@ bool dependsOn(Value v, Value iv, Block *body, DenseMap<Value, bool> &memo) {
 
 /// May `op` run for an induction variable past the loop's end, unguarded?
 /// Pure ops may, and reads whose operands that follow the induction
-/// variable are bounds-checked by the op itself: a fetch's first row (rows
-/// at or past seq_len are never read) and the indices of a transfer_read's
-/// vector dims that are not in_bounds (their elements past the end read
-/// nothing).
+/// variable are bounds-checked by the op itself: a fetch's or an async
+/// copy's first row (rows at or past seq_len / row_end are never read; the
+/// copy's slot is isSlotCopy's) and the indices of a transfer_read's vector
+/// dims that are not in_bounds (their elements past the end read nothing).
 bool needsNoGuard(Operation *op, scf::ForOp loop, DenseMap<Value, bool> &memo) {
   if (isMemoryEffectFree(op))
     return true;
@@ -135,6 +223,10 @@ bool needsNoGuard(Operation *op, scf::ForOp loop, DenseMap<Value, bool> &memo) {
   if (auto fetch = dyn_cast<TileFetchOp>(op))
     return !follows(fetch.getBatch()) && !follows(fetch.getHead()) &&
            !follows(fetch.getSeqLen()) && !follows(fetch.getThread());
+  if (auto copy = dyn_cast<TileCopyAsyncOp>(op))
+    return !follows(copy.getBatch()) && !follows(copy.getHead()) &&
+           !follows(copy.getRowEnd()) && !follows(copy.getThread()) &&
+           !follows(copy.getDest());
   auto read = dyn_cast<vector::TransferReadOp>(op);
   if (!read || read.getMask() || follows(read.getBase()) ||
       follows(read.getPadding()))
@@ -161,18 +253,23 @@ FailureOr<llvm::SetVector<Operation *>> bodySlice(Operation *op, Block *body) {
   return slice;
 }
 
-/// The body's stage-0 ops, in body order; empty when the loop has no fetch
-/// whose tile it places in the same iteration.
+/// Is `op` a tile transfer that the body completes in the same iteration: a
+/// fetch it places, or an async copy it waits for?
+bool completedInBody(Operation *op) {
+  if (!isa<TileFetchOp, TileCopyAsyncOp>(op))
+    return false;
+  return llvm::any_of(op->getUsers(), [&](Operation *user) {
+    return isa<rocke::fmha::TilePlaceOp, nvgpu::DeviceAsyncWaitOp>(user) &&
+           user->getBlock() == op->getBlock();
+  });
+}
+
+/// The body's stage-0 ops, in body order; empty when the loop has no tile
+/// transfer that stage 0 can take (completedInBody).
 SmallVector<Operation *> issueStage(scf::ForOp loop) {
   Block *body = loop.getBody();
-  bool placesFetch =
-      llvm::any_of(body->getOps<TileFetchOp>(), [&](TileFetchOp fetch) {
-        return llvm::any_of(fetch->getUsers(), [&](Operation *user) {
-          return isa<rocke::fmha::TilePlaceOp>(user) &&
-                 user->getBlock() == body;
-        });
-      });
-  if (!placesFetch)
+  if (llvm::none_of(body->without_terminator(),
+                    [](Operation &op) { return completedInBody(&op); }))
     return {};
   auto usesCarried = [&](Operation *op) {
     WalkResult r = op->walk([&](Operation *nested) {
@@ -187,7 +284,7 @@ SmallVector<Operation *> issueStage(scf::ForOp loop) {
   llvm::SetVector<Operation *> stage;
   DenseMap<Value, bool> memo;
   for (Operation &op : body->without_terminator()) {
-    std::optional<SmallVector<Value>> reads = globalReadsOnly(&op);
+    std::optional<SmallVector<Value>> reads = stageReads(&op, loop);
     if (!reads || writesAny(body, *reads))
       continue;
     FailureOr<llvm::SetVector<Operation *>> slice = bodySlice(&op, body);
@@ -200,7 +297,7 @@ SmallVector<Operation *> issueStage(scf::ForOp loop) {
         }))
       stage.insert(slice->begin(), slice->end());
   }
-  if (!llvm::any_of(stage, [](Operation *op) { return isa<TileFetchOp>(op); }))
+  if (llvm::none_of(stage, completedInBody))
     return {};
   SmallVector<Operation *> ordered;
   for (Operation &op : body->without_terminator())
@@ -252,21 +349,52 @@ Operation *issuePoint(Block *body, ArrayRef<Operation *> stage) {
   return point;
 }
 
+/// Clones `ops` at the builder's insertion point, mapping their operands
+/// through `mapping` (which gets their results) and recording each clone in
+/// `clones`.
+void cloneOps(OpBuilder &b, ArrayRef<Operation *> ops, IRMapping &mapping,
+              DenseMap<Operation *, Operation *> &clones) {
+  for (Operation *op : ops)
+    clones[op] = b.clone(*op, mapping);
+}
+
 /// Clones `stage` at the builder's insertion point with `iv` for the loop's
-/// induction variable `loopIv`; returns the clones of `results` (and of the
-/// ops in `clones`).
+/// induction variable `loopIv`; returns the clones of `results`.
 SmallVector<Value> cloneStage(OpBuilder &b, ArrayRef<Operation *> stage,
-                              Value loopIv, Value iv, ArrayRef<Value> results,
-                              SmallVectorImpl<Operation *> *clones = nullptr) {
+                              Value loopIv, Value iv, ArrayRef<Value> results) {
   IRMapping mapping;
   mapping.map(loopIv, iv);
-  for (Operation *op : stage) {
-    Operation *copy = b.clone(*op, mapping);
-    if (clones)
-      clones->push_back(copy);
-  }
+  DenseMap<Operation *, Operation *> clones;
+  cloneOps(b, stage, mapping, clones);
   return llvm::map_to_vector(results,
                              [&](Value r) { return mapping.lookup(r); });
+}
+
+/// The async copies of `stage` with the stage's ops they use, in stage
+/// order.
+SmallVector<Operation *> copyStage(ArrayRef<Operation *> stage) {
+  llvm::SetVector<Operation *> used;
+  for (Operation *op : stage) {
+    if (!isa<TileCopyAsyncOp>(op))
+      continue;
+    FailureOr<llvm::SetVector<Operation *>> slice =
+        bodySlice(op, op->getBlock());
+    if (succeeded(slice))
+      used.insert(slice->begin(), slice->end());
+    used.insert(op);
+  }
+  return llvm::filter_to_vector(
+      stage, [&](Operation *op) { return used.contains(op); });
+}
+
+/// The body's last wait for a group that `stage` copies.
+Operation *lastCopyWait(Block *body, ArrayRef<Operation *> stage) {
+  Operation *last = nullptr;
+  for (auto wait : body->getOps<nvgpu::DeviceAsyncWaitOp>())
+    if (Operation *def = wait.getAsyncDependencies().getDefiningOp();
+        def && llvm::is_contained(stage, def))
+      last = wait;
+  return last;
 }
 
 /// Are the stages of two loops the same ops on the same values, but for
@@ -314,13 +442,31 @@ Pipelined pipeline(RewriterBase &rewriter, scf::ForOp loop,
     rewriter.setInsertionPoint(loop);
     init = cloneStage(rewriter, stage, iv, loop.getLowerBound(), results);
   }
-  // The next block's reads, at the issue point.
-  rewriter.setInsertionPoint(issuePoint(body, stage));
+  // The next block's async copies right after this block's wait (no
+  // earlier: the wait waits for every group), its other reads at the issue
+  // point (no earlier than the copies, which may share their operands).
+  SmallVector<Operation *> copies = copyStage(stage);
+  SmallVector<Operation *> reads = llvm::filter_to_vector(
+      stage, [&](Operation *op) { return !llvm::is_contained(copies, op); });
+  Operation *readPoint = issuePoint(body, stage), *copyPoint = readPoint;
+  if (!copies.empty()) {
+    copyPoint = lastCopyWait(body, stage)->getNextNode();
+    if (readPoint->isBeforeInBlock(copyPoint))
+      readPoint = copyPoint;
+  }
+  rewriter.setInsertionPoint(copyPoint);
   Value nextIv = arith::AddIOp::create(rewriter, loop.getLoc(), iv,
                                        loop.getStep());
-  SmallVector<Operation *> nextStage;
+  IRMapping mapping;
+  mapping.map(iv, nextIv);
+  DenseMap<Operation *, Operation *> clones;
+  cloneOps(rewriter, copies, mapping, clones);
+  rewriter.setInsertionPoint(readPoint);
+  cloneOps(rewriter, reads, mapping, clones);
+  SmallVector<Operation *> nextStage = llvm::map_to_vector(
+      stage, [&](Operation *op) { return clones.lookup(op); });
   SmallVector<Value> next =
-      cloneStage(rewriter, stage, iv, nextIv, results, &nextStage);
+      llvm::map_to_vector(results, [&](Value r) { return mapping.lookup(r); });
 
   size_t carried = loop.getNumRegionIterArgs();
   auto newLoop = cast<scf::ForOp>(
@@ -354,8 +500,29 @@ struct PipelineTileFetchesPass
       std::optional<ValueRange> incoming;
       if (previous && continues(*previous, loop, stage))
         incoming = previous->next;
+      else if (previous)
+        endPipeline(rewriter, *previous);
       previous = pipeline(rewriter, loop, stage, incoming);
     }
+    if (previous)
+      endPipeline(rewriter, *previous);
+  }
+
+  /// After the last loop of a pipeline, waits for the copies of the block
+  /// past its end (or, when it ran no iteration, of its first block): no
+  /// copy may still write a tile when the code after the loop reuses it or
+  /// the kernel ends. A wait without a count waits for every group.
+  static void endPipeline(RewriterBase &rewriter, const Pipelined &last) {
+    auto isGroup = [](Value v) {
+      return isa<nvgpu::DeviceAsyncTokenType>(v.getType());
+    };
+    auto groups = llvm::filter_to_vector(last.next, isGroup);
+    if (groups.empty())
+      return;
+    scf::ForOp loop = last.loop;
+    rewriter.setInsertionPointAfter(loop);
+    nvgpu::DeviceAsyncWaitOp::create(rewriter, loop.getLoc(), groups.back(),
+                                     IntegerAttr());
   }
 
   /// Does `loop` start where `previous` ends, right after it, with the same

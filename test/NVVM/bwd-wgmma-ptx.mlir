@@ -54,7 +54,7 @@
 // registers a step), over the 128 query rows: 2 x 8 steps, B MN-major.
 // RS-LABEL: .entry fmha_bwd_tiled_main(
 // RS-COUNT-16: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
-// RS-NOT: wgmma.mma_async
+// RS-NOT: wgmma.mma_async.sync.aligned.{{.*}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p,
 // RS-LABEL: .entry fmha_bwd_convert_dq(
 
 // Five products: five fences and groups; the waits: S^T's lets dP^T run
@@ -113,7 +113,7 @@
 // registers as A operands of dV and dK (no plain tile_mma, no tile_read:
 // P never goes through workgroup memory).
 // TILES-LABEL: gpu.func @fmha_bwd_tiled_main
-// TILES: scf.for {{.*}} -> (!fmha.tile<16x64xf32, c, "mma_sync_m16n8k16_bf16">, !fmha.tile<16x64xf32, c, "mma_sync_m16n8k16_bf16">, !nvgpu.device.async.token, f32, f32) {
+// TILES: scf.for {{.*}} -> (!fmha.tile<16x64xf32, c, "mma_sync_m16n8k16_bf16">, !fmha.tile<16x64xf32, c, "mma_sync_m16n8k16_bf16">) {
 // TILES-NOT: fmha.tile_mma
 // TILES: %[[S:.*]] = fmha.tile_mma_warpgroup lhs_buffer %[[K:[a-z0-9_]+]][{{.*}}] : memref<16x8x8x8xbf16, #gpu.address_space<workgroup>>, rhs %[[Q:[a-z0-9_]+]][{{.*}}] : memref<16x8x8x8xbf16, strided<[512, 64, 8, 1], offset: ?>, #gpu.address_space<workgroup>>, acc %{{.*}} {k = 64 : i64, transposed} : <16x128xf32, c, "mma_sync_m16n8k16_bf16">
 // TILES-NOT: fmha.tile_mma
@@ -133,7 +133,7 @@
 // TILES-NOT: fmha.tile_mma
 // TILES: fmha.tile_accumulate atomic_add %[[DQ]]
 // TILES-NOT: fmha.tile_mma
-// TILES: scf.yield %[[DK]], %[[DV]], {{.*}} : !fmha.tile<16x64xf32, c, "mma_sync_m16n8k16_bf16">, !fmha.tile<16x64xf32, c, "mma_sync_m16n8k16_bf16">, !nvgpu.device.async.token, f32, f32
+// TILES: scf.yield %[[DK]], %[[DV]] : !fmha.tile<16x64xf32, c, "mma_sync_m16n8k16_bf16">, !fmha.tile<16x64xf32, c, "mma_sync_m16n8k16_bf16">
 // NOREAD-LABEL: gpu.func @fmha_bwd_tiled_main
 // NOREAD-NOT: {{fmha.tile_read|fmha.tile_mma }}
 // NOREAD: gpu.return

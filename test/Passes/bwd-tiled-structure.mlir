@@ -1,13 +1,13 @@
 // Structural budget of the tiled main kernel's query-block iteration, per
 // target: a speed regression (another barrier, P staged through workgroup
 // memory, more products) fails here.
-// RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=sm_90},fmha-lower-tile-copies,fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.nv
+// RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=sm_90},fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.nv
 // RUN: FileCheck %s --check-prefixes=BAR,NV-BAR < %t.nv
 // RUN: FileCheck %s --check-prefixes=MMA,NV-MMA < %t.nv
 // RUN: FileCheck %s --check-prefixes=WG,NV-WG < %t.nv
 // RUN: FileCheck %s --check-prefixes=DQ,NV-DQ < %t.nv
 // RUN: FileCheck %s --check-prefix=NO-ASYNC < %t.nv
-// RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=sm_90 query-pipelining=async-copies},fmha-lower-tile-copies,fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.nvasync
+// RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=sm_90 query-pipelining=async-copies},fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.nvasync
 // RUN: FileCheck %s --check-prefixes=BAR,NV-BAR < %t.nvasync
 // RUN: FileCheck %s --check-prefix=NV-ASYNC < %t.nvasync
 // RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=gfx942},fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.amd
@@ -90,15 +90,16 @@
 
 // sm_90 fetches each query block's Q and dO rows (32 x 128 each, in 16-byte
 // chunks over 256 work-items: 2 + 2 each) into the other slot of their
-// double buffers while the current block is worked on: issued at the top of
-// an iteration, right after the wait for the current block's copies and
-// before the barrier that orders the reads after them. After the loop, a
-// wait for the last (zero-filled) block. gfx942 and the host keep register
-// staging.
+// double buffers while the current block is worked on: fmha-pipeline-tile-
+// fetches issues them at the top of an iteration, right after the wait for
+// the current block's copies and before the barrier that orders the reads
+// after them, and carries their group and the next block's row record.
+// After the loop, a wait for the last (zero-filled) block. gfx942 and the
+// host keep register staging.
 // NV-ASYNC-LABEL: gpu.func @fmha_bwd_tiled_main
 // NV-ASYNC-COUNT-4: nvgpu.device_async_copy {{.*}} {bypassL1}
 // NV-ASYNC-NEXT: nvgpu.device_async_create_group
-// NV-ASYNC: scf.for {{.*}}!nvgpu.device.async.token, f32, f32) {
+// NV-ASYNC: scf.for {{.*}}!nvgpu.device.async.token, vector<1x2xf32>) {
 // NV-ASYNC: nvgpu.device_async_wait
 // NV-ASYNC-NOT: gpu.barrier
 // NV-ASYNC-COUNT-4: nvgpu.device_async_copy {{.*}} {bypassL1}
@@ -106,7 +107,7 @@
 // NV-ASYNC-NOT: nvgpu.device_async
 // NV-ASYNC: gpu.barrier
 // NV-ASYNC-NOT: nvgpu.device_async
-// NV-ASYNC: scf.yield {{.*}}!nvgpu.device.async.token, f32, f32
+// NV-ASYNC: scf.yield {{.*}}!nvgpu.device.async.token, vector<1x2xf32>
 // NV-ASYNC-NEXT: }
 // NV-ASYNC-NEXT: nvgpu.device_async_wait
 // NV-ASYNC-NOT: nvgpu.device_async

@@ -13,19 +13,22 @@
 // vectors. On gfx942 and the host the KV blocks run in two loops of the
 // same body: the ones every query of the block sees whole, without the
 // mask, then the ones the band or Sk cuts, with it; sm_90 runs one loop
-// with the mask behind a branch per block, and fetches K and V by async
-// copies into two slots.
+// with the mask behind a branch per block, and copies each block's K and V
+// asynchronously into slot kb rem 2 of double-buffered tiles, waiting for
+// them in the same iteration (fmha-pipeline-tile-fetches issues them a block
+// ahead).
 // CHECK-LABEL: func{{.*}} @fmha_fwd_tiled_main(
 // AMD: fmha.tile_load {{.*}} {transposed} : {{.*}} -> <128x32xbf16, b, "mfma_f32_16x16x16_bf16">
 // AMD: %[[INIT:.*]] = fmha.tile_map({{.*}}) : !fmha.tile<1x32xf32, cols, "mfma_f32_16x16x16_bf16"> -> !fmha.tile<1x32xf32, cols, "mfma_f32_16x16x16_bf16">
 // AMD-NEXT: ^bb0(%{{.*}}: f32):
 // AMD-NEXT: fmha.yield %{{.*}} : f32
-// NV: fmha.tile_copy_async {{.*}} into %{{.*}}[%{{.*}}] {rows = 64 : i64, threads = 128 : i64}
-// NV-NEXT: %[[FIRST:.*]] = fmha.tile_copy_async
+// NV-NOT: fmha.tile_copy_async
 // CHECK: scf.for
-// NV: nvgpu.device_async_wait %{{.*}}
-// NV: fmha.tile_copy_async
-// NV: memref.subview
+// NV: %[[SLOT:.*]] = arith.remui
+// NV: fmha.tile_copy_async {{.*}} into %{{.*}}[%[[SLOT]]] {rows = 64 : i64, threads = 128 : i64}
+// NV-NEXT: %[[GROUP:.*]] = fmha.tile_copy_async {{.*}} into %{{.*}}[%[[SLOT]]]
+// NV-NEXT: nvgpu.device_async_wait %[[GROUP]]
+// NV: memref.subview %{{.*}}[%[[SLOT]], 0, 0]
 // NVSYNC-NOT: nvgpu
 // HOST: fmha.tile_read {{.*}} -> <16x128xbf16, a, "host_16x16x16">
 // NV: fmha.tile_read {{.*}} -> <32x128xbf16, a, "mma_sync_m16n8k16_bf16">
@@ -52,7 +55,7 @@
 // HOST: fmha.tile_mask
 // SPLIT: fmha.tile_reduce max
 // SPLIT: scf.yield
-// NV: nvgpu.device_async_wait
+// NV-NOT: nvgpu.device_async_wait
 // AMD: fmha.tile_store {{.*}} {transposed} : <128x32xf32, c, "mfma_f32_16x16x16_bf16">
 // NV: fmha.tile_store {{.*}} : <32x128xf32, c, "mma_sync_m16n8k16_bf16">
 // CHECK: math.log2

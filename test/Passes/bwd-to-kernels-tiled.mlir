@@ -49,27 +49,28 @@
 // NV: fmha.tile_read {{.*}} {transposed} : memref<64x72xf16, #gpu.address_space<workgroup>> -> <64x64xf16, b, "mma_sync_m16n8k16_f16">
 // With query-pipelining=async-copies Q and dO are double-buffered (two
 // slots of 64 x 72) and fetched by 16-byte async copies, 2 + 2 per
-// work-item and block (64 x 64 f16 over 256 work-items): the first block's
-// before the query-block loop, the next block's at the top of each
-// iteration, after the wait for the current one.
+// work-item and block (64 x 64 f16 over 256 work-items), each block's into
+// slot qb rem 2 and waited for in its iteration (fmha-pipeline-tile-fetches
+// moves them an iteration ahead).
 // NVASYNC-LABEL: func.func @causal_gqa
 // NVASYNC: gpu.launch_func @fmha_kernels::@fmha_bwd_tiled_main {{.*}} dynamic_shared_memory_size %c73216_i32
 // NVASYNC: memref.view {{.*}} to memref<128x72xf16, #gpu.address_space<workgroup>>
 // NVASYNC-COUNT-2: memref.view {{.*}} to memref<2x64x72xf16, #gpu.address_space<workgroup>>
-// NVASYNC-COUNT-2: fmha.tile_copy_async {{.*}} {rows = 64 : i64, threads = 256 : i64} : memref<2x128x8x64xf16, #gpu.address_space<global>>, memref<2x64x72xf16, #gpu.address_space<workgroup>>
-// NVASYNC: scf.for {{.*}} -> ({{.*}}, !nvgpu.device.async.token, f32, f32) {
-// NVASYNC-NEXT: arith.muli
-// NVASYNC-NEXT: nvgpu.device_async_wait
-// NVASYNC-COUNT-2: fmha.tile_copy_async {{.*}} {rows = 64 : i64, threads = 256 : i64} : memref<2x128x8x64xf16, #gpu.address_space<global>>, memref<2x64x72xf16, #gpu.address_space<workgroup>>
+// NVASYNC-NOT: fmha.tile_copy_async
+// NVASYNC: scf.for {{.*}} -> ({{.*}}) {
+// NVASYNC: %[[SLOT:.*]] = arith.remui
+// NVASYNC-NEXT: fmha.tile_copy_async {{.*}} into %{{.*}}[%[[SLOT]]] {rows = 64 : i64, threads = 256 : i64} : memref<2x128x8x64xf16, #gpu.address_space<global>>, memref<2x64x72xf16, #gpu.address_space<workgroup>>
+// NVASYNC-NEXT: %[[GROUP:.*]] = fmha.tile_copy_async {{.*}} into %{{.*}}[%[[SLOT]]] {rows = 64 : i64, threads = 256 : i64} : memref<2x128x8x64xf16, #gpu.address_space<global>>, memref<2x64x72xf16, #gpu.address_space<workgroup>>
+// NVASYNC-NEXT: nvgpu.device_async_wait %[[GROUP]]
 // NVASYNC-NOT: fmha.tile_copy_async
 // The copies' threads: 2 + 2 16-byte copies, a group per tile.
 // NVASYNCCOPY-LABEL: func.func @causal_gqa
 // NVASYNCCOPY: scf.for
-// NVASYNCCOPY: nvgpu.device_async_wait
 // NVASYNCCOPY-COUNT-2: nvgpu.device_async_copy {{.*}}, 8, %{{.*}} {bypassL1} : memref<2x128x8x64xf16, #gpu.address_space<global>> to memref<2x64x72xf16, #gpu.address_space<workgroup>>
 // NVASYNCCOPY-NEXT: nvgpu.device_async_create_group
 // NVASYNCCOPY-COUNT-2: nvgpu.device_async_copy {{.*}}, 8, %{{.*}} {bypassL1} : memref<2x128x8x64xf16, #gpu.address_space<global>> to memref<2x64x72xf16, #gpu.address_space<workgroup>>
-// NVASYNCCOPY-NEXT: nvgpu.device_async_create_group
+// NVASYNCCOPY-NEXT: %[[GROUP:.*]] = nvgpu.device_async_create_group
+// NVASYNCCOPY-NEXT: nvgpu.device_async_wait %[[GROUP]]
 // NVASYNCCOPY-NOT: nvgpu.device_async_copy
 // NVASYNCCOPY: fmha.tile_read
 // NVASYNC: fmha.tile_read {{.*}} {transposed} : memref<64x72xf16, strided<[72, 1], offset: ?>, #gpu.address_space<workgroup>> -> <64x64xf16, b, "mma_sync_m16n8k16_f16">

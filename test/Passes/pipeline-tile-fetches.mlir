@@ -189,3 +189,162 @@ func.func @different_reads(%src: memref<?x?x8x64xf16>, %lb: index,
   }
   return
 }
+
+// -----
+
+// Async copies into slot i rem 2 of a double-buffered tile, waited for in
+// the same iteration, the slot read through its view: the copies of block
+// i + 1 go right after this block's wait, into the other slot, and the loop
+// carries their group; the block past the end is waited for after the loop.
+// CHECK-LABEL: func.func @async_copies
+// CHECK: %[[S0:.*]] = arith.remui %[[LB:.*]], %{{.*}} : index
+// CHECK: fmha.tile_copy_async {{.*}} into %{{.*}}[%[[S0]]]
+// CHECK: %[[G0:.*]] = fmha.tile_copy_async {{.*}} into %{{.*}}[%[[S0]]]
+// CHECK: %[[L:.*]] = scf.for %[[I:.*]] = %[[LB]] to {{.*}} iter_args(%[[G:.*]] = %[[G0]])
+// CHECK: %[[SLOT:.*]] = arith.remui %[[I]]
+// CHECK-NOT: fmha.tile_copy_async
+// CHECK: nvgpu.device_async_wait %[[G]]
+// CHECK-NEXT: %[[NEXT:.*]] = arith.addi %[[I]], %{{.*}} : index
+// CHECK: %[[S1:.*]] = arith.remui %[[NEXT]]
+// CHECK: fmha.tile_copy_async {{.*}} into %{{.*}}[%[[S1]]]
+// CHECK: %[[G1:.*]] = fmha.tile_copy_async {{.*}} into %{{.*}}[%[[S1]]]
+// CHECK: memref.subview %{{.*}}[%[[SLOT]], 0, 0]
+// CHECK: scf.yield %[[G1]]
+// CHECK: nvgpu.device_async_wait %[[L]]
+// CHECK-NEXT: return
+func.func @async_copies(%q: memref<?x?x8x64xf16>, %k: memref<?x?x8x64xf16>,
+    %lb: index, %ub: index, %b: index, %h: index, %end: index, %tid: index,
+    %qbuf: memref<2x64x72xf16, #gpu.address_space<workgroup>>,
+    %kbuf: memref<2x64x72xf16, #gpu.address_space<workgroup>>,
+    %out: memref<64xf16, #gpu.address_space<workgroup>>) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  scf.for %i = %lb to %ub step %c1 {
+    %r0 = arith.muli %i, %c64 : index
+    %slot = arith.remui %i, %c2 : index
+    %gq = fmha.tile_copy_async %q[%b, %r0, %h] until %end thread %tid
+        into %qbuf[%slot] {rows = 64 : i64, threads = 256 : i64}
+        : memref<?x?x8x64xf16>,
+          memref<2x64x72xf16, #gpu.address_space<workgroup>>
+    %gk = fmha.tile_copy_async %k[%b, %r0, %h] until %end thread %tid
+        into %kbuf[%slot] {rows = 64 : i64, threads = 256 : i64}
+        : memref<?x?x8x64xf16>,
+          memref<2x64x72xf16, #gpu.address_space<workgroup>>
+    nvgpu.device_async_wait %gk
+    %tile = memref.subview %qbuf[%slot, 0, 0] [1, 64, 72] [1, 1, 1]
+        : memref<2x64x72xf16, #gpu.address_space<workgroup>>
+          to memref<64x72xf16, strided<[72, 1], offset: ?>,
+                    #gpu.address_space<workgroup>>
+    %x = memref.load %tile[%tid, %tid]
+        : memref<64x72xf16, strided<[72, 1], offset: ?>,
+                 #gpu.address_space<workgroup>>
+    memref.store %x, %out[%tid] : memref<64xf16, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+// The loop also reads slot 0 of the tile, whatever its block: the next
+// block's copy could land in the slot read, so the loop is left as it is.
+// CHECK-LABEL: func.func @async_copy_other_slot_read
+// CHECK: scf.for
+// CHECK-NEXT: arith.muli
+// CHECK-NEXT: arith.remui
+// CHECK-NEXT: fmha.tile_copy_async
+// CHECK-NOT: iter_args
+func.func @async_copy_other_slot_read(%q: memref<?x?x8x64xf16>, %lb: index,
+    %ub: index, %b: index, %h: index, %end: index, %tid: index,
+    %qbuf: memref<2x64x72xf16, #gpu.address_space<workgroup>>,
+    %out: memref<64xf16, #gpu.address_space<workgroup>>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  scf.for %i = %lb to %ub step %c1 {
+    %r0 = arith.muli %i, %c64 : index
+    %slot = arith.remui %i, %c2 : index
+    %gq = fmha.tile_copy_async %q[%b, %r0, %h] until %end thread %tid
+        into %qbuf[%slot] {rows = 64 : i64, threads = 256 : i64}
+        : memref<?x?x8x64xf16>,
+          memref<2x64x72xf16, #gpu.address_space<workgroup>>
+    nvgpu.device_async_wait %gq
+    %x = memref.load %qbuf[%c0, %tid, %tid]
+        : memref<2x64x72xf16, #gpu.address_space<workgroup>>
+    memref.store %x, %out[%tid] : memref<64xf16, #gpu.address_space<workgroup>>
+  }
+  return
+}
+
+// -----
+
+// A step of 2 with two slots: block i + 2 would land in block i's slot, so
+// the loop is left as it is.
+// CHECK-LABEL: func.func @async_copy_step_of_slots
+// CHECK: scf.for
+// CHECK-NEXT: arith.muli
+// CHECK-NEXT: arith.remui
+// CHECK-NEXT: fmha.tile_copy_async
+// CHECK-NOT: iter_args
+func.func @async_copy_step_of_slots(%q: memref<?x?x8x64xf16>, %lb: index,
+    %ub: index, %b: index, %h: index, %end: index, %tid: index,
+    %qbuf: memref<2x64x72xf16, #gpu.address_space<workgroup>>) {
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  scf.for %i = %lb to %ub step %c2 {
+    %r0 = arith.muli %i, %c64 : index
+    %slot = arith.remui %i, %c2 : index
+    %gq = fmha.tile_copy_async %q[%b, %r0, %h] until %end thread %tid
+        into %qbuf[%slot] {rows = 64 : i64, threads = 256 : i64}
+        : memref<?x?x8x64xf16>,
+          memref<2x64x72xf16, #gpu.address_space<workgroup>>
+    nvgpu.device_async_wait %gq
+  }
+  return
+}
+
+// -----
+
+// Loops in sequence with async copies: one pipeline, one prologue, and one
+// wait, after the last loop.
+// CHECK-LABEL: func.func @async_loops_in_sequence
+// CHECK: %[[G0:.*]] = fmha.tile_copy_async
+// CHECK-NOT: fmha.tile_copy_async
+// CHECK: %[[L1:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[G0]])
+// CHECK: fmha.tile_copy_async
+// CHECK: scf.yield
+// CHECK-NOT: nvgpu.device_async_wait
+// CHECK: %[[L2:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[L1]])
+// CHECK: nvgpu.device_async_wait
+// CHECK: fmha.tile_copy_async
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: nvgpu.device_async_wait %[[L2]]
+// CHECK-NEXT: return
+func.func @async_loops_in_sequence(%q: memref<?x?x8x64xf16>, %lb: index,
+    %mid: index, %ub: index, %b: index, %h: index, %end: index, %tid: index,
+    %qbuf: memref<2x64x72xf16, #gpu.address_space<workgroup>>) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  scf.for %i = %lb to %mid step %c1 {
+    %r0 = arith.muli %i, %c64 : index
+    %slot = arith.remui %i, %c2 : index
+    %gq = fmha.tile_copy_async %q[%b, %r0, %h] until %end thread %tid
+        into %qbuf[%slot] {rows = 64 : i64, threads = 256 : i64}
+        : memref<?x?x8x64xf16>,
+          memref<2x64x72xf16, #gpu.address_space<workgroup>>
+    nvgpu.device_async_wait %gq
+  }
+  scf.for %i = %mid to %ub step %c1 {
+    %r0 = arith.muli %i, %c64 : index
+    %slot = arith.remui %i, %c2 : index
+    %gq = fmha.tile_copy_async %q[%b, %r0, %h] until %end thread %tid
+        into %qbuf[%slot] {rows = 64 : i64, threads = 256 : i64}
+        : memref<?x?x8x64xf16>,
+          memref<2x64x72xf16, #gpu.address_space<workgroup>>
+    nvgpu.device_async_wait %gq
+  }
+  return
+}
