@@ -346,8 +346,9 @@ def PipelineTileFetches : Pass<"fmha-pipeline-tile-fetches"> {
     and every async copy into slot `iv rem N` of a tile the loop touches
     through that slot only, with the pure ops computing their operands, none
     depending on a value the loop carries. Fetches and reads go before the
-    operand reads of the body's last product, so their latency hides behind
-    it; async copies right after the body's wait for this block's copies,
+    operand reads of the body's last product whose result reaches memory in
+    the iteration (not one that only feeds a carried accumulator), so their
+    latency hides behind it; async copies right after the body's wait for this block's copies,
     into the other slot (fmha-place-workgroup-barriers orders the previous
     iteration's reads of it before them). Nothing is predicated: stage 0 may
     only hold ops that need no guard for an iteration past the end (a fetch

@@ -17,11 +17,12 @@
 // slot `iv rem N` of a tile that the loop touches through that slot only,
 // with the pure ops computing their operands, all depending on nothing the
 // loop carries. Where it goes: fetches and reads before the operand reads of
-// the body's last product, whose latency they hide behind (registers hold
-// them until then); async copies right after the body's wait for this
-// block's copies (a wait without a count waits for every group), into the
-// next slot, which the previous iteration read: the barrier that orders
-// those reads before the copy is fmha-place-workgroup-barriers'.
+// the body's last product whose result reaches memory in the iteration,
+// whose latency they hide behind (registers hold them until then); async copies
+// right after the body's wait for this block's copies (a wait without a count
+// waits for every group), into the next slot, which the previous iteration
+// read: the barrier that orders those reads before the copy is
+// fmha-place-workgroup-barriers'.
 //
 // The epilogue is not peeled and nothing is predicated: stage 0 may only
 // hold ops that can run for an iteration past the end unguarded (pure ops,
@@ -324,20 +325,39 @@ SmallVector<Value> stageResults(ArrayRef<Operation *> stage) {
   return results;
 }
 
-/// Where stage 0 goes in the pipelined body: before the first memory read
-/// among the operands of the body's last product that comes after the
-/// product before it (the product itself when it reads nothing first), or
-/// at the end of a body without products.
+/// Does `product`'s result reach memory within its iteration (through a
+/// store, a workgroup write or an accumulation), rather than only the
+/// values the loop carries?
+bool reachesMemory(Operation *product) {
+  ForwardSliceOptions options;
+  options.filter = [&](Operation *op) {
+    return op->getBlock() == product->getBlock();
+  };
+  llvm::SetVector<Operation *> users;
+  getForwardSlice(product, &users, options);
+  return llvm::any_of(users, [](Operation *op) {
+    return !isMemoryEffectFree(op) && !op->hasTrait<OpTrait::IsTerminator>();
+  });
+}
+
+/// Where stage 0 goes in the pipelined body: before the operand reads of
+/// the last product whose result reaches memory in the iteration (the first
+/// memory read among them that comes after the product before it; the
+/// product itself when it reads nothing first), or at the end of a body
+/// without one. A product that only feeds a carried accumulator (dK += dS^T
+/// Q issued after dQ, asynchronously, with warpgroup products) holds nothing
+/// up in its iteration: the reads go before the one the iteration waits for.
 Operation *issuePoint(Block *body, ArrayRef<Operation *> stage) {
   SmallVector<Operation *> products;
   for (Operation &op : *body)
     if (isa<rocke::fmha::TileMmaOp, rocke::fmha::TileMmaWarpgroupOp>(op))
       products.push_back(&op);
-  if (products.empty())
+  auto lastIt = llvm::find_if(llvm::reverse(products), reachesMemory);
+  if (lastIt == products.rend())
     return body->getTerminator();
-  Operation *last = products.back();
-  Operation *prev =
-      products.size() > 1 ? products[products.size() - 2] : nullptr;
+  Operation *last = *lastIt;
+  auto prevIt = std::next(lastIt);
+  Operation *prev = prevIt == products.rend() ? nullptr : *prevIt;
   FailureOr<llvm::SetVector<Operation *>> slice = bodySlice(last, body);
   Operation *point = last;
   if (failed(slice))

@@ -348,3 +348,60 @@ func.func @async_loops_in_sequence(%q: memref<?x?x8x64xf16>, %lb: index,
   }
   return
 }
+
+// -----
+
+// Where the next block's reads go: before the operand reads of the last
+// product whose result reaches memory in the iteration (%s, written out),
+// not before a later one that only feeds the carried accumulator (%acc2),
+// which holds nothing up in its iteration.
+// CHECK-LABEL: func.func @issue_point
+// CHECK: scf.for
+// CHECK: fmha.tile_place
+// CHECK: %[[NEXT:.*]] = arith.addi
+// CHECK-NEXT: arith.muli %[[NEXT]]
+// CHECK-NEXT: fmha.tile_fetch
+// CHECK-NEXT: fmha.tile_read
+// CHECK: fmha.tile_mma
+// CHECK: fmha.tile_write
+// CHECK: fmha.tile_mma
+// CHECK-NOT: fmha.tile_fetch
+// CHECK: scf.yield
+func.func @issue_point(%src: memref<?x?x8x64xf16>, %lb: index, %ub: index,
+    %b: index, %h: index, %seq: index, %tid: index,
+    %dst: memref<64x72xf16, #gpu.address_space<workgroup>>,
+    %out: memref<32x40xf32, #gpu.address_space<workgroup>>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %z = fmha.tile_zero : !fmha.tile<32x32xf32, c, "mfma_f32_16x16x16_bf16">
+  %r = scf.for %i = %lb to %ub step %c1 iter_args(%acc = %z)
+      -> (!fmha.tile<32x32xf32, c, "mfma_f32_16x16x16_bf16">) {
+    %q0 = arith.muli %i, %c64 : index
+    %rows = fmha.tile_fetch %src[%b, %q0, %h] seq %seq thread %tid
+        {aligned_rows, tail_unspecified} : memref<?x?x8x64xf16>
+        -> !fmha.fetched<64x64xf16, chunk 1x8, threads 256>
+    fmha.tile_place %rows thread %tid
+        into %dst : memref<64x72xf16, #gpu.address_space<workgroup>>
+        : !fmha.fetched<64x64xf16, chunk 1x8, threads 256>
+    %a = fmha.tile_read %dst[%c0, %c0] lane %tid
+        : memref<64x72xf16, #gpu.address_space<workgroup>>
+        -> !fmha.tile<32x32xf16, a, "mfma_f32_16x16x16_bf16">
+    %bt = fmha.tile_read %dst[%c0, %c0] lane %tid {transposed}
+        : memref<64x72xf16, #gpu.address_space<workgroup>>
+        -> !fmha.tile<32x32xf16, b, "mfma_f32_16x16x16_bf16">
+    %s = fmha.tile_mma %a, %bt, %z
+        : !fmha.tile<32x32xf16, a, "mfma_f32_16x16x16_bf16">,
+          !fmha.tile<32x32xf16, b, "mfma_f32_16x16x16_bf16">
+        -> !fmha.tile<32x32xf32, c, "mfma_f32_16x16x16_bf16">
+    fmha.tile_write %s, %out[%c0, %c0] lane %tid
+        : !fmha.tile<32x32xf32, c, "mfma_f32_16x16x16_bf16">,
+          memref<32x40xf32, #gpu.address_space<workgroup>>
+    %acc2 = fmha.tile_mma %a, %bt, %acc
+        : !fmha.tile<32x32xf16, a, "mfma_f32_16x16x16_bf16">,
+          !fmha.tile<32x32xf16, b, "mfma_f32_16x16x16_bf16">
+        -> !fmha.tile<32x32xf32, c, "mfma_f32_16x16x16_bf16">
+    scf.yield %acc2 : !fmha.tile<32x32xf32, c, "mfma_f32_16x16x16_bf16">
+  }
+  return
+}
