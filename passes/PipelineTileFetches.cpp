@@ -265,6 +265,16 @@ bool completedInBody(Operation *op) {
   });
 }
 
+/// The body's last wait for a group that `stage` copies.
+Operation *lastCopyWait(Block *body, ArrayRef<Operation *> stage) {
+  Operation *last = nullptr;
+  for (auto wait : body->getOps<nvgpu::DeviceAsyncWaitOp>())
+    if (Operation *def = wait.getAsyncDependencies().getDefiningOp();
+        def && llvm::is_contained(stage, def))
+      last = wait;
+  return last;
+}
+
 /// The body's stage-0 ops, in body order; empty when the loop has no tile
 /// transfer that stage 0 can take (completedInBody).
 SmallVector<Operation *> issueStage(scf::ForOp loop) {
@@ -304,6 +314,11 @@ SmallVector<Operation *> issueStage(scf::ForOp loop) {
   for (Operation &op : body->without_terminator())
     if (stage.contains(&op))
       ordered.push_back(&op);
+  // The next block's copies go after this block's wait: without one in the
+  // body, there is no place for them.
+  if (llvm::any_of(ordered, llvm::IsaPred<TileCopyAsyncOp>) &&
+      !lastCopyWait(body, ordered))
+    return {};
   return ordered;
 }
 
@@ -405,16 +420,6 @@ SmallVector<Operation *> copyStage(ArrayRef<Operation *> stage) {
   }
   return llvm::filter_to_vector(
       stage, [&](Operation *op) { return used.contains(op); });
-}
-
-/// The body's last wait for a group that `stage` copies.
-Operation *lastCopyWait(Block *body, ArrayRef<Operation *> stage) {
-  Operation *last = nullptr;
-  for (auto wait : body->getOps<nvgpu::DeviceAsyncWaitOp>())
-    if (Operation *def = wait.getAsyncDependencies().getDefiningOp();
-        def && llvm::is_contained(stage, def))
-      last = wait;
-  return last;
 }
 
 /// Are the stages of two loops the same ops on the same values, but for

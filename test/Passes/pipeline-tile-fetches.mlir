@@ -405,3 +405,38 @@ func.func @issue_point(%src: memref<?x?x8x64xf16>, %lb: index, %ub: index,
   }
   return
 }
+
+// -----
+
+// An async copy the loop never waits for (its wait is after the loop): the
+// next block's copy would have no place after this block's wait, so the
+// loop is left as it is, its fetch included.
+// CHECK-LABEL: func.func @async_copy_not_waited
+// CHECK: scf.for
+// CHECK-NEXT: arith.muli
+// CHECK-NEXT: arith.remui
+// CHECK-NEXT: fmha.tile_copy_async
+// CHECK-NOT: iter_args
+func.func @async_copy_not_waited(%q: memref<?x?x8x64xf16>, %lb: index,
+    %ub: index, %b: index, %h: index, %end: index, %tid: index,
+    %qbuf: memref<2x64x72xf16, #gpu.address_space<workgroup>>,
+    %dst: memref<64x72xf16, #gpu.address_space<workgroup>>) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  scf.for %i = %lb to %ub step %c1 {
+    %r0 = arith.muli %i, %c64 : index
+    %slot = arith.remui %i, %c2 : index
+    %gq = fmha.tile_copy_async %q[%b, %r0, %h] until %end thread %tid
+        into %qbuf[%slot] {rows = 64 : i64, threads = 256 : i64}
+        : memref<?x?x8x64xf16>,
+          memref<2x64x72xf16, #gpu.address_space<workgroup>>
+    %rows = fmha.tile_fetch %q[%b, %r0, %h] seq %end thread %tid
+        {aligned_rows, tail_unspecified} : memref<?x?x8x64xf16>
+        -> !fmha.fetched<64x64xf16, chunk 1x8, threads 256>
+    fmha.tile_place %rows thread %tid
+        into %dst : memref<64x72xf16, #gpu.address_space<workgroup>>
+        : !fmha.fetched<64x64xf16, chunk 1x8, threads 256>
+  }
+  return
+}
