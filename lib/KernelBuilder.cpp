@@ -779,9 +779,9 @@ LogicalResult emitConvert(KernelEmitter &emitter, StringRef name, Value accum,
       });
 }
 
-LogicalResult emitPreprocessDelta(KernelEmitter &emitter, Value out,
-                                  Value gradOut, Value delta,
-                                  int64_t rowsPerWorkgroup, ValueRange stats) {
+LogicalResult emitBwdPreprocess(KernelEmitter &emitter, Value out,
+                                Value gradOut, Value rowOutput,
+                                int64_t rowsPerWorkgroup, ValueRange stats) {
   const KernelTarget &target = emitter.getTarget();
   OpBuilder &cb = emitter.callSite();
   Location loc = out.getLoc();
@@ -790,9 +790,10 @@ LogicalResult emitPreprocessDelta(KernelEmitter &emitter, Value out,
   SmallVector<Value> sizes = memrefSizes(cb, loc, out); // [B, Sq, Hq, Dv]
   KernelLaunch launch;
   launch.name = "fmha_bwd_preprocess";
-  launch.args = {{out, "o"}, {gradOut, "do"},
-                 {delta, stats.empty() ? "delta:f32:none"
-                                       : "row_stats:f32:none:[B,Hq,Sq,2]"}};
+  launch.args = {{out, "o"},
+                 {gradOut, "do"},
+                 {rowOutput, stats.empty() ? "delta:f32:none"
+                                           : "row_stats:f32:none:[B,Hq,Sq,2]"}};
   if (!stats.empty())
     appendStatsArgs(launch.args, stats);
   launch.grid = {ceilDiv(cb, loc, sizes[1], constIndex(cb, loc, rows)),

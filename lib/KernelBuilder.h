@@ -346,17 +346,17 @@ mlir::LogicalResult emitConvert(KernelEmitter &emitter, llvm::StringRef name,
                                 llvm::StringRef countExpr, float factor = 1.0f);
 
 /// FA2 preprocess: delta[b, h, q] = sum_d dO[b, q, h, d] * O[b, q, h, d] into
-/// the f32 [B, Hq, Sq] buffer `delta` (role "delta:f32:none"). One subgroup
-/// per row, `rowsPerWorkgroup` rows per workgroup (1 on the host); lanes
-/// stride over the head dim and meet in a subgroup reduction. With the
-/// softmax `stats`, `delta` is the [B, Hq, Sq, 2] row record instead (role
+/// `rowOutput`, the f32 [B, Hq, Sq] buffer of deltas (role "delta:f32:none").
+/// One subgroup per row, `rowsPerWorkgroup` rows per workgroup (1 on the host);
+/// lanes stride over the head dim and meet in a subgroup reduction. With the
+/// softmax `stats`, `rowOutput` is the [B, Hq, Sq, 2] row record instead (role
 /// "row_stats:f32:none:[B,Hq,Sq,2]"): each row's RowStats::normalizer, then
 /// its delta, so a kernel reads a row's statistics with one load.
-mlir::LogicalResult emitPreprocessDelta(KernelEmitter &emitter,
-                                        mlir::Value out, mlir::Value gradOut,
-                                        mlir::Value delta,
-                                        int64_t rowsPerWorkgroup,
-                                        mlir::ValueRange stats = {});
+mlir::LogicalResult emitBwdPreprocess(KernelEmitter &emitter, mlir::Value out,
+                                      mlir::Value gradOut,
+                                      mlir::Value rowOutput,
+                                      int64_t rowsPerWorkgroup,
+                                      mlir::ValueRange stats = {});
 
 } // namespace rocke
 

@@ -972,8 +972,8 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
       cb.getF32Type());
   SmallVector<Value> qSizes = memrefSizes(cb, loc, op.getQuery());
   Value rowRecord = emitter.allocScratch(rowsType, {qSizes[0], qSizes[1]});
-  if (failed(emitPreprocessDelta(emitter, op.getOut(), op.getGradOut(),
-                                 rowRecord, cfg.numWarps, op.getStats())))
+  if (failed(emitBwdPreprocess(emitter, op.getOut(), op.getGradOut(), rowRecord,
+                               cfg.numWarps, op.getStats())))
     return failure();
 
   // Main kernel.

@@ -177,8 +177,8 @@ LogicalResult buildWarpBwdKernels(fmha::AttentionBwdOp op,
                             "B*Sk*Hkv*Dv")))
       return failure();
   }
-  if (failed(emitPreprocessDelta(emitter, op.getOut(), op.getGradOut(), delta,
-                                 options.numWarps)))
+  if (failed(emitBwdPreprocess(emitter, op.getOut(), op.getGradOut(), delta,
+                               options.numWarps)))
     return failure();
 
   // Query-stationary main kernel: dQ (and, with atomics, dK / dV).
