@@ -384,23 +384,14 @@ Operation *issuePoint(Block *body, ArrayRef<Operation *> stage) {
   return point;
 }
 
-/// Clones `ops` at the builder's insertion point, mapping their operands
-/// through `mapping` (which gets their results) and recording each clone in
-/// `clones`.
-void cloneOps(OpBuilder &b, ArrayRef<Operation *> ops, IRMapping &mapping,
-              DenseMap<Operation *, Operation *> &clones) {
-  for (Operation *op : ops)
-    clones[op] = b.clone(*op, mapping);
-}
-
 /// Clones `stage` at the builder's insertion point with `iv` for the loop's
 /// induction variable `loopIv`; returns the clones of `results`.
 SmallVector<Value> cloneStage(OpBuilder &b, ArrayRef<Operation *> stage,
                               Value loopIv, Value iv, ArrayRef<Value> results) {
   IRMapping mapping;
   mapping.map(loopIv, iv);
-  DenseMap<Operation *, Operation *> clones;
-  cloneOps(b, stage, mapping, clones);
+  for (Operation *op : stage)
+    b.clone(*op, mapping);
   return llvm::map_to_vector(results,
                              [&](Value r) { return mapping.lookup(r); });
 }
@@ -482,14 +473,16 @@ Pipelined pipeline(RewriterBase &rewriter, scf::ForOp loop,
   rewriter.setInsertionPoint(copyPoint);
   Value nextIv = arith::AddIOp::create(rewriter, loop.getLoc(), iv,
                                        loop.getStep());
+  // The mapping records each op's clone as well as its results.
   IRMapping mapping;
   mapping.map(iv, nextIv);
-  DenseMap<Operation *, Operation *> clones;
-  cloneOps(rewriter, copies, mapping, clones);
+  for (Operation *op : copies)
+    rewriter.clone(*op, mapping);
   rewriter.setInsertionPoint(readPoint);
-  cloneOps(rewriter, reads, mapping, clones);
+  for (Operation *op : reads)
+    rewriter.clone(*op, mapping);
   SmallVector<Operation *> nextStage = llvm::map_to_vector(
-      stage, [&](Operation *op) { return clones.lookup(op); });
+      stage, [&](Operation *op) { return mapping.lookup(op); });
   SmallVector<Value> next =
       llvm::map_to_vector(results, [&](Value r) { return mapping.lookup(r); });
 
