@@ -772,7 +772,29 @@ LogicalResult emitConvert(KernelEmitter &emitter, StringRef name, Value accum,
       emitter, name, {{accum, accumRole.str()}, {grad, gradRole.str()}}, grad,
       1, countExpr,
       [&](OpBuilder &b, Location loc, ValueRange args, ValueRange coords) {
-        Value x = loadF32(b, loc, args[0], coords);
+        Value accumArg = args[0];
+        Value x;
+        if (cast<MemRefType>(accumArg.getType()).getRank() ==
+            static_cast<int64_t>(coords.size())) {
+          x = loadF32(b, loc, accumArg, coords);
+        } else {
+          // Partials: summed in the order of their leading index, the same
+          // on every run.
+          Value c0 = constIndex(b, loc, 0);
+          Value partials = memref::DimOp::create(b, loc, accumArg, c0);
+          Value zero = constF32(b, loc, 0.0f);
+          auto sum = scf::ForOp::create(b, loc, c0, partials,
+                                        constIndex(b, loc, 1), zero);
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(sum.getBody());
+          SmallVector<Value> at{sum.getInductionVar()};
+          llvm::append_range(at, coords);
+          Value part = loadF32(b, loc, accumArg, at);
+          Value added =
+              arith::AddFOp::create(b, loc, sum.getRegionIterArgs()[0], part);
+          scf::YieldOp::create(b, loc, added);
+          x = sum.getResult(0);
+        }
         if (factor != 1.0f)
           x = arith::MulFOp::create(b, loc, x, constF32(b, loc, factor));
         storeF32(b, loc, x, args[1], coords);

@@ -339,7 +339,9 @@ mlir::LogicalResult emitZeroFill(KernelEmitter &emitter, llvm::StringRef name,
                                  llvm::StringRef countExpr);
 
 /// grad = factor * accum converted to grad's element type (truncf), element
-/// by element; accum and grad have the same logical shape.
+/// by element. accum has grad's logical shape, or one leading dimension more:
+/// partials (e.g. one per KV block), summed in the order of that index, the
+/// same on every run (deterministic).
 mlir::LogicalResult emitConvert(KernelEmitter &emitter, llvm::StringRef name,
                                 mlir::Value accum, llvm::StringRef accumRole,
                                 mlir::Value grad, llvm::StringRef gradRole,

@@ -686,18 +686,6 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     Value visibleEnd = arith::MulIOp::create(b, loc, qbEnd, cBlockQ);
     rowEnd = arith::MinUIOp::create(b, loc, sizes.seqQ, visibleEnd);
   }
-  // Waits for both groups (they complete in order) and returns the slot's
-  // views.
-  auto copyBlockAsync = [&](Value qb, Value q0) -> std::pair<Value, Value> {
-    Value slot = arith::RemUIOp::create(b, loc, qb, constIndex(b, loc, 2));
-    copier.copyAsync(q, batch, q0, headQ, rowEnd, cfg.blockQ, wg(kQuery), slot);
-    Value last = copier.copyAsync(dO, batch, q0, headQ, rowEnd, cfg.blockQ,
-                                  wg(kGradOut), slot);
-    nvgpu::DeviceAsyncWaitOp::create(b, loc, last, IntegerAttr());
-    storeThreadStats(loadThreadStats(q0));
-    return {slotView(b, loc, wg(kQuery), slot),
-            slotView(b, loc, wg(kGradOut), slot)};
-  };
   auto copyBlock = [&](Value q0) {
     copier.copy(q, batch, q0, headQ, sizes.seqQ, cfg.blockQ, wg(kQuery),
                 wg(kQueryT), /*tailUnspecified=*/true);
@@ -731,7 +719,10 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     // after this block's reads).
     Value qBuf = wg(kQuery), doBuf = wg(kGradOut);
     if (async) {
-      std::tie(qBuf, doBuf) = copyBlockAsync(qLoop.getInductionVar(), q0);
+      std::tie(qBuf, doBuf) = copier.copyBlockPairAsync(
+          qLoop.getInductionVar(), {q, dO}, {qBuf, doBuf}, batch, q0, headQ,
+          rowEnd, cfg.blockQ);
+      storeThreadStats(loadThreadStats(q0));
     } else if (throughRegisters) {
       storeBlock(loadBlock(q0));
     } else {
@@ -1006,73 +997,11 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
   // dQ in the output type: a fixed-order sum of the partials, or a
   // conversion of the accumulator; either applies dQ's softmax scale, which
   // the main kernel leaves out of its hot loop.
-  float dqScale = op.getScaleOrDefault();
-  if (deterministic) {
-    KernelLaunch reduce;
-    reduce.name = "fmha_bwd_reduce_dq";
-    reduce.args = {{dqAcc, dqRole}, {op.getGradQuery(), "dq"}};
-    int64_t perBlock = cfg.threads();
-    SmallVector<Value> s = memrefSizes(cb, loc, op.getGradQuery());
-    Value rows = arith::MulIOp::create(cb, loc, s[0], s[1]);
-    Value count = arith::MulIOp::create(
-        cb, loc, rows, constIndex(cb, loc, sizes.headsQ * cfg.dqk));
-    reduce.grid = {ceilDiv(cb, loc, count, constIndex(cb, loc, perBlock)),
-                   constIndex(cb, loc, 1), constIndex(cb, loc, 1)};
-    reduce.gridExpr = {"ceildiv(B*Sq*Hq*" + dqkStr + "," +
-                           std::to_string(perBlock) + ")",
-                       "1", "1"};
-    reduce.blockSize = options.target.host ? 1 : perBlock;
-    int64_t headsQ = sizes.headsQ, dqk = cfg.dqk;
-    if (failed(emitter.emit(reduce, [&](OpBuilder &b, Location l,
-                                        ValueRange ids, Value tid,
-                                        ValueRange args, ValueRange) {
-          Value part = args[0], dq = args[1];
-          // One dQ element per work-item: the partials' rows past Sq are
-          // padding.
-          SmallVector<Value> ps = memrefSizes(b, l, part);
-          SmallVector<Value> qs = memrefSizes(b, l, dq);
-          Value linear = arith::AddIOp::create(
-              b, l,
-              arith::MulIOp::create(b, l, ids[0],
-                                    constIndex(b, l, reduce.blockSize)),
-              tid);
-          Value rows = arith::MulIOp::create(b, l, qs[0], qs[1]);
-          Value total = arith::MulIOp::create(b, l, rows,
-                                              constIndex(b, l, headsQ * dqk));
-          auto ifOp = scf::IfOp::create(
-              b, l, cmp(b, l, arith::CmpIPredicate::ult, linear, total));
-          OpBuilder::InsertionGuard g(b);
-          b.setInsertionPointToStart(ifOp.thenBlock());
-          SmallVector<Value> c =
-              delinearize(b, l, linear,
-                          ValueRange{qs[0], qs[1], constIndex(b, l, headsQ),
-                                     constIndex(b, l, dqk)});
-          Value c0 = constIndex(b, l, 0);
-          Value c1 = constIndex(b, l, 1);
-          Value zero = constF32(b, l, 0.0f);
-          auto sum = scf::ForOp::create(b, l, c0, ps[0], c1, ValueRange{zero});
-          {
-            OpBuilder::InsertionGuard g2(b);
-            b.setInsertionPointToStart(sum.getBody());
-            Value x = memref::LoadOp::create(
-                b, l, part,
-                ValueRange{sum.getInductionVar(), c[0], c[1], c[2], c[3]});
-            scf::YieldOp::create(
-                b, l,
-                ValueRange{arith::AddFOp::create(
-                    b, l, sum.getRegionIterArgs()[0], x)});
-          }
-          storeF32(b, l,
-                   arith::MulFOp::create(b, l, sum.getResult(0),
-                                         constF32(b, l, dqScale)),
-                   dq, c);
-        })))
-      return failure();
-  } else if (failed(emitConvert(emitter, "fmha_bwd_convert_dq", dqAcc, dqRole,
-                                op.getGradQuery(), "dq", "B*Sq*Hq*" + dqkStr,
-                                dqScale))) {
+  if (failed(emitConvert(
+          emitter, deterministic ? "fmha_bwd_reduce_dq" : "fmha_bwd_convert_dq",
+          dqAcc, dqRole, op.getGradQuery(), "dq", "B*Sq*Hq*" + dqkStr,
+          op.getScaleOrDefault())))
     return failure();
-  }
   emitter.finish();
   return success();
 }

@@ -367,13 +367,8 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     // both groups waited for (they complete in order).
     Value kBuf = wgBuffers[0], vBuf = wgBuffers[1];
     if (cfg.asyncCopies) {
-      Value slot = arith::RemUIOp::create(b, loc, kb, constIndex(b, loc, 2));
-      copier.copyAsync(k, batch, k0, headKv, rowEnd, cfg.blockKv, kBuf, slot);
-      Value last = copier.copyAsync(v, batch, k0, headKv, rowEnd, cfg.blockKv,
-                                    vBuf, slot);
-      nvgpu::DeviceAsyncWaitOp::create(b, loc, last, IntegerAttr());
-      kBuf = slotView(b, loc, kBuf, slot);
-      vBuf = slotView(b, loc, vBuf, slot);
+      std::tie(kBuf, vBuf) = copier.copyBlockPairAsync(
+          kb, {k, v}, {kBuf, vBuf}, batch, k0, headKv, rowEnd, cfg.blockKv);
     } else {
       // Rows past Sk hold finite data whose scores the mask makes -inf.
       copier.copy(k, batch, k0, headKv, sizes.seqK, cfg.blockKv, wgBuffers[0],

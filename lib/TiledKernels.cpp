@@ -206,6 +206,17 @@ Value TileCopier::copyAsync(Value src, Value batch, Value row, Value head,
       head, rowEnd, tid, dst, slot, rows, threads);
 }
 
+std::pair<Value, Value>
+TileCopier::copyBlockPairAsync(Value block, std::array<Value, 2> src,
+                               std::array<Value, 2> dst, Value batch, Value row,
+                               Value head, Value rowEnd, int64_t rows) const {
+  Value slot = arith::RemUIOp::create(b, loc, block, constIndex(b, loc, 2));
+  copyAsync(src[0], batch, row, head, rowEnd, rows, dst[0], slot);
+  Value last = copyAsync(src[1], batch, row, head, rowEnd, rows, dst[1], slot);
+  nvgpu::DeviceAsyncWaitOp::create(b, loc, last, IntegerAttr());
+  return {slotView(b, loc, dst[0], slot), slotView(b, loc, dst[1], slot)};
+}
+
 fmha::FetchedType TileCopier::fetchedType(Value src, int64_t rows, Value dst,
                                           Value dstT) const {
   bool coreMatrices = dst && cast<MemRefType>(dst.getType()).getRank() == 4;

@@ -15,6 +15,9 @@
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <array>
+#include <utility>
+
 namespace rocke {
 
 /// The atom called `name` (with or without the _f16/_bf16 suffix) for `elt`.
@@ -86,6 +89,16 @@ struct TileCopier {
   /// rows at or past `rowEnd` zero-filled; returns the copies' group.
   Value copyAsync(Value src, Value batch, Value row, Value head, Value rowEnd,
                   int64_t rows, Value dst, Value slot) const;
+  /// Rows [row, row + rows) of `src[i]` into slot `block rem 2` of the
+  /// double-buffered `dst[i]` by cp.async, then a wait for both (their
+  /// groups complete in order): the two slots' views. The plain loop is
+  /// correct alone; fmha-pipeline-tile-fetches issues the next block's
+  /// copies a stage ahead.
+  std::pair<Value, Value> copyBlockPairAsync(Value block,
+                                             std::array<Value, 2> src,
+                                             std::array<Value, 2> dst,
+                                             Value batch, Value row, Value head,
+                                             Value rowEnd, int64_t rows) const;
   /// The fetched tile of a copy of `rows` rows of `src` into `dst` and / or
   /// `dstT`, or null when the copy cannot be split into fetch and place.
   fmha::FetchedType fetchedType(Value src, int64_t rows, Value dst,
