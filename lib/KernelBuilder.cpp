@@ -94,12 +94,6 @@ void storeF32(OpBuilder &b, Location loc, Value value, Value memref,
   memref::StoreOp::create(b, loc, value, memref, idx);
 }
 
-void atomicAddF32(OpBuilder &b, Location loc, Value value, Value memref,
-                  ValueRange idx) {
-  memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addf, value,
-                              memref, idx);
-}
-
 LogicalResult checkIndexRange(Operation *op, const KernelTarget &target) {
   // Largest element offset the target's signed index type can hold.
   const int64_t limit =

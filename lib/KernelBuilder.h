@@ -110,9 +110,6 @@ mlir::Value loadF32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value memref,
 /// Truncates the f32 `value` to the memref's element type and stores it.
 void storeF32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
               mlir::Value memref, mlir::ValueRange idx);
-/// memref.atomic_rmw addf of an f32 `value` into an f32 memref.
-void atomicAddF32(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
-                  mlir::Value memref, mlir::ValueRange idx);
 
 /// Fails (diagnostic on `op`) when a static memref operand of `op` has an
 /// element offset past the target's signed index range (2^31 - 1 for 32-bit

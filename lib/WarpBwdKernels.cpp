@@ -6,10 +6,11 @@
 // every visible (query, key) pair the score and dO.V dot products are reduced
 // across lanes; dQ stays in registers (the subgroup owns its query row).
 //
-// dK and dV, by default, are accumulated by f32 atomics into zero-filled
-// buffers. Kernels, in launch order: zero-fill of the dK and dV accumulators,
-// the shared preprocess D = rowsum(dO * O), the main kernel, and conversions
-// of the accumulators when dK / dV are not f32.
+// dK and dV, by default, are accumulated by f32 atomics (fmha.atomic_add,
+// which fmha-lower-atomic-add lowers) into zero-filled buffers. Kernels, in
+// launch order: zero-fill of the dK and dV accumulators, the shared
+// preprocess D = rowsum(dO * O), the main kernel, and conversions of the
+// accumulators when dK / dV are not f32.
 //
 // With `deterministic` the atomics are replaced by a key-stationary kernel:
 // one subgroup per (batch, key, kv head) walks the visible queries of every
@@ -26,6 +27,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 
@@ -47,6 +49,16 @@ Accumulator makeAccumulator(KernelEmitter &emitter, Value grad,
     return {grad, name.str(), false};
   return {emitter.allocScratchLike(grad, Float32Type::get(grad.getContext())),
           (name + "_accum:f32:zero").str(), true};
+}
+
+/// Adds the f32 `value` to `accum[idx]` with the gradient-accumulation op
+/// (fmha.atomic_add of one element), which fmha-lower-atomic-add turns into
+/// the target's atomic, as it does for the tiled strategy's dQ.
+void accumulate(OpBuilder &b, Location loc, Value value, Value accum,
+                ValueRange idx) {
+  Value run = vector::BroadcastOp::create(
+      b, loc, VectorType::get({1}, value.getType()), value);
+  fmha::AtomicAddOp::create(b, loc, run, accum, idx, IntegerAttr());
 }
 
 /// Multiply-add chain sum_i a[i] * b[i] over this lane's elements.
@@ -85,8 +97,8 @@ struct WarpBuilder {
 
   /// This lane's `count` elements of row [batch, seq, head, :] of `m`.
   SmallVector<Value> loadLaneRow(OpBuilder &b, Location loc, Value m,
-                                 Value batch, Value seq, Value head,
-                                 Value lane, int64_t count) const {
+                                 Value batch, Value seq, Value head, Value lane,
+                                 int64_t count) const {
     SmallVector<Value> row;
     for (int64_t i = 0; i < count; ++i)
       row.push_back(
@@ -118,8 +130,8 @@ struct WarpBuilder {
     Value p = stats.probability(
         b, loc,
         arith::MulFOp::create(b, loc, s, constF32(b, loc, scale * kLog2e)));
-    Value ds = arith::MulFOp::create(b, loc, p,
-                                     arith::SubFOp::create(b, loc, dp, rowDelta));
+    Value ds = arith::MulFOp::create(
+        b, loc, p, arith::SubFOp::create(b, loc, dp, rowDelta));
     return {p, ds};
   }
 };
@@ -184,8 +196,8 @@ LogicalResult buildWarpBwdKernels(fmha::AttentionBwdOp op,
   // Query-stationary main kernel: dQ (and, with atomics, dK / dV).
   KernelLaunch main;
   main.name = "fmha_bwd_warp";
-  main.args = {{op.getQuery(), "q"},        {op.getKey(), "k"},
-               {op.getValue(), "v"},        {op.getGradOut(), "do"},
+  main.args = {{op.getQuery(), "q"},      {op.getKey(), "k"},
+               {op.getValue(), "v"},      {op.getGradOut(), "do"},
                {delta, "delta:f32:none"}, {op.getGradQuery(), "dq"}};
   if (!deterministic) {
     main.args.push_back({dk->buffer, dk->role});
@@ -228,24 +240,23 @@ LogicalResult buildWarpBwdKernels(fmha::AttentionBwdOp op,
     auto loop = scf::ForOp::create(
         b, loc, kLo, kHi, constIndex(b, loc, 1), dqInit,
         [&](OpBuilder &lb, Location l, Value key, ValueRange dqAcc) {
-          SmallVector<Value> kRow = wb.loadLaneRow(lb, l, k, batch, key, kvHead,
-                                                   lane, wb.perLaneQk);
-          SmallVector<Value> vRow = wb.loadLaneRow(lb, l, v, batch, key, kvHead,
-                                                   lane, wb.perLaneV);
-          auto [p, ds] = wb.pairGrad(lb, l, rowStats, rowDelta, qRow, kRow,
-                                     doRow, vRow);
+          SmallVector<Value> kRow =
+              wb.loadLaneRow(lb, l, k, batch, key, kvHead, lane, wb.perLaneQk);
+          SmallVector<Value> vRow =
+              wb.loadLaneRow(lb, l, v, batch, key, kvHead, lane, wb.perLaneV);
+          auto [p, ds] =
+              wb.pairGrad(lb, l, rowStats, rowDelta, qRow, kRow, doRow, vRow);
           if (dkAcc) {
             // dK += scale * dS * q; dV += P * dO.
             Value dsScaled = arith::MulFOp::create(lb, l, ds, gradScale);
             for (int64_t i = 0; i < wb.perLaneQk; ++i)
-              atomicAddF32(lb, l,
-                           arith::MulFOp::create(lb, l, dsScaled, qRow[i]),
-                           dkAcc,
-                           {batch, key, kvHead, wb.laneDim(lb, l, lane, i)});
+              accumulate(lb, l, arith::MulFOp::create(lb, l, dsScaled, qRow[i]),
+                         dkAcc,
+                         {batch, key, kvHead, wb.laneDim(lb, l, lane, i)});
             for (int64_t i = 0; i < wb.perLaneV; ++i)
-              atomicAddF32(lb, l, arith::MulFOp::create(lb, l, p, doRow[i]),
-                           dvAcc,
-                           {batch, key, kvHead, wb.laneDim(lb, l, lane, i)});
+              accumulate(lb, l, arith::MulFOp::create(lb, l, p, doRow[i]),
+                         dvAcc,
+                         {batch, key, kvHead, wb.laneDim(lb, l, lane, i)});
           }
           scf::YieldOp::create(lb, l, laneAxpy(lb, l, dqAcc, ds, kRow));
         });
@@ -258,12 +269,12 @@ LogicalResult buildWarpBwdKernels(fmha::AttentionBwdOp op,
 
   if (!deterministic) {
     if (dk->needsConvert &&
-        failed(emitConvert(emitter, "fmha_bwd_convert_dk", dk->buffer,
-                           dk->role, op.getGradKey(), "dk", "B*Sk*Hkv*Dqk")))
+        failed(emitConvert(emitter, "fmha_bwd_convert_dk", dk->buffer, dk->role,
+                           op.getGradKey(), "dk", "B*Sk*Hkv*Dqk")))
       return failure();
     if (dv->needsConvert &&
-        failed(emitConvert(emitter, "fmha_bwd_convert_dv", dv->buffer,
-                           dv->role, op.getGradValue(), "dv", "B*Sk*Hkv*Dv")))
+        failed(emitConvert(emitter, "fmha_bwd_convert_dv", dv->buffer, dv->role,
+                           op.getGradValue(), "dv", "B*Sk*Hkv*Dv")))
       return failure();
     emitter.finish();
     return success();
@@ -273,8 +284,8 @@ LogicalResult buildWarpBwdKernels(fmha::AttentionBwdOp op,
   SmallVector<Value> kSizes = memrefSizes(cb, loc, op.getKey());
   KernelLaunch kv;
   kv.name = "fmha_bwd_warp_dkdv";
-  kv.args = {{op.getQuery(), "q"},        {op.getKey(), "k"},
-             {op.getValue(), "v"},        {op.getGradOut(), "do"},
+  kv.args = {{op.getQuery(), "q"},      {op.getKey(), "k"},
+             {op.getValue(), "v"},      {op.getGradOut(), "do"},
              {delta, "delta:f32:none"}, {op.getGradKey(), "dk"},
              {op.getGradValue(), "dv"}};
   appendStatsArgs(kv.args, op.getStats());
@@ -321,12 +332,11 @@ LogicalResult buildWarpBwdKernels(fmha::AttentionBwdOp op,
                     lb, l, dlt, ValueRange{batch, head, row});
                 auto [p, ds] = wb.pairGrad(lb, l, rowStats, rowDelta, qRow,
                                            kRow, doRow, vRow);
-                SmallVector<Value> next = laneAxpy(
-                    lb, l, acc.take_front(wb.perLaneQk), ds, qRow);
-                llvm::append_range(next,
-                                   laneAxpy(lb, l,
-                                            acc.drop_front(wb.perLaneQk), p,
-                                            doRow));
+                SmallVector<Value> next =
+                    laneAxpy(lb, l, acc.take_front(wb.perLaneQk), ds, qRow);
+                llvm::append_range(
+                    next,
+                    laneAxpy(lb, l, acc.drop_front(wb.perLaneQk), p, doRow));
                 scf::YieldOp::create(lb, l, next);
               });
           scf::YieldOp::create(hb, hl, queries.getResults());

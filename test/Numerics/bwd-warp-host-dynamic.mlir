@@ -1,7 +1,7 @@
 // The warp strategy on the CPU with dynamic batch and sequence lengths,
 // given at run time (see bwd-warp-host.mlir).
-// RUN: rocke-run --batch=2 --seq-q=33 --seq-k=47 --lowering='fmha-bwd-to-kernels{strategy=warp target=host}' %s | FileCheck %s --implicit-check-not=FAIL
-// RUN: rocke-run --batch=1 --seq-q=19 --seq-k=8 --lowering='fmha-bwd-to-kernels{strategy=warp target=host}' %s | FileCheck %s --implicit-check-not=FAIL
+// RUN: rocke-run --batch=2 --seq-q=33 --seq-k=47 --lowering='fmha-bwd-to-kernels{strategy=warp target=host},fmha-lower-atomic-add' %s | FileCheck %s --implicit-check-not=FAIL
+// RUN: rocke-run --batch=1 --seq-q=19 --seq-k=8 --lowering='fmha-bwd-to-kernels{strategy=warp target=host},fmha-lower-atomic-add' %s | FileCheck %s --implicit-check-not=FAIL
 
 // Causal top-left; with Sq=19 > Sk=8 every row still sees key 0.
 // CHECK: bwd f16 B={{[12]}} Sq={{33|19}} Sk={{47|8}} Hq=2 Hkv=2 Dqk=64 Dv=64 mask=#fmha.mask<causal>

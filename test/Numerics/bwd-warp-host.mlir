@@ -2,8 +2,8 @@
 // workgroup, grid as loops) against rocke-run's float64 reference: masks,
 // GQA, ragged and unequal sequence lengths, fully masked rows, both statistics
 // encodings, strided layouts, dynamic sizes, f16 / bf16 / f32.
-// RUN: rocke-run --split-input-file --lowering='fmha-bwd-to-kernels{strategy=warp target=host}' %s | FileCheck %s --implicit-check-not=FAIL
-// RUN: rocke-run --split-input-file --dist=normal --seed=7 --lowering='fmha-bwd-to-kernels{strategy=warp target=host}' %s | FileCheck %s --implicit-check-not=FAIL
+// RUN: rocke-run --split-input-file --lowering='fmha-bwd-to-kernels{strategy=warp target=host},fmha-lower-atomic-add' %s | FileCheck %s --implicit-check-not=FAIL
+// RUN: rocke-run --split-input-file --dist=normal --seed=7 --lowering='fmha-bwd-to-kernels{strategy=warp target=host},fmha-lower-atomic-add' %s | FileCheck %s --implicit-check-not=FAIL
 // CHECK: bwd f16 B=2 Sq=48 Sk=48 Hq=4 Hkv=4 Dqk=64 Dv=64 mask=#fmha.mask<causal>
 // CHECK-COUNT-3: {{^d[QKV] .* PASS$}}
 func.func @causal_f16(%q: memref<2x48x4x64xf16>, %k: memref<2x48x4x64xf16>,

@@ -57,8 +57,10 @@
 // CHECK:             gpu.subgroup_reduce add
 // CHECK:             gpu.subgroup_reduce add
 // CHECK:             math.exp2
-// CHECK:             memref.atomic_rmw addf {{.*}}[%[[BATCH]], %[[KEY]], %{{.*}}, %[[LANE]]] : (f32, memref<2x128x8x64xf32, #gpu.address_space<global>>) -> f32
-// CHECK:             memref.atomic_rmw addf
+// dK and dV through the accumulation op, one element per lane and dim
+// (fmha-lower-atomic-add makes them the target's atomics).
+// CHECK:             fmha.atomic_add {{.*}}[%[[BATCH]], %[[KEY]], %{{.*}}, %[[LANE]]] : vector<1xf32>, memref<2x128x8x64xf32, #gpu.address_space<global>>
+// CHECK:             fmha.atomic_add
 // CHECK:             scf.yield
 // CHECK:           arith.truncf {{.*}} : f32 to f16
 // CHECK:           memref.store {{.*}}[%[[BATCH]], %[[ROW]], %[[HEAD]], %[[LANE]]] : memref<2x128x8x64xf16, #gpu.address_space<global>>
@@ -146,7 +148,7 @@ func.func @causal_f16(%q: memref<2x128x8x64xf16>, %k: memref<2x128x8x64xf16>,
 // CHECK:           scf.for {{.*}} to %[[HI]]
 // CHECK:             memref.load %{{.*}}[%{{.*}}, %{{.*}}, %[[KVH]], %{{.*}}] : memref<?x?x2x64xbf16
 // CHECK:             arith.mulf
-// CHECK:             memref.atomic_rmw addf {{.*}}[%{{.*}}, %{{.*}}, %[[KVH]], %{{.*}}] : (f32, memref<?x?x2x64xf32, #gpu.address_space<global>>) -> f32
+// CHECK:             fmha.atomic_add {{.*}}[%{{.*}}, %{{.*}}, %[[KVH]], %{{.*}}] : vector<1xf32>, memref<?x?x2x64xf32, #gpu.address_space<global>>
 // CHECK-NOT:       arith.truncf
 // CHECK:           gpu.return
 
@@ -220,7 +222,7 @@ func.func @two_ops(%q: memref<1x64x2x64xf32>, %lse: memref<1x2x64xf32>,
 // CHECK-NOT:   fmha_bwd_convert
 // CHECK:         gpu.func @fmha_bwd_warp(
 // CHECK-SAME:      rocke.launch = {args = ["q", "k", "v", "do", "delta:f32:none", "dq", "lse"], block = [64, 1, 1], grid = ["Sq", "Hq", "B"], ops = [0], order = 1 : i64}
-// CHECK-NOT:       memref.atomic_rmw
+// CHECK-NOT:       {{memref.atomic_rmw|fmha.atomic_add}}
 // CHECK:           gpu.return
 // CHECK:         gpu.func @fmha_bwd_warp_dkdv(
 // CHECK-SAME:      known_grid_size = array<i32: 24, 2, 1>
@@ -237,7 +239,7 @@ func.func @two_ops(%q: memref<1x64x2x64xf32>, %lse: memref<1x2x64xf32>,
 // CHECK:               memref.load %{{.*}}[%{{.*}}, %[[ROW]], %[[HEAD]], %{{.*}}] : memref<1x40x4x64xbf16
 // CHECK:               gpu.subgroup_reduce add
 // CHECK:               gpu.subgroup_reduce add
-// CHECK-NOT:           memref.atomic_rmw
+// CHECK-NOT:           {{memref.atomic_rmw|fmha.atomic_add}}
 // CHECK:               scf.yield
 // CHECK:           arith.truncf {{.*}} : f32 to bf16
 // CHECK:           memref.store {{.*}}[%{{.*}}, %[[KEY]], %[[KVH]], %{{.*}}] : memref<1x24x2x64xbf16, #gpu.address_space<global>>
