@@ -34,32 +34,39 @@ void FmhaDialect::initialize() {
 
 LogicalResult MaskAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                MaskKind kind, MaskAlignment alignment,
-                               int64_t left, int64_t right) {
-  if (left < -1 || right < -1)
+                               std::optional<int64_t> left,
+                               std::optional<int64_t> right) {
+  auto print = [](std::optional<int64_t> e) {
+    return e ? std::to_string(*e) : std::string("none");
+  };
+  auto anyExtent = [&](auto pred) {
+    return (left && pred(*left)) || (right && pred(*right));
+  };
+  if (anyExtent([](int64_t e) { return e < 0; }))
     return emitError() << "window extents must be non-negative, got left = "
-                       << left << ", right = " << right;
-  if (left > kMaxWindowExtent || right > kMaxWindowExtent)
+                       << print(left) << ", right = " << print(right);
+  if (anyExtent([](int64_t e) { return e > kMaxWindowExtent; }))
     return emitError() << "window extents must be at most " << kMaxWindowExtent
                        << " (2^40, longer than any sequence), got left = "
-                       << left << ", right = " << right;
+                       << print(left) << ", right = " << print(right);
   switch (kind) {
   case MaskKind::none:
   case MaskKind::causal:
-    if (left != -1 || right != -1)
+    if (left || right)
       return emitError() << "mask kind '" << stringifyMaskKind(kind)
                          << "' takes no window extents";
     if (kind == MaskKind::none && alignment != MaskAlignment::top_left)
       return emitError() << "mask kind 'none' takes no alignment";
     return success();
   case MaskKind::sliding_window:
-    if (left == -1 || right == -1)
+    if (!left || !right)
       return emitError()
              << "sliding_window needs both 'left' and 'right' extents";
     return success();
   case MaskKind::one_sided_window:
-    if (left < 1)
+    if (!left || *left < 1)
       return emitError() << "one_sided_window needs a window 'left' >= 1";
-    if (right != -1)
+    if (right)
       return emitError() << "one_sided_window takes no 'right' extent";
     return success();
   }
@@ -76,12 +83,12 @@ MaskBand MaskAttr::getBand() const {
     band.upper = 0;
     break;
   case MaskKind::sliding_window:
-    band.lower = getLeft();
-    band.upper = getRight();
+    band.lower = *getLeft();
+    band.upper = *getRight();
     break;
   case MaskKind::one_sided_window:
     // q + off - k < W  <=>  k - (q + off) >= -(W - 1).
-    band.lower = getLeft() - 1;
+    band.lower = *getLeft() - 1;
     break;
   }
   return band;

@@ -38,6 +38,8 @@ struct AttentionVerifier {
                      << type;
     if (!type.isStrided())
       return error() << name << " must have a strided layout, got " << type;
+    if (hasNegativeStride(type))
+      return error() << name << " must have non-negative strides, got " << type;
     for (unsigned d : {kHeads, kHeadDim})
       if (type.isDynamicDim(d))
         return error() << name << " must have static head count and head dim";
@@ -45,6 +47,64 @@ struct AttentionVerifier {
       if (type.getDimSize(d) == 0)
         return error() << name << " has an empty dimension " << d
                        << "; batch, sequence, heads and head dim must be > 0";
+    return success();
+  }
+
+  static bool hasNegativeStride(MemRefType type) {
+    auto [strides, offset] = type.getStridesAndOffset();
+    return llvm::any_of(strides, [](int64_t stride) {
+      return !ShapedType::isDynamic(stride) && stride < 0;
+    });
+  }
+
+  /// A [B, S, H, D] operand: S and H of the queries or of the keys, D of Q /
+  /// K or of V.
+  struct Tensor {
+    StringRef name;
+    MemRefType type;
+    bool keySide, valueHeadDim;
+  };
+
+  /// Every static extent of each logical size agrees across `tensors` and
+  /// the [B, Hq, Sq] `stats`: a dynamic extent between two static ones that
+  /// differ must not hide the mismatch.
+  LogicalResult agreeSizes(ArrayRef<Tensor> tensors, ValueRange stats) {
+    // (operand, extent) per logical size, in the order they are checked.
+    enum { B, Hq, Hkv, Sq, Sk, Dqk, Dv, kSizes };
+    static constexpr const char *kWhat[kSizes] = {"batch",
+                                                  "query head count",
+                                                  "kv head count",
+                                                  "query sequence length",
+                                                  "key sequence length",
+                                                  "qk head dim",
+                                                  "v head dim"};
+    SmallVector<std::pair<StringRef, int64_t>> extents[kSizes];
+    for (const Tensor &t : tensors) {
+      extents[B].push_back({t.name, t.type.getDimSize(kBatch)});
+      extents[t.keySide ? Sk : Sq].push_back({t.name, t.type.getDimSize(kSeq)});
+      extents[t.keySide ? Hkv : Hq].push_back(
+          {t.name, t.type.getDimSize(kHeads)});
+      extents[t.valueHeadDim ? Dv : Dqk].push_back(
+          {t.name, t.type.getDimSize(kHeadDim)});
+    }
+    for (Value s : stats) {
+      auto st = cast<MemRefType>(s.getType());
+      extents[B].push_back({"statistics", st.getDimSize(0)});
+      extents[Hq].push_back({"statistics", st.getDimSize(1)});
+      extents[Sq].push_back({"statistics", st.getDimSize(2)});
+    }
+    for (int size = 0; size < kSizes; ++size) {
+      const std::pair<StringRef, int64_t> *first = nullptr;
+      for (const auto &extent : extents[size]) {
+        if (ShapedType::isDynamic(extent.second))
+          continue;
+        if (!first)
+          first = &extent;
+        else if (failed(same(kWhat[size], first->second, first->first,
+                             extent.second, extent.first)))
+          return failure();
+      }
+    }
     return success();
   }
 
@@ -81,33 +141,20 @@ struct AttentionVerifier {
         failed(checkElementType("out", ot.getElementType(), elt)))
       return failure();
 
-    if (failed(same("batch", qt.getDimSize(kBatch), "query",
-                    kt.getDimSize(kBatch), "key")) ||
-        failed(same("batch", qt.getDimSize(kBatch), "query",
-                    vt.getDimSize(kBatch), "value")) ||
-        failed(same("batch", qt.getDimSize(kBatch), "query",
-                    ot.getDimSize(kBatch), "out")) ||
-        failed(same("key sequence length", kt.getDimSize(kSeq), "key",
-                    vt.getDimSize(kSeq), "value")) ||
-        failed(same("query sequence length", qt.getDimSize(kSeq), "query",
-                    ot.getDimSize(kSeq), "out")) ||
-        failed(same("kv head count", kt.getDimSize(kHeads), "key",
-                    vt.getDimSize(kHeads), "value")) ||
-        failed(same("query head count", qt.getDimSize(kHeads), "query",
-                    ot.getDimSize(kHeads), "out")) ||
-        failed(same("qk head dim", qt.getDimSize(kHeadDim), "query",
-                    kt.getDimSize(kHeadDim), "key")) ||
-        failed(same("v head dim", vt.getDimSize(kHeadDim), "value",
-                    ot.getDimSize(kHeadDim), "out")))
+    const Tensor tensors[] = {{"query", qt, false, false},
+                              {"key", kt, true, false},
+                              {"value", vt, true, true},
+                              {"out", ot, false, true}};
+    if (failed(agreeSizes(tensors, {})))
       return failure();
 
     int64_t hq = qt.getDimSize(kHeads), hkv = kt.getDimSize(kHeads);
     if (hq % hkv != 0)
       return error() << "query head count " << hq
                      << " is not a multiple of the kv head count " << hkv;
-    for (auto [name, d] : {std::pair<StringRef, int64_t>{
-                               "qk", qt.getDimSize(kHeadDim)},
-                           {"v", vt.getDimSize(kHeadDim)}})
+    for (auto [name, d] :
+         {std::pair<StringRef, int64_t>{"qk", qt.getDimSize(kHeadDim)},
+          {"v", vt.getDimSize(kHeadDim)}})
       if (!isSupportedHeadDim(d))
         return error() << "unsupported " << name << " head dim " << d
                        << " (supported: 32, 64, 96, 128, 192, 256)";
@@ -124,22 +171,15 @@ struct AttentionVerifier {
     for (Value s : stats) {
       auto st = cast<MemRefType>(s.getType());
       if (st.getRank() != 3 || !st.getElementType().isF32() ||
-          !st.isStrided())
+          !st.isStrided() || hasNegativeStride(st))
         return error() << "statistics must be strided rank-3 f32 memrefs "
-                          "[B, Hq, Sq], got "
+                          "[B, Hq, Sq] with non-negative strides, got "
                        << st;
       // With dynamic B or Sq in the query, only this catches an empty one.
       if (llvm::is_contained(st.getShape(), 0))
         return error() << "statistics have an empty dimension, got " << st;
-      if (failed(same("batch", qt.getDimSize(kBatch), "query",
-                      st.getDimSize(0), "statistics")) ||
-          failed(same("query head count", hq, "query", st.getDimSize(1),
-                      "statistics")) ||
-          failed(same("query sequence length", qt.getDimSize(kSeq), "query",
-                      st.getDimSize(2), "statistics")))
-        return failure();
     }
-    return success();
+    return agreeSizes(tensors, stats);
   }
 
   /// A gradient has the shape of its primal and the input or f32 element type.
@@ -189,7 +229,8 @@ float defaultScale(Value query) {
 MaskAttr maskOrNone(MLIRContext *ctx, std::optional<MaskAttr> mask) {
   if (mask && *mask)
     return *mask;
-  return MaskAttr::get(ctx, MaskKind::none, MaskAlignment::top_left, -1, -1);
+  return MaskAttr::get(ctx, MaskKind::none, MaskAlignment::top_left,
+                       std::nullopt, std::nullopt);
 }
 } // namespace
 
@@ -224,7 +265,8 @@ MaskAttr AttentionFwdOp::getMaskOrDefault() {
 LogicalResult AttentionBwdOp::verify() {
   AttentionVerifier v{getOperation()};
   if (failed(v.verifyInputs(getQuery(), getKey(), getValue(), getOut(),
-                            getStats(), getStatsEncoding(), scaleValue(getScaleAttr()))))
+                            getStats(), getStatsEncoding(),
+                            scaleValue(getScaleAttr()))))
     return failure();
   MemRefType dot;
   if (failed(v.checkTensor("grad_out", getGradOut(), dot)))
@@ -240,6 +282,17 @@ LogicalResult AttentionBwdOp::verify() {
   if (failed(v.verifyGradient("grad_query", getGradQuery(), getQuery())) ||
       failed(v.verifyGradient("grad_key", getGradKey(), getKey())) ||
       failed(v.verifyGradient("grad_value", getGradValue(), getValue())))
+    return failure();
+  auto type = [](Value x) { return cast<MemRefType>(x.getType()); };
+  if (failed(v.agreeSizes({{"query", type(getQuery()), false, false},
+                           {"key", type(getKey()), true, false},
+                           {"value", type(getValue()), true, true},
+                           {"out", type(getOut()), false, true},
+                           {"grad_out", type(getGradOut()), false, true},
+                           {"grad_query", type(getGradQuery()), false, false},
+                           {"grad_key", type(getGradKey()), true, false},
+                           {"grad_value", type(getGradValue()), true, true}},
+                          getStats())))
     return failure();
   if (auto acc = getAccumulatorType())
     if (!acc->isF32() && !acc->isBF16())
@@ -371,8 +424,7 @@ LogicalResult AtomicAddOp::verify() {
     return emitOpError() << "value must be a fixed-length vector, got "
                          << valueType;
   if (valueType.getElementType() != memrefType.getElementType())
-    return emitOpError() << "value element type "
-                         << valueType.getElementType()
+    return emitOpError() << "value element type " << valueType.getElementType()
                          << " differs from the memref's "
                          << memrefType.getElementType();
   if (static_cast<int64_t>(getIndices().size()) != memrefType.getRank())
@@ -400,9 +452,9 @@ LogicalResult AtomicAddOp::verify() {
                          << memrefType;
   int64_t inner = memrefType.getShape().back();
   if (!ShapedType::isDynamic(inner) && inner < width)
-    return emitOpError() << "adds " << width
-                         << " consecutive elements to an innermost dimension of "
-                         << inner;
+    return emitOpError()
+           << "adds " << width
+           << " consecutive elements to an innermost dimension of " << inner;
   return success();
 }
 
@@ -694,8 +746,7 @@ LogicalResult TileMaskOp::verify() {
 
 LogicalResult TileWriteOp::verify() {
   MemRefType buf = getBuffer().getType();
-  if (buf.getRank() == 4 &&
-      (buf.getDimSize(2) != 8 || buf.getDimSize(3) != 8))
+  if (buf.getRank() == 4 && (buf.getDimSize(2) != 8 || buf.getDimSize(3) != 8))
     return emitOpError("writes a 4-D buffer of 8 x 8 core matrices, got ")
            << buf;
   return verifyAccumulatorTile(*this, getValue().getType());

@@ -77,8 +77,8 @@ def Fmha_MaskAttr : AttrDef<Fmha_Dialect, "Mask"> {
     EnumParameter<Fmha_MaskKind>:$kind,
     DefaultValuedParameter<"::rocke::fmha::MaskAlignment",
                            "::rocke::fmha::MaskAlignment::top_left">:$alignment,
-    DefaultValuedParameter<"int64_t", "-1">:$left,
-    DefaultValuedParameter<"int64_t", "-1">:$right);
+    OptionalParameter<"std::optional<int64_t>">:$left,
+    OptionalParameter<"std::optional<int64_t>">:$right);
   let assemblyFormat = [{
     `<` $kind (`,` struct($alignment, $left, $right)^)? `>`
   }];

@@ -5,6 +5,18 @@ func.func private @negative() attributes {m = #fmha.mask<sliding_window, left = 
 
 // -----
 
+// -1 is a negative extent, not "no extent" (it used to be the absent
+// extents' marker, so a causal mask with both at -1 passed as plain causal).
+// expected-error @+1 {{window extents must be non-negative, got left = -1, right = -1}}
+func.func private @minus_one() attributes {m = #fmha.mask<causal, left = -1, right = -1>}
+
+// -----
+
+// expected-error @+1 {{window extents must be non-negative, got left = none, right = -1}}
+func.func private @minus_one_right() attributes {m = #fmha.mask<none, right = -1>}
+
+// -----
+
 // Extents near INT64_MAX overflowed the band arithmetic (q + off + right):
 // wrong masks, non-finite gradients. 2^40 is longer than any sequence.
 // expected-error @+1 {{window extents must be at most 1099511627776 (2^40, longer than any sequence), got left = 0, right = 9223372036854775807}}

@@ -185,3 +185,57 @@ func.func @accumulator(%q: memref<1x16x4x64xf16>, %k: memref<1x16x4x64xf16>, %v:
         memref<1x16x4x64xf16>, stats(memref<1x4x16xf32>) -> memref<1x16x4x64xf16>, memref<1x16x4x64xf16>, memref<1x16x4x64xf16>
   return
 }
+
+// -----
+
+// Every static extent of a size is compared, not only with the query's: a
+// dynamic query batch used to let key and value batches differ.
+func.func @dynamic_query_batch(%q: memref<?x5x2x64xf16>, %k: memref<2x7x2x64xf16>, %v: memref<3x7x2x64xf16>,
+    %o: memref<?x5x2x64xf16>, %lse: memref<?x2x5xf32>) {
+  // expected-error @+1 {{batch mismatch: key has 2, value has 3}}
+  fmha.attention_fwd %q, %k, %v -> %o, stats(%lse)
+    : memref<?x5x2x64xf16>, memref<2x7x2x64xf16>, memref<3x7x2x64xf16> -> memref<?x5x2x64xf16>, stats(memref<?x2x5xf32>)
+  return
+}
+
+// -----
+
+func.func @dynamic_key_length(%q: memref<2x5x2x64xf16>, %k: memref<2x?x2x64xf16>, %v: memref<2x7x2x64xf16>,
+    %o: memref<2x5x2x64xf16>, %do: memref<2x5x2x64xf16>, %lse: memref<2x2x5xf32>,
+    %dq: memref<2x5x2x64xf16>, %dk: memref<2x9x2x64xf16>, %dv: memref<2x?x2x64xf16>) {
+  // expected-error @+1 {{key sequence length mismatch: value has 7, grad_key has 9}}
+  fmha.attention_bwd %q, %k, %v, %o, %do, stats(%lse) -> %dq, %dk, %dv
+    : memref<2x5x2x64xf16>, memref<2x?x2x64xf16>, memref<2x7x2x64xf16>, memref<2x5x2x64xf16>, memref<2x5x2x64xf16>, stats(memref<2x2x5xf32>) -> memref<2x5x2x64xf16>, memref<2x9x2x64xf16>, memref<2x?x2x64xf16>
+  return
+}
+
+// -----
+
+func.func @dynamic_query_length_stats(%q: memref<2x?x2x64xf16>, %k: memref<2x7x2x64xf16>, %v: memref<2x7x2x64xf16>,
+    %o: memref<2x5x2x64xf16>, %lse: memref<2x2x6xf32>) {
+  // expected-error @+1 {{query sequence length mismatch: out has 5, statistics has 6}}
+  fmha.attention_fwd %q, %k, %v -> %o, stats(%lse)
+    : memref<2x?x2x64xf16>, memref<2x7x2x64xf16>, memref<2x7x2x64xf16> -> memref<2x5x2x64xf16>, stats(memref<2x2x6xf32>)
+  return
+}
+
+// -----
+
+// Kernels and the CPU oracle address rows forward from the base.
+func.func @negative_stride(%q: memref<1x4x1x32xf32, strided<[128, -32, 32, 1], offset: 96>>, %k: memref<1x4x1x32xf32>,
+    %v: memref<1x4x1x32xf32>, %o: memref<1x4x1x32xf32>, %lse: memref<1x1x4xf32>) {
+  // expected-error @+1 {{query must have non-negative strides}}
+  fmha.attention_fwd %q, %k, %v -> %o, stats(%lse)
+    : memref<1x4x1x32xf32, strided<[128, -32, 32, 1], offset: 96>>, memref<1x4x1x32xf32>, memref<1x4x1x32xf32> -> memref<1x4x1x32xf32>, stats(memref<1x1x4xf32>)
+  return
+}
+
+// -----
+
+func.func @negative_stats_stride(%q: memref<1x4x1x32xf32>, %k: memref<1x4x1x32xf32>,
+    %v: memref<1x4x1x32xf32>, %o: memref<1x4x1x32xf32>, %lse: memref<1x1x4xf32, strided<[4, 4, -1], offset: 3>>) {
+  // expected-error @+1 {{statistics must be strided rank-3 f32 memrefs [B, Hq, Sq] with non-negative strides}}
+  fmha.attention_fwd %q, %k, %v -> %o, stats(%lse)
+    : memref<1x4x1x32xf32>, memref<1x4x1x32xf32>, memref<1x4x1x32xf32> -> memref<1x4x1x32xf32>, stats(memref<1x1x4xf32, strided<[4, 4, -1], offset: 3>>)
+  return
+}

@@ -830,8 +830,8 @@ ref::Problem Runner::problem() const {
   }
   p.mask.bottomRight =
       in.mask.getAlignment() == fmha::MaskAlignment::bottom_right;
-  p.mask.left = in.mask.getLeft();
-  p.mask.right = in.mask.getRight();
+  p.mask.left = in.mask.getLeft().value_or(-1);
+  p.mask.right = in.mask.getRight().value_or(-1);
   return p;
 }
 
