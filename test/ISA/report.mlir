@@ -8,6 +8,21 @@
 // RUN: rocke-opt %S/Inputs/loop_kernel.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-rocdl-to-hsaco{chip=gfx950},fmha-dump-binary{output=%t.loop950.hsaco})'
 // RUN: rocke-report %t.loop950.hsaco | FileCheck %s --check-prefixes=LOOP,LOOP950
 // RUN: not rocke-report %s 2>&1 | FileCheck %s --check-prefix=NOTELF
+// Budget options: only with --kernel, only numbers that can fail, and no
+// per-MFMA budget passes a loop without MFMAs; with --json, stdout stays one
+// JSON document.
+// RUN: not rocke-report %t.bwd.hsaco --min-mfma-share=20 2>&1 | FileCheck %s --check-prefix=NEEDKERNEL
+// RUN: not rocke-report %t.bwd.hsaco --kernel=dq_accum --min-mfma-share=nan --max-lds-per-mfma=-1 2>&1 | FileCheck %s --check-prefix=BADNUM
+// RUN: not rocke-report %t.bwd.hsaco --kernel=dq_accum --max-waits-per-mfma=1 2>&1 | FileCheck %s --check-prefix=NOMFMA
+// RUN: rocke-report --json %t.loop942.hsaco --kernel=mfma_loop --min-mfma-share=1 2>%t.stderr | tail -n 1 | FileCheck %s --check-prefix=JSONEND
+// RUN: FileCheck %s --check-prefix=HOLD < %t.stderr
+
+// NEEDKERNEL: error: budget options need --kernel=<name>, the kernel they check
+// BADNUM: error: --min-mfma-share must be a percentage in [0, 100], got nan
+// BADNUM: error: --max-lds-per-mfma must be a non-negative number, got -1
+// NOMFMA: error: dq_accum: the hot loop has no MFMA instructions, so no per-MFMA budget can hold
+// JSONEND: {{^}}}{{$}}
+// HOLD: budgets hold for mfma_loop
 
 // Straight-line kernel: two ds_swizzle (the xor butterfly), one global load,
 // one f32 atomic; no loop, so the whole kernel is the hot region.

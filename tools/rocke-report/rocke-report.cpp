@@ -51,6 +51,32 @@ static cl::opt<unsigned> maxSgprSpills(
              "(no memory traffic; a spill to memory shows as scratch)"),
     cl::cat(reportCategory));
 
+/// The budget options are usable: given only with --kernel, percentages and
+/// ratios non-negative numbers (NaN fails every comparison, so it would
+/// pass every budget). Prints what is wrong.
+static bool checkBudgetOptions() {
+  bool ok = true;
+  auto reject = [&](const Twine &what) {
+    WithColor::error() << what << "\n";
+    ok = false;
+  };
+  bool anyBudget = minMfmaShare.getNumOccurrences() ||
+                   maxLdsPerMfma.getNumOccurrences() ||
+                   maxWaitsPerMfma.getNumOccurrences() ||
+                   noSpills.getNumOccurrences() ||
+                   maxSgprSpills.getNumOccurrences();
+  if (anyBudget && budgetKernel.empty())
+    reject("budget options need --kernel=<name>, the kernel they check");
+  if (!(minMfmaShare >= 0 && minMfmaShare <= 100))
+    reject(formatv("--min-mfma-share must be a percentage in [0, 100], got {0}",
+                   minMfmaShare.getValue()));
+  for (cl::opt<double> *ratio : {&maxLdsPerMfma, &maxWaitsPerMfma})
+    if (ratio->getNumOccurrences() && !(*ratio >= 0))
+      reject(formatv("--{0} must be a non-negative number, got {1}",
+                     ratio->ArgStr, ratio->getValue()));
+  return ok;
+}
+
 /// Checks --kernel's budgets; prints each violation. True when all hold.
 static bool checkBudgets(const rocke::CodeObjectReport &report) {
   const rocke::KernelReport *kernel = nullptr;
@@ -70,10 +96,14 @@ static bool checkBudgets(const rocke::CodeObjectReport &report) {
   if (100 * m.mfmaShare() < minMfmaShare)
     fail(formatv("hot-loop MFMA share {0:f1} % is below {1} %",
                  100 * m.mfmaShare(), minMfmaShare.getValue()));
-  if (maxLdsPerMfma >= 0 && (!m.mfma || m.ldsPerMfma() > maxLdsPerMfma))
+  bool perMfmaBudget = maxLdsPerMfma >= 0 || maxWaitsPerMfma >= 0;
+  if (perMfmaBudget && !m.mfma)
+    fail("the hot loop has no MFMA instructions, so no per-MFMA budget can "
+         "hold");
+  if (m.mfma && maxLdsPerMfma >= 0 && m.ldsPerMfma() > maxLdsPerMfma)
     fail(formatv("hot loop: {0:f2} LDS instructions per MFMA, budget {1}",
                  m.ldsPerMfma(), maxLdsPerMfma.getValue()));
-  if (maxWaitsPerMfma >= 0 && (!m.mfma || m.waitsPerMfma() > maxWaitsPerMfma))
+  if (m.mfma && maxWaitsPerMfma >= 0 && m.waitsPerMfma() > maxWaitsPerMfma)
     fail(formatv("hot loop: {0:f2} waits per MFMA, budget {1}",
                  m.waitsPerMfma(), maxWaitsPerMfma.getValue()));
   if (noSpills && (kernel->vgprSpills || kernel->sgprSpills > maxSgprSpills ||
@@ -82,8 +112,9 @@ static bool checkBudgets(const rocke::CodeObjectReport &report) {
                  "bytes of scratch",
                  kernel->vgprSpills, kernel->sgprSpills,
                  maxSgprSpills.getValue(), kernel->scratchBytes));
+  // With --json, stdout holds only the JSON document.
   if (ok)
-    outs() << "budgets hold for " << budgetKernel << "\n";
+    (asJson ? errs() : outs()) << "budgets hold for " << budgetKernel << "\n";
   return ok;
 }
 
@@ -91,6 +122,8 @@ int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(reportCategory);
   cl::ParseCommandLineOptions(argc, argv, "AMDGPU code object report\n");
+  if (!checkBudgetOptions())
+    return 1;
   ErrorOr<std::unique_ptr<MemoryBuffer>> buffer =
       MemoryBuffer::getFile(inputFile, /*IsText=*/false,
                             /*RequiresNullTerminator=*/false);
