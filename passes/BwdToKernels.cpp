@@ -96,6 +96,22 @@ struct BwdToKernelsPass
                << name << " (" << value << ") times the " << lanes
                << "-lane subgroup exceeds the " << kMaxWorkgroupSize
                << "-work-item workgroup limit";
+    // The warp strategy has no tiles, atoms' layouts or pipelining: the
+    // tiled strategy's backward options would be dropped without a word.
+    if (strategy == rocke::BwdStrategy::Warp)
+      for (auto [name, given] :
+           {std::pair<StringRef, bool>{"block-q", blockQ != 0},
+            {"block-kv", blockKv != 0},
+            {"score-layout", scoreLayout != rocke::ScoreLayout::Auto},
+            {"operand-staging", operandStaging != rocke::OperandStaging::Auto},
+            {"query-pipelining",
+             queryPipelining != rocke::QueryPipelining::Auto},
+            {"warpgroup-mma", warpgroupMma != rocke::WarpgroupMma::Auto}})
+        if (given)
+          return module.emitError("fmha-bwd-to-kernels: ")
+                 << name
+                 << " is an option of strategy=tiled; strategy=warp has no "
+                    "use for it";
     opts.scoreLayout = scoreLayout;
     opts.operandStaging = operandStaging;
     opts.queryPipelining = queryPipelining;
@@ -195,8 +211,7 @@ struct BwdToKernelsPass
       if (auto gpuLaunch = dyn_cast<gpu::LaunchFuncOp>(launch)) {
         if (gpuLaunch.getKernelName() == from)
           gpuLaunch.setKernelAttr(SymbolRefAttr::get(
-              gpuLaunch.getKernelModuleName(),
-              {FlatSymbolRefAttr::get(to)}));
+              gpuLaunch.getKernelModuleName(), {FlatSymbolRefAttr::get(to)}));
       } else if (auto call = dyn_cast<func::CallOp>(launch)) {
         if (call.getCalleeAttr().getAttr() == from)
           call.setCallee(to);

@@ -3,6 +3,7 @@
 // RUN: not rocke-run %S/Inputs/dynamic-fwd.mlir --batch=0 --seq-q=3 --seq-k=3 2>&1 | FileCheck %s --check-prefix=ZERO
 // RUN: not rocke-run %S/Inputs/dynamic-fwd.mlir --batch=1 --seq-q=3 --seq-k=3 --lowering=no-such-pass 2>&1 | FileCheck %s --check-prefix=PIPE
 // RUN: not rocke-run %S/Inputs/dynamic-fwd.mlir --batch=1 --seq-q=3 --seq-k=3 --lowering=canonicalize 2>&1 | FileCheck %s --check-prefix=LEFT
+// RUN: not rocke-run %S/Inputs/dynamic-fwd.mlir --batch=1 --seq-q=3 --seq-k=3 --lowering='fmha-bwd-to-kernels{target=host forward=true},fmha-lower-to-loops' 2>&1 | FileCheck %s --check-prefix=LEFTTILE
 // RUN: not rocke-run %S/Inputs/dynamic-fwd.mlir --batch=1 --seq-q=3 --seq-k=3 --fd-check 2>&1 | FileCheck %s --check-prefix=FD
 // RUN: not rocke-run %S/Inputs/dynamic-fwd.mlir --batch=1000 --seq-q=100000 --seq-k=3 2>&1 | FileCheck %s --check-prefix=HUGE
 // Sizes whose element counts overflow int64 (they aborted in std::length_error
@@ -19,7 +20,8 @@
 // ZERO: error: --batch must be positive
 // PIPE: error: invalid --lowering pipeline 'no-such-pass'
 // PIPE: case 0: FAIL
-// LEFT: error: left by --lowering; append ',fmha-lower-to-loops'
+// LEFT: error: 'fmha.attention_fwd' left by --lowering; append ',fmha-lower-to-loops'
+// LEFTTILE: error: 'fmha.{{tile_[a-z_]+}}' left by --lowering; the kernels' tile ops need 'fmha-lower-tile-copies,fmha-distribute-tiles,fmha-lower-mma' after fmha-bwd-to-kernels
 // FD: error: --fd-check needs an attention_bwd
 // HUGE: error: argument #0 spans {{[0-9]+}} elements, more than rocke-run's limit
 // OVERFLOW: error: argument #0 spans more elements than 64-bit arithmetic counts, more than rocke-run's limit of 268435456

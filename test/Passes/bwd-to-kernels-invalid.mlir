@@ -5,6 +5,8 @@
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=warp block-q=-1' 2>&1 | FileCheck %s --check-prefix=BLOCK
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=warp index-bitwidth=16' 2>&1 | FileCheck %s --check-prefix=INDEX
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=warp matrix-atom=mfma_f32_16x16x16_f16' 2>&1 | FileCheck %s --check-prefix=ATOM
+// RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=warp block-q=32' 2>&1 | FileCheck %s --check-prefix=TILEDQ
+// RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=warp chip=gfx942 warpgroup-mma=on' 2>&1 | FileCheck %s --check-prefix=TILEDWG
 
 // STRATEGY: for the --strategy option: Cannot find option named 'bogus'!
 // TARGET: for the --target option: Cannot find option named 'fpga'!
@@ -12,6 +14,10 @@
 // BLOCK: block-q must be positive or 0 (auto), got -1
 // INDEX: index-bitwidth must be 32 or 64, got 16
 // ATOM: strategy=warp uses no matrix atoms; matrix-atom must be 'auto', got 'mfma_f32_16x16x16_f16'
+// The tiled strategy's options are errors with the warp strategy, which
+// would drop them.
+// TILEDQ: error: fmha-bwd-to-kernels: block-q is an option of strategy=tiled; strategy=warp has no use for it
+// TILEDWG: error: fmha-bwd-to-kernels: warpgroup-mma is an option of strategy=tiled; strategy=warp has no use for it
 
 // Head dim 96 does not split over 64 lanes.
 func.func @head_dim(%q: memref<1x16x2x96xf16>, %lse: memref<1x2x16xf32>) {

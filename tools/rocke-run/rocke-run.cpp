@@ -708,8 +708,16 @@ FailureOr<std::unique_ptr<ExecutionEngine>> compile(ModuleOp module,
                               << name;
   WalkResult leftover = module.walk([](Operation *op) {
     if (isa<fmha::FmhaDialect>(op->getDialect())) {
-      op->emitError() << "left by --lowering; append ',fmha-lower-to-loops' "
-                         "to lower what a strategy does not handle";
+      // Kernel ops carry their fmha op's location: name the op left.
+      InFlightDiagnostic diag = op->emitError() << "'" << op->getName()
+                                                << "' left by --lowering; ";
+      if (isa<fmha::AttentionFwdOp, fmha::AttentionBwdOp>(op))
+        diag << "append ',fmha-lower-to-loops' to lower what a strategy "
+                "does not handle";
+      else
+        diag << "the kernels' tile ops need "
+                "'fmha-lower-tile-copies,fmha-distribute-tiles,fmha-lower-mma' "
+                "after fmha-bwd-to-kernels";
       return WalkResult::interrupt();
     }
     return WalkResult::advance();
