@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
 
+#include "dialect/FmhaDialect.h"
+
 #include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
 #include "mlir/Conversion/LLVMCommon/LoweringOptions.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
@@ -118,6 +120,20 @@ struct RecordKernelAbiPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
+    // The finishes compile gpu.modules only: an fmha op with none beside it
+    // never had its kernels built, and would pass through as a no-op.
+    if (module.getOps<gpu::GPUModuleOp>().empty()) {
+      WalkResult unlowered = module.walk([](Operation *op) {
+        if (!isa<rocke::fmha::AttentionFwdOp, rocke::fmha::AttentionBwdOp>(op))
+          return WalkResult::advance();
+        op->emitOpError("has no kernels to compile: lower it with "
+                        "fmha-bwd-to-kernels first, or use the fmha-bwd-rocdl "
+                        "/ fmha-bwd-nvvm pipelines, which do both");
+        return WalkResult::interrupt();
+      });
+      if (unlowered.wasInterrupted())
+        return signalPassFailure();
+    }
     SmallVector<NamedAttribute> perModule;
     for (auto gpuModule : module.getOps<gpu::GPUModuleOp>()) {
       // Index width from the gpu.module's data layout, as the lowering does.
