@@ -94,12 +94,15 @@ void storeF32(OpBuilder &b, Location loc, Value value, Value memref,
   memref::StoreOp::create(b, loc, value, memref, idx);
 }
 
+/// Largest element offset the target's signed index type can hold.
+static int64_t indexLimit(const KernelTarget &target) {
+  return target.indexBitwidth >= 64
+             ? std::numeric_limits<int64_t>::max()
+             : (int64_t(1) << (target.indexBitwidth - 1)) - 1;
+}
+
 LogicalResult checkIndexRange(Operation *op, const KernelTarget &target) {
-  // Largest element offset the target's signed index type can hold.
-  const int64_t limit =
-      target.indexBitwidth >= 64
-          ? std::numeric_limits<int64_t>::max()
-          : (int64_t(1) << (target.indexBitwidth - 1)) - 1;
+  const int64_t limit = indexLimit(target);
   for (Value operand : op->getOperands()) {
     auto type = dyn_cast<MemRefType>(operand.getType());
     if (!type || !type.hasStaticShape())
@@ -657,8 +660,32 @@ LogicalResult KernelEmitter::emit(const KernelLaunch &launch,
   return success();
 }
 
-Value KernelEmitter::allocScratch(MemRefType type, ValueRange dynamicSizes) {
+FailureOr<Value> KernelEmitter::allocScratch(MemRefType type,
+                                             ValueRange dynamicSizes) {
   Location loc = fmhaOp->getLoc();
+  // Elements, where every size is a constant here; identity layout, so the
+  // last element's offset is one less.
+  std::optional<int64_t> elements = 1;
+  auto dynamicSize = dynamicSizes.begin();
+  for (int64_t size : type.getShape()) {
+    std::optional<int64_t> known = ShapedType::isDynamic(size)
+                                       ? getConstantIntValue(*dynamicSize++)
+                                       : std::optional<int64_t>(size);
+    if (!known) {
+      elements.reset();
+      break;
+    }
+    int64_t product;
+    elements = llvm::MulOverflow(*elements, *known, product)
+                   ? std::numeric_limits<int64_t>::max()
+                   : product;
+  }
+  int64_t limit = indexLimit(target);
+  if (elements && *elements - 1 > limit)
+    return fmhaOp->emitOpError()
+           << "needs a scratch buffer " << type << " of " << *elements
+           << " elements, whose offsets pass " << limit << ", beyond the "
+           << "target's " << target.indexBitwidth << "-bit indexing";
   Value buf;
   if (target.host)
     buf = memref::AllocOp::create(builder, loc, type, dynamicSizes);
@@ -671,7 +698,7 @@ Value KernelEmitter::allocScratch(MemRefType type, ValueRange dynamicSizes) {
   return buf;
 }
 
-Value KernelEmitter::allocScratchLike(Value like, Type elt) {
+FailureOr<Value> KernelEmitter::allocScratchLike(Value like, Type elt) {
   Location loc = fmhaOp->getLoc();
   auto likeType = cast<MemRefType>(like.getType());
   auto type = MemRefType::get(likeType.getShape(), elt);

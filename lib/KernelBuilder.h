@@ -300,10 +300,15 @@ public:
   /// Allocates a scratch buffer at the call site (gpu.alloc on a GPU,
   /// memref.alloc on the host) of identity layout; `dynamicSizes` one per
   /// dynamic dim. It is released after the op's last kernel by finish().
-  mlir::Value allocScratch(mlir::MemRefType type,
-                           mlir::ValueRange dynamicSizes);
+  /// Fails (diagnostic on the fmha op) when its size is known here and its
+  /// element offsets pass the target's index range, as checkIndexRange does
+  /// for operands (a buffer padded to whole blocks, or one per KV block, can
+  /// pass it where no operand does).
+  mlir::FailureOr<mlir::Value> allocScratch(mlir::MemRefType type,
+                                            mlir::ValueRange dynamicSizes);
   /// A scratch buffer with the shape of `like` and element type `elt`.
-  mlir::Value allocScratchLike(mlir::Value like, mlir::Type elt);
+  mlir::FailureOr<mlir::Value> allocScratchLike(mlir::Value like,
+                                                mlir::Type elt);
   /// Frees the scratch buffers after the last launch.
   void finish();
 

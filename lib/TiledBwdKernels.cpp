@@ -952,8 +952,11 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
   } else {
     dqRole = "dq_accum:f32:zero:[" + accShapeExpr + "]";
   }
-  dqAcc = emitter.allocScratch(MemRefType::get(accShape, cb.getF32Type()),
-                               accSizes);
+  FailureOr<Value> dqBuffer = emitter.allocScratch(
+      MemRefType::get(accShape, cb.getF32Type()), accSizes);
+  if (failed(dqBuffer))
+    return failure();
+  dqAcc = *dqBuffer;
   if (failed(emitZeroFill(emitter, "fmha_bwd_zero_dq", dqAcc, dqRole,
                           dqCount)))
     return failure();
@@ -962,7 +965,11 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
       {ShapedType::kDynamic, sizes.headsQ, ShapedType::kDynamic, 2},
       cb.getF32Type());
   SmallVector<Value> qSizes = memrefSizes(cb, loc, op.getQuery());
-  Value rowRecord = emitter.allocScratch(rowsType, {qSizes[0], qSizes[1]});
+  FailureOr<Value> rowBuffer =
+      emitter.allocScratch(rowsType, {qSizes[0], qSizes[1]});
+  if (failed(rowBuffer))
+    return failure();
+  Value rowRecord = *rowBuffer;
   if (failed(emitBwdPreprocess(emitter, op.getOut(), op.getGradOut(), rowRecord,
                                cfg.numWarps, op.getStats())))
     return failure();

@@ -43,12 +43,15 @@ struct Accumulator {
   bool needsConvert;
 };
 
-Accumulator makeAccumulator(KernelEmitter &emitter, Value grad,
-                            StringRef name) {
+FailureOr<Accumulator> makeAccumulator(KernelEmitter &emitter, Value grad,
+                                       StringRef name) {
   if (cast<MemRefType>(grad.getType()).getElementType().isF32())
-    return {grad, name.str(), false};
-  return {emitter.allocScratchLike(grad, Float32Type::get(grad.getContext())),
-          (name + "_accum:f32:zero").str(), true};
+    return Accumulator{grad, name.str(), false};
+  FailureOr<Value> buffer =
+      emitter.allocScratchLike(grad, Float32Type::get(grad.getContext()));
+  if (failed(buffer))
+    return failure();
+  return Accumulator{*buffer, (name + "_accum:f32:zero").str(), true};
 }
 
 /// Adds the f32 `value` to `accum[idx]` with the gradient-accumulation op
@@ -175,15 +178,19 @@ LogicalResult buildWarpBwdKernels(fmha::AttentionBwdOp op,
     if (qType.isDynamicDim(d))
       deltaDyn.push_back(qSizes[d]);
   }
-  Value delta = emitter.allocScratch(
+  FailureOr<Value> deltaBuffer = emitter.allocScratch(
       MemRefType::get(deltaShape, cb.getF32Type()), deltaDyn);
+  if (failed(deltaBuffer))
+    return failure();
+  Value delta = *deltaBuffer;
 
   // Atomic mode: f32 accumulators, zero-filled before the main kernel.
-  std::optional<Accumulator> dk, dv;
+  FailureOr<Accumulator> dk = failure(), dv = failure();
   if (!deterministic) {
     dk = makeAccumulator(emitter, op.getGradKey(), "dk");
     dv = makeAccumulator(emitter, op.getGradValue(), "dv");
-    if (failed(emitZeroFill(emitter, "fmha_bwd_zero_dk", dk->buffer, dk->role,
+    if (failed(dk) || failed(dv) ||
+        failed(emitZeroFill(emitter, "fmha_bwd_zero_dk", dk->buffer, dk->role,
                             "B*Sk*Hkv*Dqk")) ||
         failed(emitZeroFill(emitter, "fmha_bwd_zero_dv", dv->buffer, dv->role,
                             "B*Sk*Hkv*Dv")))
