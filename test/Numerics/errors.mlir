@@ -1,6 +1,8 @@
 // RUN: not rocke-run --split-input-file %s 2>&1 | FileCheck %s
 // RUN: not rocke-run %S/Inputs/dynamic-fwd.mlir --batch=1 --seq-q=3 2>&1 | FileCheck %s --check-prefix=SIZE
 // RUN: not rocke-run %S/Inputs/dynamic-fwd.mlir --batch=0 --seq-q=3 --seq-k=3 2>&1 | FileCheck %s --check-prefix=ZERO
+// RUN: not rocke-run %S/Inputs/dynamic-fwd.mlir --batch=-1 --seq-q=3 --seq-k=3 2>&1 | FileCheck %s --check-prefix=NEGATIVE
+// RUN: not rocke-run %S/Inputs/dynamic-fwd.mlir --batch=1 --seq-q=3 --seq-k=3 --expect-identical 2>&1 | FileCheck %s --check-prefix=IDENTICAL
 // RUN: not rocke-run %S/Inputs/dynamic-fwd.mlir --batch=1 --seq-q=3 --seq-k=3 --lowering=no-such-pass 2>&1 | FileCheck %s --check-prefix=PIPE
 // RUN: not rocke-run %S/Inputs/dynamic-fwd.mlir --batch=1 --seq-q=3 --seq-k=3 --lowering=canonicalize 2>&1 | FileCheck %s --check-prefix=LEFT
 // RUN: not rocke-run %S/Inputs/dynamic-fwd.mlir --batch=1 --seq-q=3 --seq-k=3 --lowering='fmha-bwd-to-kernels{target=host forward=true},fmha-lower-to-loops' 2>&1 | FileCheck %s --check-prefix=LEFTTILE
@@ -18,6 +20,8 @@
 // SIZE: error: the module has a dynamic seq-k size; pass --seq-k=N
 // SIZE: case 0: FAIL
 // ZERO: error: --batch must be positive
+// NEGATIVE: error: --batch must be positive, got -1
+// IDENTICAL: rocke-run: --expect-identical compares runs; pass --repeat=N with N >= 2
 // PIPE: error: invalid --lowering pipeline 'no-such-pass'
 // PIPE: case 0: FAIL
 // LEFT: error: 'fmha.attention_fwd' left by --lowering; append ',fmha-lower-to-loops'

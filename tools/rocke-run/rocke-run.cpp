@@ -73,65 +73,53 @@ llvm::cl::opt<std::string> inputFilename(llvm::cl::Positional,
                                          llvm::cl::desc("<input file>"),
                                          llvm::cl::init("-"));
 llvm::cl::opt<std::string> lowering(
-    "lowering",
-    llvm::cl::cat(runCategory),
+    "lowering", llvm::cl::cat(runCategory),
     llvm::cl::desc("Textual pass pipeline that lowers the fmha ops to host "
                    "func/scf/vector/memref/math/arith IR; ops it leaves can be "
                    "caught by appending fmha-lower-to-loops"),
     llvm::cl::init("fmha-lower-to-loops"));
-llvm::cl::opt<int64_t> batchFlag("batch",
-                                 llvm::cl::cat(runCategory),
-                                 llvm::cl::desc("Batch size, if dynamic"),
-                                 llvm::cl::init(-1));
+llvm::cl::opt<int64_t> batchFlag("batch", llvm::cl::cat(runCategory),
+                                 llvm::cl::desc("Batch size, if dynamic"));
 llvm::cl::opt<int64_t>
     seqQFlag("seq-q", llvm::cl::cat(runCategory),
-             llvm::cl::desc("Query sequence length, if dynamic"),
-             llvm::cl::init(-1));
+             llvm::cl::desc("Query sequence length, if dynamic"));
 llvm::cl::opt<int64_t>
     seqKFlag("seq-k", llvm::cl::cat(runCategory),
-             llvm::cl::desc("Key sequence length, if dynamic"),
-             llvm::cl::init(-1));
+             llvm::cl::desc("Key sequence length, if dynamic"));
 llvm::cl::opt<Layout> layoutFlag(
-    "layout",
-    llvm::cl::cat(runCategory),
+    "layout", llvm::cl::cat(runCategory),
     llvm::cl::desc("Strides of [B,S,H,D] memrefs whose type leaves "
                    "them dynamic"),
     llvm::cl::values(clEnumValN(Layout::BSHD, "bshd", "[B, S, H, D] row-major"),
                      clEnumValN(Layout::BHSD, "bhsd",
                                 "[B, H, S, D] row-major")),
     llvm::cl::init(Layout::BSHD));
-llvm::cl::opt<uint64_t> seedFlag("seed",
-                                 llvm::cl::cat(runCategory),
+llvm::cl::opt<uint64_t> seedFlag("seed", llvm::cl::cat(runCategory),
                                  llvm::cl::desc("Seed of the generated inputs"),
                                  llvm::cl::init(1));
 llvm::cl::opt<Distribution> distFlag(
-    llvm::cl::cat(runCategory),
-    "dist", llvm::cl::desc("Distribution of the generated inputs"),
+    llvm::cl::cat(runCategory), "dist",
+    llvm::cl::desc("Distribution of the generated inputs"),
     llvm::cl::values(clEnumValN(Distribution::Uniform, "uniform", "U(-1, 1)"),
                      clEnumValN(Distribution::Normal, "normal", "N(0, 1)")),
     llvm::cl::init(Distribution::Uniform));
 llvm::cl::opt<unsigned>
-    repeatFlag("repeat",
-               llvm::cl::cat(runCategory),
+    repeatFlag("repeat", llvm::cl::cat(runCategory),
                llvm::cl::desc("Runs of the module on the same inputs"),
                llvm::cl::init(1));
 llvm::cl::opt<bool> expectIdentical(
-    "expect-identical",
-    llvm::cl::cat(runCategory),
+    "expect-identical", llvm::cl::cat(runCategory),
     llvm::cl::desc("Fail unless every run gives bitwise identical outputs"));
 llvm::cl::opt<bool> fdCheck(
-    "fd-check",
-    llvm::cl::cat(runCategory),
+    "fd-check", llvm::cl::cat(runCategory),
     llvm::cl::desc("Also compare the backward outputs with central finite "
                    "differences of the float64 reference forward"));
 llvm::cl::opt<unsigned> fdSamples(
-    "fd-samples",
-    llvm::cl::cat(runCategory),
+    "fd-samples", llvm::cl::cat(runCategory),
     llvm::cl::desc("Elements per input checked by --fd-check (0 = all)"),
     llvm::cl::init(0));
 llvm::cl::opt<bool> splitInputFile(
-    "split-input-file",
-    llvm::cl::cat(runCategory),
+    "split-input-file", llvm::cl::cat(runCategory),
     llvm::cl::desc("Run each '// -----' chunk of the input as its own case"));
 
 /// rocke-run's own lowering to the LLVM dialect, applied after --lowering:
@@ -520,21 +508,24 @@ FailureOr<Interface> analyze(ModuleOp module) {
   }
   struct Flag {
     Sym sym;
-    int64_t value;
+    const llvm::cl::opt<int64_t> &option;
     const char *name;
   };
   for (Flag f : {Flag{SB, batchFlag, "batch"}, Flag{SQ, seqQFlag, "seq-q"},
                  Flag{SK, seqKFlag, "seq-k"}}) {
-    if (f.value != -1 && f.value < 1)
-      return first->emitError() << "--" << f.name << " must be positive";
+    bool given = f.option.getNumOccurrences() > 0;
+    int64_t value = f.option;
+    if (given && value < 1)
+      return first->emitError()
+             << "--" << f.name << " must be positive, got " << value;
     if (ShapedType::isDynamic(in.size[f.sym])) {
-      if (f.value == -1)
+      if (!given)
         return first->emitError() << "the module has a dynamic " << f.name
                                   << " size; pass --" << f.name << "=N";
-      in.size[f.sym] = f.value;
-    } else if (f.value != -1 && f.value != in.size[f.sym]) {
+      in.size[f.sym] = value;
+    } else if (given && value != in.size[f.sym]) {
       return first->emitError()
-             << "--" << f.name << "=" << f.value
+             << "--" << f.name << "=" << value
              << " contradicts the static size " << in.size[f.sym];
     }
   }
@@ -1110,6 +1101,12 @@ int main(int argc, char **argv) {
       argc, argv,
       "rocke-run: execute fmha modules on the CPU and check them against a "
       "float64 reference\n");
+
+  if (expectIdentical && repeatFlag < 2) {
+    llvm::errs() << "rocke-run: --expect-identical compares runs; pass "
+                    "--repeat=N with N >= 2\n";
+    return 1;
+  }
 
   DialectRegistry registry;
   registerAllDialects(registry);
