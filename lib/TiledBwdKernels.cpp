@@ -324,12 +324,9 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
   // Bounds first: the divisibility and tile-size products below overflowed
   // for huge values (a division by zero, a 2^58-element vector:
   // test/Fuzz/bwd-to-kernels-huge-options.mlir). The pass bounds num-warps by
-  // the workgroup size; tiles of more than kMaxBlockRows rows exceed any
-  // workgroup memory and make the host's loops take seconds to build.
-  constexpr int64_t kMaxBlockRows = 1024;
-  if (options.blockKv > kMaxBlockRows || options.blockQ > kMaxBlockRows)
-    return op.emitOpError("block-q and block-kv must be at most ")
-           << kMaxBlockRows << " rows";
+  // the workgroup size.
+  if (failed(checkTileBounds(op, options, "")))
+    return failure();
   if (!target.host) {
     cfg.pad = 16 / (cfg.elt.getIntOrFloatBitWidth() / 8);
     cfg.dynamicWorkgroupMemory = target.subgroupSize == 32;

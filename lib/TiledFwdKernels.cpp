@@ -162,10 +162,8 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
     cfg.pad = 16 / (cfg.elt.getIntOrFloatBitWidth() / 8);
     cfg.dynamicWorkgroupMemory = target.subgroupSize == 32;
   }
-  constexpr int64_t kMaxBlockRows = 1024;
-  if (options.blockKv > kMaxBlockRows || options.blockQ > kMaxBlockRows)
-    return op.emitOpError("fwd-block-q and fwd-block-kv must be at most ")
-           << kMaxBlockRows << " rows";
+  if (failed(checkTileBounds(op, options, "fwd-")))
+    return failure();
 
   const bool sT = cfg.scoresTransposed;
   const MatrixAtom &pv = *cfg.pvAtom;

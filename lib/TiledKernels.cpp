@@ -118,6 +118,25 @@ LogicalResult rocke::checkDivisible(Operation *op, ArrayRef<Divisibility> needs,
   return success();
 }
 
+LogicalResult rocke::checkTileBounds(Operation *op,
+                                     const AttentionKernelOptions &options,
+                                     StringRef prefix) {
+  constexpr int64_t kMaxBlockRows = 1024, kMaxHostTileElements = 8192;
+  if (options.blockKv > kMaxBlockRows || options.blockQ > kMaxBlockRows)
+    return op->emitOpError()
+           << prefix << "block-q and " << prefix << "block-kv must be at most "
+           << kMaxBlockRows << " rows";
+  int64_t pairs = options.blockQ * options.blockKv;
+  if (options.target.host && pairs > kMaxHostTileElements)
+    return op->emitOpError()
+           << "target=host: " << prefix << "block-q * " << prefix
+           << "block-kv (" << pairs << ") must be at most "
+           << kMaxHostTileElements
+           << ": the CPU oracle unrolls each tile's products, and larger "
+              "tiles take minutes to compile";
+  return success();
+}
+
 Value rocke::slotView(OpBuilder &b, Location loc, Value tile, Value slot) {
   auto type = cast<MemRefType>(tile.getType());
   ArrayRef<int64_t> shape = type.getShape().drop_front();

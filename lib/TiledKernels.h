@@ -121,6 +121,16 @@ struct Divisibility {
 LogicalResult checkDivisible(Operation *op, ArrayRef<Divisibility> needs,
                              StringRef context, bool report);
 
+/// Bounds on the explicit tile options (`prefix` "" for block-q / block-kv,
+/// "fwd-" for the forward's), checked before any product of them is formed:
+/// at most 1024 rows (huge values overflowed the size arithmetic, and no
+/// workgroup memory holds more), and on the host at most
+/// kMaxHostTileElements query x key pairs (the CPU oracle unrolls each
+/// tile's products: 1024 x 16 took minutes to compile, 64 x 64 17 s).
+LogicalResult checkTileBounds(Operation *op,
+                              const AttentionKernelOptions &options,
+                              StringRef prefix);
+
 /// Slot `slot` of a double-buffered [2 x ...] workgroup tile, without the
 /// slot dimension.
 Value slotView(OpBuilder &b, Location loc, Value tile, Value slot);
