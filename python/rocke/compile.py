@@ -130,15 +130,23 @@ _TARGET_KEYS = {"rocm": ("hsaco", "rocdl", "amdgpu", "rocm"),
                 "cuda": ("ptx", "nvvm", "cuda", "cubin")}
 
 
+def _end_to_end_pipeline(target: str, reg) -> Optional[str]:
+    """The registered fmha op -> code object pipeline of ``target`` ("rocm"
+    or "cuda"), or None. An fmha spec wants it, not a finish that expects
+    gpu-level kernels (and rejects fmha ops)."""
+    for key in _TARGET_KEYS[target]:
+        if "fmha-bwd-" + key in reg:
+            return "fmha-bwd-" + key
+    return None
+
+
 def auto_pipeline(spec, rocke_opt: Optional[str] = None) -> str:
     """The registered fmha-* pipeline for the spec's target (by chip)."""
     keys = _TARGET_KEYS[spec.target]
     reg = available_pipelines(rocke_opt)
-    # An fmha spec wants the end-to-end pipeline (fmha op -> code object),
-    # not a finish that expects gpu-level kernels.
-    for key in keys:
-        if "fmha-bwd-" + key in reg:
-            return "fmha-bwd-" + key
+    end_to_end = _end_to_end_pipeline(spec.target, reg)
+    if end_to_end:
+        return end_to_end
     for key in keys:
         hits = sorted(p for p in reg if p.startswith("fmha-") and key in p)
         if hits:
@@ -164,7 +172,13 @@ def _named_pipeline(spec, names: Iterable[str], exe: str,
     reg = available_pipelines(exe, include_passes=True)
     parts = []
     for n in names:
-        n = resolve_pipeline(n, exe)
+        # With a spec (fmha ops), a target alias ("hsaco", "ptx", ...) means
+        # the target's end-to-end pipeline where one is registered.
+        target = next((t for t, keys in _TARGET_KEYS.items() if n in keys),
+                      None)
+        end_to_end = (_end_to_end_pipeline(target, reg)
+                      if spec is not None and target else None)
+        n = end_to_end or resolve_pipeline(n, exe)
         opts: Dict[str, object] = {}
         declared = reg.get(n, [])
         if spec is not None:

@@ -118,6 +118,19 @@ def test_fmha_pipelines_if_registered():
             pytest.fail("pipeline %s failed: %s" % (n, e.diagnostic[:2000]))
 
 
+def test_target_alias_names_the_end_to_end_pipeline():
+    """With a spec, "hsaco" / "ptx" compile the fmha op (the finishes they
+    would name as substrings reject it)."""
+    if "fmha-bwd-rocdl" not in rocke.available_pipelines():
+        pytest.skip("fmha-bwd-rocdl is not registered")
+    out = rocke.compile(FmhaBwdSpec(chip="gfx942", mask="causal"),
+                        pipeline="hsaco")
+    assert "gpu.binary" in out and "fmha.attention_bwd" not in out
+    out = rocke.compile(FmhaBwdSpec(chip="sm_90", mask="causal"),
+                        pipeline="ptx")
+    assert "gpu.binary" in out and "fmha.attention_bwd" not in out
+
+
 @pytest.mark.parametrize("chip,magic,needle", [
     ("gfx942", b"\x7fELF", "fmha_bwd_tiled_main"),
     ("sm_90", b"//", "fmha_bwd_tiled_main"),
