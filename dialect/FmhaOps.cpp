@@ -141,13 +141,6 @@ struct AttentionVerifier {
         failed(checkElementType("out", ot.getElementType(), elt)))
       return failure();
 
-    const Tensor tensors[] = {{"query", qt, false, false},
-                              {"key", kt, true, false},
-                              {"value", vt, true, true},
-                              {"out", ot, false, true}};
-    if (failed(agreeSizes(tensors, {})))
-      return failure();
-
     int64_t hq = qt.getDimSize(kHeads), hkv = kt.getDimSize(kHeads);
     if (hq % hkv != 0)
       return error() << "query head count " << hq
@@ -179,6 +172,10 @@ struct AttentionVerifier {
       if (llvm::is_contained(st.getShape(), 0))
         return error() << "statistics have an empty dimension, got " << st;
     }
+    const Tensor tensors[] = {{"query", qt, false, false},
+                              {"key", kt, true, false},
+                              {"value", vt, true, true},
+                              {"out", ot, false, true}};
     return agreeSizes(tensors, stats);
   }
 

@@ -101,30 +101,34 @@ static int64_t indexLimit(const KernelTarget &target) {
              : (int64_t(1) << (target.indexBitwidth - 1)) - 1;
 }
 
+/// The offset of the last element of a memref with static shape, strides and
+/// offset (INT64_MAX when it passes int64), or nullopt for any other layout.
+static std::optional<int64_t> lastElementOffset(MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (!type.hasStaticShape() ||
+      failed(type.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return std::nullopt;
+  int64_t last = offset;
+  for (auto [size, stride] : llvm::zip(type.getShape(), strides)) {
+    int64_t term;
+    if (llvm::MulOverflow(size - 1, std::abs(stride), term) ||
+        llvm::AddOverflow(last, term, last))
+      return std::numeric_limits<int64_t>::max();
+  }
+  return last;
+}
+
 LogicalResult checkIndexRange(Operation *op, const KernelTarget &target) {
   const int64_t limit = indexLimit(target);
   for (Value operand : op->getOperands()) {
     auto type = dyn_cast<MemRefType>(operand.getType());
-    if (!type || !type.hasStaticShape())
+    if (!type)
       continue;
-    SmallVector<int64_t> strides;
-    int64_t offset;
-    if (failed(type.getStridesAndOffset(strides, offset)) ||
-        ShapedType::isDynamic(offset) ||
-        llvm::any_of(strides, ShapedType::isDynamic))
-      continue;
-    // Offset of the last element; overflowing int64 is past any limit.
-    bool overflow = false;
-    int64_t maxOffset = offset;
-    for (auto [size, stride] : llvm::zip(type.getShape(), strides)) {
-      int64_t term;
-      if (llvm::MulOverflow(size - 1, std::abs(stride), term) ||
-          llvm::AddOverflow(maxOffset, term, maxOffset)) {
-        overflow = true;
-        break;
-      }
-    }
-    if (overflow || maxOffset > limit)
+    std::optional<int64_t> last = lastElementOffset(type);
+    if (last && *last > limit)
       return op->emitOpError()
              << "operand of type " << type << " has element offsets past "
              << limit << ", beyond the target's " << target.indexBitwidth
@@ -663,29 +667,29 @@ LogicalResult KernelEmitter::emit(const KernelLaunch &launch,
 FailureOr<Value> KernelEmitter::allocScratch(MemRefType type,
                                              ValueRange dynamicSizes) {
   Location loc = fmhaOp->getLoc();
-  // Elements, where every size is a constant here; identity layout, so the
-  // last element's offset is one less.
-  std::optional<int64_t> elements = 1;
+  // The buffer's shape where every size is a constant here.
+  SmallVector<int64_t> shape;
   auto dynamicSize = dynamicSizes.begin();
   for (int64_t size : type.getShape()) {
     std::optional<int64_t> known = ShapedType::isDynamic(size)
                                        ? getConstantIntValue(*dynamicSize++)
                                        : std::optional<int64_t>(size);
-    if (!known) {
-      elements.reset();
-      break;
-    }
-    int64_t product;
-    elements = llvm::MulOverflow(*elements, *known, product)
-                   ? std::numeric_limits<int64_t>::max()
-                   : product;
+    shape.push_back(known.value_or(ShapedType::kDynamic));
   }
   int64_t limit = indexLimit(target);
-  if (elements && *elements - 1 > limit)
-    return fmhaOp->emitOpError()
-           << "needs a scratch buffer " << type << " of " << *elements
-           << " elements, whose offsets pass " << limit << ", beyond the "
-           << "target's " << target.indexBitwidth << "-bit indexing";
+  std::optional<int64_t> last =
+      lastElementOffset(MemRefType::get(shape, type.getElementType()));
+  if (last && *last > limit) {
+    InFlightDiagnostic diag = fmhaOp->emitOpError()
+                              << "needs a scratch buffer " << type << " of ";
+    if (*last == std::numeric_limits<int64_t>::max())
+      diag << "more than " << *last;
+    else
+      diag << *last + 1;
+    return diag << " elements, whose offsets pass " << limit
+                << ", beyond the target's " << target.indexBitwidth
+                << "-bit indexing";
+  }
   Value buf;
   if (target.host)
     buf = memref::AllocOp::create(builder, loc, type, dynamicSizes);

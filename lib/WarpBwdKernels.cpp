@@ -185,12 +185,17 @@ LogicalResult buildWarpBwdKernels(fmha::AttentionBwdOp op,
   Value delta = *deltaBuffer;
 
   // Atomic mode: f32 accumulators, zero-filled before the main kernel.
-  FailureOr<Accumulator> dk = failure(), dv = failure();
+  std::optional<Accumulator> dk, dv;
   if (!deterministic) {
-    dk = makeAccumulator(emitter, op.getGradKey(), "dk");
-    dv = makeAccumulator(emitter, op.getGradValue(), "dv");
-    if (failed(dk) || failed(dv) ||
-        failed(emitZeroFill(emitter, "fmha_bwd_zero_dk", dk->buffer, dk->role,
+    FailureOr<Accumulator> dkMade =
+        makeAccumulator(emitter, op.getGradKey(), "dk");
+    FailureOr<Accumulator> dvMade =
+        makeAccumulator(emitter, op.getGradValue(), "dv");
+    if (failed(dkMade) || failed(dvMade))
+      return failure();
+    dk = *dkMade;
+    dv = *dvMade;
+    if (failed(emitZeroFill(emitter, "fmha_bwd_zero_dk", dk->buffer, dk->role,
                             "B*Sk*Hkv*Dqk")) ||
         failed(emitZeroFill(emitter, "fmha_bwd_zero_dv", dv->buffer, dv->role,
                             "B*Sk*Hkv*Dv")))
