@@ -170,7 +170,7 @@ def kernel_pipeline(c, names):
         opts += tile_options(c)
     steps = ["fmha-bwd-to-kernels{%s}" % opts]
     if "fmha-lower-mma" in names:
-        steps += ["fmha-lower-tile-copies", "fmha-distribute-tiles"]
+        steps += ["fmha-lower-tile-copies", "fmha-split-workgroup-tiles", "fmha-distribute-tiles"]
     steps += ["fmha-lower-subgroup-reduce{subgroup-size=%d}" % SUBGROUP]
     if "fmha-lower-mma" in names:
         steps += ["fmha-lower-mma"]

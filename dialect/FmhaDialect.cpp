@@ -122,7 +122,13 @@ int64_t atomExtent(const rocke::MatrixAtom &atom, TileRole role, bool rows) {
 }
 } // namespace
 
-// !fmha.tile<32x64xf32, c, "atom">
+/// Row-major subgroup strides of a [GM, GN] grid: (GN, 1), 1 where a
+/// dimension is not split.
+static SmallVector<int64_t, 2> rowMajorStrides(ArrayRef<int64_t> grid) {
+  return {grid[0] == 1 ? 1 : grid[1], 1};
+}
+
+// !fmha.tile<32x64xf32, c, "atom"[, subgroups 4x1[ strides 1x4]]>
 Type TileType::parse(AsmParser &parser) {
   SmallVector<int64_t> shape;
   Type elementType;
@@ -131,7 +137,21 @@ Type TileType::parse(AsmParser &parser) {
       parser.parseDimensionList(shape, /*allowDynamic=*/false) ||
       parser.parseType(elementType) || parser.parseComma() ||
       parser.parseKeywordOrString(&role) || parser.parseComma() ||
-      parser.parseString(&atom) || parser.parseGreater())
+      parser.parseString(&atom))
+    return Type();
+  // `, subgroups GMxGN [strides SRxSC]`: a workgroup tile.
+  SmallVector<int64_t> grid, strides;
+  if (succeeded(parser.parseOptionalComma())) {
+    if (parser.parseKeyword("subgroups") ||
+        parser.parseDimensionList(grid, /*allowDynamic=*/false,
+                                  /*withTrailingX=*/false))
+      return Type();
+    if (succeeded(parser.parseOptionalKeyword("strides")) &&
+        parser.parseDimensionList(strides, /*allowDynamic=*/false,
+                                  /*withTrailingX=*/false))
+      return Type();
+  }
+  if (parser.parseGreater())
     return Type();
   std::optional<TileRole> parsedRole = symbolizeTileRole(role);
   if (!parsedRole) {
@@ -140,20 +160,32 @@ Type TileType::parse(AsmParser &parser) {
         << role << "'";
     return Type();
   }
+  if (grid.size() == 2 && strides.empty())
+    strides = rowMajorStrides(grid);
   return getChecked([&] { return parser.emitError(parser.getNameLoc()); },
-                    parser.getContext(), shape, elementType, *parsedRole, atom);
+                    parser.getContext(), shape, elementType, *parsedRole, atom,
+                    grid, strides);
 }
 
 void TileType::print(AsmPrinter &printer) const {
   printer << "<";
   printer.printDimensionList(getShape());
   printer << "x" << getElementType() << ", " << stringifyTileRole(getRole())
-          << ", \"" << getAtom() << "\">";
+          << ", \"" << getAtom() << "\"";
+  if (isWorkgroupTile()) {
+    printer << ", subgroups " << getSubgroups()[0] << "x" << getSubgroups()[1];
+    if (getSubgroupStrides() != ArrayRef(rowMajorStrides(getSubgroups())))
+      printer << " strides " << getSubgroupStrides()[0] << "x"
+              << getSubgroupStrides()[1];
+  }
+  printer << ">";
 }
 
 LogicalResult TileType::verify(function_ref<InFlightDiagnostic()> emitError,
                                ArrayRef<int64_t> shape, Type elementType,
-                               TileRole role, StringRef atom) {
+                               TileRole role, StringRef atom,
+                               ArrayRef<int64_t> grid,
+                               ArrayRef<int64_t> strides) {
   const rocke::MatrixAtom *matrixAtom = rocke::lookupAtom(atom);
   if (!matrixAtom)
     return emitError() << "unknown matrix atom '" << atom << "'";
@@ -170,14 +202,72 @@ LogicalResult TileType::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "a tile in role " << stringifyTileRole(role) << " is "
                        << (role == TileRole::rows ? "Rx1" : "1xC") << ", not "
                        << shape[0] << "x" << shape[1];
+  if (grid.size() != strides.size() || (!grid.empty() && grid.size() != 2))
+    return emitError() << "a workgroup tile's subgroup grid and strides are "
+                          "2-D";
+  SmallVector<int64_t, 2> block(shape);
+  for (unsigned d = 0; d < grid.size(); ++d) {
+    if (grid[d] <= 0 || strides[d] <= 0)
+      return emitError() << "a subgroup grid is positive, got " << grid[0]
+                         << "x" << grid[1] << " strides " << strides[0] << "x"
+                         << strides[1];
+    if (grid[d] == 1 && strides[d] != 1)
+      return emitError() << "a dimension the subgroups do not split has "
+                            "stride 1, got "
+                         << strides[d];
+    if (shape[d] % grid[d])
+      return emitError() << "a " << shape[0] << "x" << shape[1]
+                         << " tile does not split into " << grid[0] << "x"
+                         << grid[1] << " subgroup blocks";
+    block[d] = shape[d] / grid[d];
+  }
   int64_t rows = atomExtent(*matrixAtom, role, /*rows=*/true);
   int64_t cols = atomExtent(*matrixAtom, role, /*rows=*/false);
-  if (shape[0] % rows || shape[1] % cols)
-    return emitError() << "a " << shape[0] << "x" << shape[1]
-                       << " tile is no grid of " << rows << "x" << cols
+  if (block[0] % rows || block[1] % cols)
+    return emitError() << "a " << block[0] << "x" << block[1]
+                       << (grid.empty() ? " tile" : " subgroup block")
+                       << " is no grid of " << rows << "x" << cols
                        << " atoms ('" << atom << "' in role "
                        << stringifyTileRole(role) << ")";
   return success();
+}
+
+TileType TileType::getSplit(ArrayRef<int64_t> shape, Type elementType,
+                            TileRole role, StringRef atom,
+                            ArrayRef<int64_t> grid, ArrayRef<int64_t> strides) {
+  SmallVector<int64_t, 2> s = strides.empty()
+                                  ? rowMajorStrides(grid)
+                                  : SmallVector<int64_t, 2>(strides);
+  for (unsigned d = 0; d < 2; ++d)
+    if (grid[d] == 1)
+      s[d] = 1;
+  return get(elementType.getContext(), shape, elementType, role, atom, grid, s);
+}
+
+TileType TileType::getSubgroupTile() const {
+  if (!isWorkgroupTile())
+    return *this;
+  return get(
+      getContext(),
+      {getShape()[0] / getSubgroups()[0], getShape()[1] / getSubgroups()[1]},
+      getElementType(), getRole(), getAtom());
+}
+
+TileType TileType::getTransposedSplit(ArrayRef<int64_t> shape, Type elementType,
+                                      TileRole role, StringRef atom) const {
+  if (!isWorkgroupTile())
+    return get(getContext(), shape, elementType, role, atom);
+  return getSplit(shape, elementType, role, atom,
+                  {getSubgroups()[1], getSubgroups()[0]},
+                  {getSubgroupStrides()[1], getSubgroupStrides()[0]});
+}
+
+int64_t TileType::getSplitParts(unsigned dim) const {
+  return isWorkgroupTile() ? getSubgroups()[dim] : 1;
+}
+
+int64_t TileType::getSplitStride(unsigned dim) const {
+  return isWorkgroupTile() ? getSubgroupStrides()[dim] : 1;
 }
 
 // !fmha.fetched<64x128xbf16, chunk 1x8, threads 256>

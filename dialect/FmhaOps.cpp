@@ -468,6 +468,32 @@ LogicalResult TileZeroOp::verify() {
 }
 
 namespace {
+/// Dimension `from` of `a` is split like dimension `to` of `b`: the same
+/// parts at the same subgroup stride.
+bool sameSplit(TileType a, unsigned from, TileType b, unsigned to) {
+  return a.getSplitParts(from) == b.getSplitParts(to) &&
+         a.getSplitStride(from) == b.getSplitStride(to);
+}
+
+/// Workgroup tiles and subgroup tiles do not mix in one op.
+LogicalResult verifyOneLevel(Operation *op, ArrayRef<TileType> tiles) {
+  for (TileType t : tiles)
+    if (t.isWorkgroupTile() != tiles.front().isWorkgroupTile())
+      return op->emitOpError("mixes workgroup tiles (split over subgroups) "
+                             "and subgroup tiles: ")
+             << tiles.front() << " and " << t;
+  return success();
+}
+
+/// A subgroup's tile only: the op works on the lane's fragments.
+LogicalResult verifySubgroupTile(Operation *op, TileType type) {
+  if (type.isWorkgroupTile())
+    return op->emitOpError("works on a subgroup's tile, not the workgroup "
+                           "tile ")
+           << type << " (fmha-split-workgroup-tiles splits it)";
+  return success();
+}
+
 /// Operand tiles (roles a and b) only; `what` names the op's product.
 LogicalResult verifyOperandTile(Operation *op, TileType type) {
   if (type.getRole() != TileRole::a && type.getRole() != TileRole::b)
@@ -525,6 +551,15 @@ LogicalResult TileMmaOp::verify() {
     return emitOpError("shapes do not chain: [")
            << sa[0] << " x " << sa[1] << "] * [" << sb[0] << " x " << sb[1]
            << "] + [" << sc[0] << " x " << sc[1] << "]";
+  if (failed(verifyOneLevel(*this, {a, b, c})))
+    return failure();
+  // Each subgroup multiplies its rows of A by its columns of B over all of
+  // K: A is split like C's rows, B like its columns, K not at all.
+  if (!sameSplit(a, 0, c, 0) || !sameSplit(b, 1, c, 1) ||
+      a.getSplitParts(1) != 1 || b.getSplitParts(0) != 1)
+    return emitOpError("splits over subgroups do not chain: lhs ")
+           << a << ", rhs " << b << ", acc " << c
+           << " (A split like acc's rows, B like its columns, K whole)";
   return success();
 }
 
@@ -577,7 +612,21 @@ LogicalResult TileMmaWarpgroupOp::verify() {
            << c.getAtom() << "'";
   Type elt = atom.name.ends_with("bf16") ? Type(BFloat16Type::get(getContext()))
                                          : Type(Float16Type::get(getContext()));
-  ArrayRef<int64_t> sc = c.getShape();
+  // On workgroup tiles, groups of four consecutive subgroups (stride 1)
+  // take 16 rows each of a warpgroup's 64; the checks below are on the
+  // subgroup's block.
+  bool workgroup = c.isWorkgroupTile();
+  if (workgroup != bool(getThread()))
+    return emitOpError(workgroup ? "on workgroup tiles needs the thread's id "
+                                   "(thread)"
+                                 : "takes thread only on workgroup tiles");
+  if (workgroup && (c.getSplitParts(0) % 4 || c.getSplitStride(0) != 1))
+    return emitOpError("splits acc's rows over warpgroups of four "
+                       "consecutive subgroups, not ")
+           << c;
+  int64_t rowsOfA = workgroup ? c.getShape()[0] : 64;
+  int64_t wholeN = c.getShape()[1];
+  ArrayRef<int64_t> sc = c.getSubgroupTile().getShape();
   if (sc[0] != 16)
     return emitOpError("takes the subgroup's 16 rows of the warpgroup's 64, "
                        "got ")
@@ -594,9 +643,13 @@ LogicalResult TileMmaWarpgroupOp::verify() {
     if (a.getRole() != TileRole::a || a.getAtom() != c.getAtom())
       return emitOpError("lhs must be a tile in role a of '")
              << c.getAtom() << "'";
-    if (a.getShape()[0] != 16)
+    if (failed(verifyOneLevel(*this, {a, c})))
+      return failure();
+    if (!sameSplit(a, 0, c, 0) || a.getSplitParts(1) != 1)
+      return emitOpError("lhs ") << a << " is not split like acc's rows";
+    if (a.getSubgroupTile().getShape()[0] != 16)
       return emitOpError("takes the subgroup's 16 rows of A, got ")
-             << a.getShape()[0];
+             << a.getSubgroupTile().getShape()[0];
     k = a.getShape()[1];
   } else {
     if (!getLhsBuffer() || !getK())
@@ -607,12 +660,12 @@ LogicalResult TileMmaWarpgroupOp::verify() {
       return emitOpError("k (") << k << ") must be a positive multiple of 16";
     bool t = getLhsTransposed();
     if (failed(verifyCoreMatrices(*this, "A", getLhsBuffer().getType(), elt,
-                                  t ? k : 64, t ? 64 : k)))
+                                  t ? k : rowsOfA, t ? rowsOfA : k)))
       return failure();
   }
   bool t = getTransposed();
-  return verifyCoreMatrices(*this, "B", getBuffer().getType(), elt, t ? n : k,
-                            t ? k : n);
+  return verifyCoreMatrices(*this, "B", getBuffer().getType(), elt,
+                            t ? wholeN : k, t ? k : wholeN);
 }
 
 LogicalResult TileConvertOp::verify() {
@@ -625,6 +678,13 @@ LogicalResult TileConvertOp::verify() {
   bool transposed = getTransposed();
   if (r[0] != (transposed ? s[1] : s[0]) || r[1] != (transposed ? s[0] : s[1]))
     return emitOpError("result shape must be the source's")
+           << (transposed ? " transposed" : "");
+  if (failed(verifyOneLevel(*this, {from, to})))
+    return failure();
+  if (!sameSplit(to, 0, from, transposed ? 1 : 0) ||
+      !sameSplit(to, 1, from, transposed ? 0 : 1))
+    return emitOpError("result must be split over subgroups like the "
+                       "source")
            << (transposed ? " transposed" : "");
   // Each result atom must start at an atom of the source.
   int64_t rowExtent = transposed ? to.getAtomCols() : to.getAtomRows();
@@ -657,10 +717,14 @@ LogicalResult verifyFragments(Operation *op, TileType tile,
 } // namespace
 
 LogicalResult TileUnpackOp::verify() {
+  if (failed(verifySubgroupTile(*this, getTile().getType())))
+    return failure();
   return verifyFragments(*this, getTile().getType(), getFragments().getTypes());
 }
 
 LogicalResult TilePackOp::verify() {
+  if (failed(verifySubgroupTile(*this, getType())))
+    return failure();
   return verifyFragments(*this, getType(), getFragments().getTypes());
 }
 
@@ -682,7 +746,8 @@ LogicalResult TileMapOp::verify() {
   if (getInputs().empty() || getResults().empty())
     return emitOpError("maps at least one tile to at least one tile");
   auto layoutOf = [](TileType t) {
-    return std::make_tuple(t.getShape(), t.getRole(), t.getAtom());
+    return std::make_tuple(t.getShape(), t.getRole(), t.getAtom(),
+                           t.getSubgroups(), t.getSubgroupStrides());
   };
   auto first = cast<TileType>(getResults().front().getType());
   for (Type t : getResultTypes())
@@ -694,13 +759,18 @@ LogicalResult TileMapOp::verify() {
     if (layoutOf(input) == layoutOf(first))
       continue;
     // Per-row (per-column) vectors of the results' rows (columns).
+    // Per-row (per-column) vectors of the results' rows (columns), split
+    // over subgroups like them.
     bool broadcast = first.getRole() == TileRole::c &&
                      rocke::sameAccumulatorLayout(input.getMatrixAtom(),
                                                   first.getMatrixAtom()) &&
+                     input.isWorkgroupTile() == first.isWorkgroupTile() &&
                      ((input.getRole() == TileRole::rows &&
-                       input.getShape()[0] == first.getShape()[0]) ||
+                       input.getShape()[0] == first.getShape()[0] &&
+                       sameSplit(input, 0, first, 0)) ||
                       (input.getRole() == TileRole::cols &&
-                       input.getShape()[1] == first.getShape()[1]));
+                       input.getShape()[1] == first.getShape()[1] &&
+                       sameSplit(input, 1, first, 1)));
     if (!broadcast)
       return emitOpError("input ")
              << input << " is neither of the results' layout " << first
@@ -780,6 +850,18 @@ LogicalResult TileReduceOp::verify() {
            << getDim() << " of " << from << " gives a " << shape[0] << "x"
            << shape[1] << " tile in role " << stringifyTileRole(role)
            << " of the same atom, not " << to;
+  // A subgroup reduces its own registers and lanes: the reduced dimension
+  // is not split over subgroups.
+  unsigned kept = alongRows ? 0 : 1;
+  if (failed(verifyOneLevel(*this, {from, to})))
+    return failure();
+  if (from.getSplitParts(1 - kept) != 1 || !sameSplit(to, kept, from, kept) ||
+      to.getSplitParts(1 - kept) != 1)
+    return emitOpError("reduces within subgroups: dim ")
+           << getDim() << " of " << from
+           << " must not be split, and the result is split like the rest, "
+              "not "
+           << to;
   return success();
 }
 

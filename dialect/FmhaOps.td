@@ -363,7 +363,8 @@ def Fmha_TileRole : I32EnumAttr<"TileRole",
 
 def Fmha_TileType : TypeDef<Fmha_Dialect, "Tile"> {
   let mnemonic = "tile";
-  let summary = "a subgroup's 2-D tile, held as fragments of matrix atoms";
+  let summary = "a subgroup's (or a workgroup's) 2-D tile, held as fragments "
+                "of matrix atoms";
   let description = [{
     A rows x cols matrix that one subgroup holds in registers, as a
     row-major grid of fragments of `atom` (lib/FragmentLayout) in the role
@@ -378,18 +379,61 @@ def Fmha_TileType : TypeDef<Fmha_Dialect, "Tile"> {
     (`tile_reduce`) make them; `tile_map` broadcasts them back onto C tiles.
     The softmax's running row maximum and sum live in them.
 
+    With `subgroups GMxGN` the tile is the workgroup's, split over a grid
+    of subgroups: subgroup `s` holds block `((s / SR) % GM, (s / SC) % GN)`,
+    [rows / GM x cols / GN], as the tile without the grid. The strides `SR`
+    and `SC` are row-major (`GN`, 1) unless `strides SRxSC` says otherwise;
+    a dimension the grid does not split (extent 1) has stride 1, and a 1x1
+    grid is a tile every subgroup holds whole. The ops on such tiles take the
+    thread's id in the workgroup where subgroup tiles take the lane's;
+    `fmha-split-workgroup-tiles` gives each subgroup its block.
+
     ```mlir
     !fmha.tile<32x64xf32, c, "mfma_f32_16x16x16_bf16">
     !fmha.tile<16x1xf32, rows, "mma_sync_m16n8k16_f16">
+    !fmha.tile<128x64xf32, c, "mfma_f32_16x16x16_bf16", subgroups 4x1>
+    !fmha.tile<64x128xf32, c, "mma_sync_m16n8k16_f16", subgroups 4x2 strides 1x4>
     ```
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
                         "::mlir::Type":$elementType,
                         "::rocke::fmha::TileRole":$role,
-                        StringRefParameter<"matrix atom name">:$atom);
+                        StringRefParameter<"matrix atom name">:$atom,
+                        OptionalArrayRefParameter<"int64_t">:$subgroups,
+                        OptionalArrayRefParameter<"int64_t">:$subgroupStrides);
+  let builders = [
+    TypeBuilder<(ins "::llvm::ArrayRef<int64_t>":$shape,
+                     "::mlir::Type":$elementType,
+                     "::rocke::fmha::TileRole":$role,
+                     "::llvm::StringRef":$atom), [{
+      return $_get($_ctxt, shape, elementType, role, atom,
+                   ::llvm::ArrayRef<int64_t>(), ::llvm::ArrayRef<int64_t>());
+    }]>
+  ];
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
+    /// The workgroup's tile split as `grid` ([GM, GN]) over subgroups with
+    /// `strides` ([SR, SC]; empty: row-major).
+    static TileType getSplit(::llvm::ArrayRef<int64_t> shape,
+                             ::mlir::Type elementType,
+                             ::rocke::fmha::TileRole role,
+                             ::llvm::StringRef atom,
+                             ::llvm::ArrayRef<int64_t> grid,
+                             ::llvm::ArrayRef<int64_t> strides = {});
+    /// A workgroup's tile split over subgroups (`subgroups` given).
+    bool isWorkgroupTile() const { return !getSubgroups().empty(); }
+    /// One subgroup's block of a workgroup tile; the tile itself otherwise.
+    TileType getSubgroupTile() const;
+    /// The same split with rows and columns exchanged (a transpose).
+    TileType getTransposedSplit(::llvm::ArrayRef<int64_t> shape,
+                                ::mlir::Type elementType,
+                                ::rocke::fmha::TileRole role,
+                                ::llvm::StringRef atom) const;
+    /// Parts of the tile along `dim` (0: rows, 1: columns) and the subgroup
+    /// stride between them; (1, 1) for a subgroup's tile.
+    int64_t getSplitParts(unsigned dim) const;
+    int64_t getSplitStride(unsigned dim) const;
     /// The atom (lib/FragmentLayout); the verifier guarantees it exists.
     const ::rocke::MatrixAtom &getMatrixAtom() const;
     /// The atom operand the tile's fragments are (A, B or C).
@@ -421,7 +465,8 @@ def Fmha_TileReadOp : Fmha_TileOp<"read"> {
   let description = [{
     Element (i, j) of the A or B tile is `buffer[row + i][col + j]`, or
     `buffer[row + j][col + i]` with `transposed`. `lane` is the calling
-    lane's id in its subgroup. Each lane reads the elements its fragments
+    lane's id in its subgroup (for a workgroup tile, the thread's id in the
+    workgroup). Each lane reads the elements its fragments
     hold: registers contiguous in the buffer with one vector load, mma.sync
     fragments of 16-bit elements with ldmatrix.
 
@@ -507,6 +552,12 @@ def Fmha_TileMmaWarpgroupOp : Fmha_TileOp<"mma_warpgroup",
     an mma.sync atom (the subgroup's registers keep its layout).
     `fmha-distribute-tiles` turns it into one `fmha.warpgroup_mma`.
 
+    On workgroup tiles (`acc` split into 16-row blocks over groups of four
+    consecutive subgroups) the op is every warpgroup's product: `thread`
+    (the thread's id in the workgroup) tells `fmha-split-workgroup-tiles`
+    the warpgroup, whose [64 x K] block of A and [K x N / GN] columns of B
+    it then addresses.
+
     ```mlir
     %s = fmha.tile_mma_warpgroup lhs %k : !fmha.tile<16x128xbf16, a, "mma_sync_m16n8k16_bf16">,
         rhs %q[%c0, %c0] : memref<8x16x8x8xbf16, #gpu.address_space<workgroup>>,
@@ -517,7 +568,8 @@ def Fmha_TileMmaWarpgroupOp : Fmha_TileOp<"mma_warpgroup",
                        Arg<Optional<AnyMemRef>, "", [MemRead]>:$lhs_buffer,
                        Optional<Index>:$lhs_row, Optional<Index>:$lhs_col,
                        Arg<AnyMemRef, "", [MemRead]>:$buffer, Index:$row,
-                       Index:$col, Fmha_TileType:$acc, UnitAttr:$transposed,
+                       Index:$col, Fmha_TileType:$acc,
+                       Optional<Index>:$thread, UnitAttr:$transposed,
                        UnitAttr:$lhs_transposed, OptionalAttr<I64Attr>:$k);
   let results = (outs Fmha_TileType:$result);
   let assemblyFormat = [{
@@ -525,7 +577,7 @@ def Fmha_TileMmaWarpgroupOp : Fmha_TileOp<"mma_warpgroup",
     (`lhs_buffer` $lhs_buffer^ `[` $lhs_row `,` $lhs_col `]` `:`
      type($lhs_buffer) `,`)?
     `rhs` $buffer `[` $row `,` $col `]` `:` type($buffer) `,` `acc` $acc
-    attr-dict `:` type($acc)
+    (`thread` $thread^)? attr-dict `:` type($acc)
   }];
   let hasVerifier = 1;
 }
@@ -661,6 +713,9 @@ def Fmha_TileMaskOp : Fmha_TileOp<"mask", [Pure,
     or, with `keys_along_rows`, key `key + i` with query `query + j`. Keys at
     or past `seq_k`, and with `mask` the pairs its band hides, become
     `fill` (default 0: probabilities; the forward fills scores with -inf).
+    With `cut_only`, a tile that no key past `seq_k` and no hidden pair
+    touches is left as it is, decided once per (subgroup) tile by a uniform
+    branch: the result is the same, the selects run only in cut blocks.
     Distributed into one fmha.mask_fragment per atom (fmha-lower-masks).
 
     ```mlir
@@ -672,7 +727,7 @@ def Fmha_TileMaskOp : Fmha_TileOp<"mask", [Pure,
   let arguments = (ins Fmha_TileType:$value, Index:$query, Index:$key,
                        Index:$lane, Index:$seq_q, Index:$seq_k,
                        OptionalAttr<Fmha_MaskAttr>:$mask,
-                       UnitAttr:$keys_along_rows,
+                       UnitAttr:$keys_along_rows, UnitAttr:$cut_only,
                        DefaultValuedAttr<F32Attr, "0.0f">:$fill);
   let results = (outs Fmha_TileType:$result);
   let assemblyFormat = [{

@@ -14,8 +14,10 @@
 //      the score registers, and dQ += dS K through one workgroup-memory copy
 //      of dS (atomics, or per-KV-block partials when deterministic);
 //   4. dQ conversion (or the fixed-order reduction of the partials).
-// Every block contraction is a grid of fmha.mma atoms (lib/FragmentLayout):
-// fragments are read from workgroup memory at the coordinates the atom's
+// The main kernel is written on the workgroup's tiles, each split over the
+// subgroups as its type says (fmha-split-workgroup-tiles gives each
+// subgroup its block). Every block contraction is a grid of fmha.mma atoms
+// (lib/FragmentLayout): fragments are read from workgroup memory at the coordinates the atom's
 // layout gives each lane, so one body serves MFMA, mma.sync and the host atom
 // that runs the same algorithm on the CPU with one lane per workgroup. The
 // score tiles are held as S^T [kv x q] or S [q x kv], whichever orientation
@@ -489,61 +491,44 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   AttentionSizes sizes = AttentionSizes::get(b, loc, q, k, v);
   Value kvBlock = ids[0], headKv = ids[1], batch = ids[2];
 
-  Value cLanes = constIndex(b, loc, cfg.lanes);
-  Value warp = arith::DivUIOp::create(b, loc, tid, cLanes);
-  Value lane = arith::RemUIOp::create(b, loc, tid, cLanes);
-  // The subgroup's tiles (fmha-distribute-tiles gives each lane its
-  // fragments).
-  TileBuilder tiles{b, loc, cfg.elt, lane};
+  // The workgroup's tiles, split over its subgroups as their types say
+  // (fmha-split-workgroup-tiles gives each subgroup its block,
+  // fmha-distribute-tiles each lane its fragments).
+  TileBuilder tiles{b, loc, cfg.elt, tid};
   auto tileType = [&](int64_t rows, int64_t cols, fmha::TileRole role,
-                      const MatrixAtom &a) {
-    return tiles.type(rows, cols, role, a);
+                      const MatrixAtom &a, ArrayRef<int64_t> grid,
+                      ArrayRef<int64_t> strides = {}) {
+    return TileBuilder::split(tiles.type(rows, cols, role, a), grid, strides);
   };
-  auto zeroTile = [&](int64_t rows, int64_t cols, const MatrixAtom &a) {
-    return tiles.zero(tileType(rows, cols, fmha::TileRole::c, a));
-  };
+  const SmallVector<int64_t, 2> whole{1, 1};
 
   Value kv0 = arith::MulIOp::create(b, loc, kvBlock,
                                     constIndex(b, loc, cfg.blockKv));
-  // First KV row of this subgroup's slice, relative to the block.
-  Value warpKv = arith::MulIOp::create(b, loc, warp,
-                                       constIndex(b, loc, cfg.kvRowsPerWarp));
-  Value kvWarp = arith::AddIOp::create(b, loc, kv0, warpKv);
-  // This subgroup's block of dQ: rows [warpQ, +dqRows), cols [warpCol,
-  // +dqCols). Warpgroup products: warpgroup g takes 64 query rows (g %
-  // dqQGroups) by a share (g / dqQGroups) of Dqk, its subgroups 16 rows each.
-  int64_t dqCols = cfg.dqCols();
-  int64_t dqRows = cfg.warpgroup ? 16 : cfg.blockQ / cfg.dqWarpRows;
-  Value warpQ, warpCol, wgQ, wgKv;
-  if (cfg.warpgroup) {
-    Value c4 = constIndex(b, loc, 4);
-    Value group = arith::DivUIOp::create(b, loc, warp, c4);
-    Value rank = arith::RemUIOp::create(b, loc, warp, c4);
-    Value qGroups = constIndex(b, loc, cfg.dqQGroups);
-    Value qGroup = arith::RemUIOp::create(b, loc, group, qGroups);
-    wgQ = arith::MulIOp::create(b, loc, qGroup, constIndex(b, loc, 64));
-    warpQ = arith::AddIOp::create(
-        b, loc, wgQ,
-        arith::MulIOp::create(b, loc, rank, constIndex(b, loc, 16)));
-    Value dGroup = arith::DivUIOp::create(b, loc, group, qGroups);
-    warpCol = arith::MulIOp::create(b, loc, dGroup, constIndex(b, loc, dqCols));
-    wgKv = arith::MulIOp::create(b, loc, group, constIndex(b, loc, 64));
-  } else {
-    Value dqGridCols = constIndex(b, loc, cfg.numWarps / cfg.dqWarpRows);
-    Value gridRow = arith::DivUIOp::create(b, loc, warp, dqGridCols);
-    warpQ = arith::MulIOp::create(b, loc, gridRow, constIndex(b, loc, dqRows));
-    Value gridCol = arith::RemUIOp::create(b, loc, warp, dqGridCols);
-    warpCol =
-        arith::MulIOp::create(b, loc, gridCol, constIndex(b, loc, dqCols));
-  }
+  // Each subgroup holds blockKv / numWarps KV rows of the score and dK /
+  // dV tiles (S^T: the rows; S: the columns).
+  const SmallVector<int64_t, 2> kvSplit{cfg.numWarps, 1};
+  const SmallVector<int64_t, 2> kvSplitT{1, cfg.numWarps};
+  // dQ [blockQ x Dqk] over subgroups: a dqWarpRows x (numWarps /
+  // dqWarpRows) grid, row-major; with warpgroup products warpgroup g takes
+  // 64 query rows (g % dqQGroups, its subgroups 16 rows each) by a share (g
+  // / dqQGroups) of Dqk: rows split 4 * dqQGroups ways at subgroup stride
+  // 1, columns at stride 4 * dqQGroups.
+  int64_t dqRowParts = cfg.warpgroup ? 4 * cfg.dqQGroups : cfg.dqWarpRows;
+  int64_t dqColParts = cfg.numWarps / dqRowParts;
+  SmallVector<int64_t, 2> dqGrid{dqRowParts, dqColParts};
+  SmallVector<int64_t, 2> dqStrides =
+      cfg.warpgroup ? SmallVector<int64_t, 2>{1, dqRowParts}
+                    : SmallVector<int64_t, 2>{dqColParts, 1};
+  auto transposedSplit = [](ArrayRef<int64_t> x) {
+    return SmallVector<int64_t, 2>{x[1], x[0]};
+  };
 
-  // The key side of the score products, [kv x depth] rows of K or V of the
-  // subgroup: the A operand of S^T = K Q^T and dP^T = V dO^T, or,
-  // transposed, the B operand of S = Q K^T and dP = dO V^T.
-  int64_t kvRows = cfg.kvRowsPerWarp;
+  // The key side of the score products, [kv x depth] rows of K or V: the A
+  // operand of S^T = K Q^T and dP^T = V dO^T, or, transposed, the B operand
+  // of S = Q K^T and dP = dO V^T.
   auto keySideType = [&](int64_t depth) {
-    return sT ? tileType(kvRows, depth, fmha::TileRole::a, atom)
-              : tileType(depth, kvRows, fmha::TileRole::b, atom);
+    return sT ? tileType(cfg.blockKv, depth, fmha::TileRole::a, atom, kvSplit)
+              : tileType(depth, cfg.blockKv, fmha::TileRole::b, atom, kvSplitT);
   };
   Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
   // Rows [row, +rows) x columns [col, +cols) of a [B, S, H, D] memref (or
@@ -551,7 +536,7 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   auto loadTile = [&](Value src, Value row, Value col, bool transposed,
                       fmha::TileType type) -> Value {
     auto op = fmha::TileLoadOp::create(b, loc, type, src, batch, row, headKv,
-                                       col, lane, sizes.seqK);
+                                       col, tid, sizes.seqK);
     op.setTransposed(transposed);
     return op;
   };
@@ -568,22 +553,24 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     copier.copy(v, batch, kv0, headKv, sizes.seqK, cfg.blockKv, wg(kValue),
                 Value());
   else
-    vTile = loadTile(v, kvWarp, c0, !sT, keySideType(cfg.dv));
+    vTile = loadTile(v, kv0, c0, !sT, keySideType(cfg.dv));
   // dQ is computed as dQ^T = K^T dS^T where the atom's accumulator
   // registers run along its rows (MFMA): each lane's registers then hold
   // consecutive columns of a dQ row, which leave from one address (one
   // vector store into the partials).
   const bool dqT =
       AccRuns::get(atom, /*transposed=*/true).width > AccRuns::get(atom).width;
-  // K's [blockKv x dqCols] part of dQ: B of dS K, or transposed, A of K^T
-  // dS^T.
+  // K [blockKv x Dqk] for dQ, each subgroup its dQ columns: B of dS K, or
+  // transposed, A of K^T dS^T.
   fmha::TileType kDqType =
-      dqT ? tileType(dqCols, cfg.blockKv, fmha::TileRole::a, atom)
-          : tileType(cfg.blockKv, dqCols, fmha::TileRole::b, atom);
+      dqT ? tileType(cfg.dqk, cfg.blockKv, fmha::TileRole::a, atom,
+                     {dqColParts, 1}, {dqStrides[1], 1})
+          : tileType(cfg.blockKv, cfg.dqk, fmha::TileRole::b, atom,
+                     {1, dqColParts}, {1, dqStrides[1]});
   Value kTile, kDqTile;
   if (copiesT) {
-    kTile = loadTile(k, kvWarp, c0, !sT, keySideType(cfg.dqk));
-    kDqTile = loadTile(k, kv0, warpCol, dqT, kDqType);
+    kTile = loadTile(k, kv0, c0, !sT, keySideType(cfg.dqk));
+    kDqTile = loadTile(k, kv0, c0, dqT, kDqType);
   }
 
   // Query blocks that see any key of this KV block (block skipping).
@@ -596,10 +583,14 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   Value qbBegin = arith::DivUIOp::create(b, loc, qLo, cBlockQ);
   Value qbEnd = ceilDiv(b, loc, qHi, cBlockQ);
 
-  // dK / dV accumulators of the subgroup's rows, in the gradient atom's
+  // dK / dV accumulators, each subgroup its KV rows, in the gradient atom's
   // layout.
-  SmallVector<Value> init{zeroTile(kvRows, cfg.dqk, gAtom),
-                          zeroTile(kvRows, cfg.dv, gAtom)};
+  auto zeroTile = [&](fmha::TileType type) { return tiles.zero(type); };
+  SmallVector<Value> init{
+      zeroTile(
+          tileType(cfg.blockKv, cfg.dqk, fmha::TileRole::c, gAtom, kvSplit)),
+      zeroTile(
+          tileType(cfg.blockKv, cfg.dv, fmha::TileRole::c, gAtom, kvSplit))};
 
   Value cScale = constF32(b, loc, scale);
 
@@ -728,26 +719,30 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
 
     // Scores of the subgroup's KV rows against the block's queries: S^T =
     // K Q^T and dP^T = V dO^T, or S = Q K^T and dP = dO V^T.
-    int64_t sRowsN = sT ? kvRows : cfg.blockQ;
-    int64_t sColsN = sT ? cfg.blockQ : kvRows;
+    fmha::TileType scoreType =
+        sT ? tileType(cfg.blockKv, cfg.blockQ, fmha::TileRole::c, atom, kvSplit)
+           : tileType(cfg.blockQ, cfg.blockKv, fmha::TileRole::c, atom,
+                      kvSplitT);
     auto scoreProduct = [&](Value queryBuf, Value keySide, Value keyBuf,
                             int64_t depth) {
-      Value acc = zeroTile(sRowsN, sColsN, atom);
+      Value acc = zeroTile(scoreType);
       // The warpgroup's 64 KV rows of K (V) times B = Q^T (dO^T): element (k
       // = d, n = q) is Q's (q, d).
       if (cfg.warpgroup)
-        return tiles.mmaWarpgroup({keyBuf, wgKv, c0}, depth,
+        return tiles.mmaWarpgroup({keyBuf, c0, c0}, depth,
                                   {queryBuf, c0, c0, /*transposed=*/true}, acc);
       if (!keySide)
-        keySide = tiles.read(keyBuf, warpKv, c0, /*transposed=*/!sT,
-                             keySideType(depth));
+        keySide =
+            tiles.read(keyBuf, c0, c0, /*transposed=*/!sT, keySideType(depth));
       // The query side (Q or dO rows): B = Q^T [d x q] of S^T, A [q x d] of
       // S.
       Value querySide =
-          sT ? tiles.read(queryBuf, c0, c0, /*transposed=*/true,
-                          tileType(depth, cfg.blockQ, fmha::TileRole::b, atom))
-             : tiles.read(queryBuf, c0, c0, /*transposed=*/false,
-                          tileType(cfg.blockQ, depth, fmha::TileRole::a, atom));
+          sT ? tiles.read(
+                   queryBuf, c0, c0, /*transposed=*/true,
+                   tileType(depth, cfg.blockQ, fmha::TileRole::b, atom, whole))
+             : tiles.read(
+                   queryBuf, c0, c0, /*transposed=*/false,
+                   tileType(cfg.blockQ, depth, fmha::TileRole::a, atom, whole));
       return sT ? tiles.mma(keySide, querySide, acc)
                 : tiles.mma(querySide, keySide, acc);
     };
@@ -757,10 +752,8 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     // P and dS = P (dP - delta) on the score tiles. The statistics of the
     // tile's queries (its columns with S^T, rows with S), read once per
     // lane from the block's copy.
-    fmha::TileType scoreType =
-        tileType(sRowsN, sColsN, fmha::TileRole::c, atom);
     auto queryStats = [&](WorkgroupBuffer buf) -> Value {
-      return fmha::TileBroadcastOp::create(b, loc, scoreType, wg(buf), c0, lane,
+      return fmha::TileBroadcastOp::create(b, loc, scoreType, wg(buf), c0, tid,
                                            /*dim=*/sT ? 1 : 0);
     };
     Value pTile = tiles.map(
@@ -773,9 +766,8 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
         });
     // Keys past Sk and, with a mask, invisible pairs get P = 0 (queries past
     // Sq already have: their offset is +inf).
-    pTile = maskScoreTile(b, loc, scoreMask, mask, pTile, q0, cfg.blockQ,
-                          kvWarp, kvRows, lane, sizes, maskAttr,
-                          /*keysAlongRows=*/sT, APFloat(0.0f));
+    pTile = maskScoreTile(b, loc, scoreMask, pTile, q0, kv0, tid, sizes,
+                          maskAttr, /*keysAlongRows=*/sT, APFloat(0.0f));
     Value dsTile = tiles.map(
         scoreType, {pTile, dpTile, queryStats(kRowDelta)},
         [&](ValueRange x) -> Value {
@@ -791,14 +783,15 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     auto accumulateFromScores = [&](Value scores, Value acc, Value rhs,
                                     Value rhsT) {
       auto xT = fmha::TileConvertOp::create(
-          b, loc, tileType(kvRows, cfg.blockQ, fmha::TileRole::a, gAtom),
+          b, loc,
+          tileType(cfg.blockKv, cfg.blockQ, fmha::TileRole::a, gAtom, kvSplit),
           scores);
       xT.setTransposed(!sT);
       if (cfg.warpgroup)
         return tiles.mmaWarpgroup(xT, {rhs, c0, c0}, acc);
       int64_t depth = cast<fmha::TileType>(acc.getType()).getShape()[1];
       fmha::TileType rhsType =
-          tileType(cfg.blockQ, depth, fmha::TileRole::b, gAtom);
+          tileType(cfg.blockQ, depth, fmha::TileRole::b, gAtom, whole);
       Value rhsTile =
           rhsT ? tiles.read(rhsT, c0, c0, /*transposed=*/true, rhsType)
                : tiles.read(rhs, c0, c0, /*transposed=*/false, rhsType);
@@ -812,36 +805,40 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
 
     // dS into workgroup memory as [q][kv] (the A operand of dQ), or as the
     // [kv][q] core matrices of dS^T that warpgroups read as A.
-    auto dsWrite = cfg.warpgroup
-                       ? fmha::TileWriteOp::create(b, loc, dsTile, wg(kScores),
-                                                   warpKv, c0, lane)
-                       : fmha::TileWriteOp::create(b, loc, dsTile, wg(kScores),
-                                                   c0, warpKv, lane);
+    auto dsWrite =
+        fmha::TileWriteOp::create(b, loc, dsTile, wg(kScores), c0, c0, tid);
     dsWrite.setTransposed(sT && !cfg.warpgroup);
 
-    // dQ[rows, cols of this subgroup] += dS K over all KV rows of the block
-    // (the scale is applied once, when dQ is converted): A[q][kv] = dS,
-    // B[kv][d] = K[kv][d]; or its transpose, A = K^T, B[kv][q] = dS^T read from
-    // dS's [q][kv] copy.
+    // dQ += dS K over all KV rows of the block, each subgroup its part of
+    // dqGrid (the scale is applied once, when dQ is converted): A[q][kv] =
+    // dS, B[kv][d] = K[kv][d]; or its transpose, A = K^T, B[kv][q] = dS^T
+    // read from dS's [q][kv] copy.
+    fmha::TileType dqType =
+        dqT ? tileType(cfg.dqk, cfg.blockQ, fmha::TileRole::c, atom,
+                       transposedSplit(dqGrid), transposedSplit(dqStrides))
+            : tileType(cfg.blockQ, cfg.dqk, fmha::TileRole::c, atom, dqGrid,
+                       dqStrides);
     Value dqTile;
     if (cfg.warpgroup) {
-      // The warpgroup's 64 query rows: A[q][kv] = dS^T's (kv, q), B = K.
-      dqTile = tiles.mmaWarpgroup({wg(kScores), c0, wgQ, /*transposed=*/true},
-                                  cfg.blockKv, {wg(kKey), c0, warpCol},
-                                  zeroTile(dqRows, dqCols, atom));
+      // Each warpgroup's 64 query rows: A[q][kv] = dS^T's (kv, q), B = K.
+      dqTile =
+          tiles.mmaWarpgroup({wg(kScores), c0, c0, /*transposed=*/true},
+                             cfg.blockKv, {wg(kKey), c0, c0}, zeroTile(dqType));
     } else {
-      // dS [q x kv] of the subgroup's rows, or dS^T read from the same copy.
-      Value dsT = dqT ? tiles.read(wg(kScores), warpQ, c0, /*transposed=*/true,
-                                   tileType(cfg.blockKv, dqRows,
-                                            fmha::TileRole::b, atom))
-                      : tiles.read(wg(kScores), warpQ, c0, /*transposed=*/false,
-                                   tileType(dqRows, cfg.blockKv,
-                                            fmha::TileRole::a, atom));
+      // dS [q x kv], each subgroup its dQ rows, or dS^T read from the same
+      // copy.
+      Value dsT =
+          dqT ? tiles.read(wg(kScores), c0, c0, /*transposed=*/true,
+                           tileType(cfg.blockKv, cfg.blockQ, fmha::TileRole::b,
+                                    atom, {1, dqRowParts}, {1, dqStrides[0]}))
+              : tiles.read(wg(kScores), c0, c0, /*transposed=*/false,
+                           tileType(cfg.blockQ, cfg.blockKv, fmha::TileRole::a,
+                                    atom, {dqRowParts, 1}, {dqStrides[0], 1}));
       // K of the subgroup's dQ columns: in registers, or from K's copy.
       Value kTileDq =
-          copiesT ? kDqTile : tiles.read(wg(kKey), c0, warpCol, dqT, kDqType);
-      dqTile = dqT ? tiles.mma(kTileDq, dsT, zeroTile(dqCols, dqRows, atom))
-                   : tiles.mma(dsT, kTileDq, zeroTile(dqRows, dqCols, atom));
+          copiesT ? kDqTile : tiles.read(wg(kKey), c0, c0, dqT, kDqType);
+      dqTile = dqT ? tiles.mma(kTileDq, dsT, zeroTile(dqType))
+                   : tiles.mma(dsT, kTileDq, zeroTile(dqType));
     }
     // dQ leaves in runs of registers consecutive along its rows: atomic adds
     // (a vector reduction where the chip has one), or one vector store per
@@ -849,15 +846,14 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     // padding rows (whole query blocks), which nobody reads: no row check.
     if (cfg.warpgroup)
       dKi = accumulateFromScores(dsTile, dKi, qBuf, wg(kQueryT));
-    Value warpRow0 = arith::AddIOp::create(b, loc, q0, warpQ);
-    SmallVector<Value> dqAt{batch, warpRow0, headQ, warpCol};
+    SmallVector<Value> dqAt{batch, q0, headQ, c0};
     if (deterministic)
       dqAt.insert(dqAt.begin(), kvBlock);
     auto dqAdd = fmha::TileAccumulateOp::create(
         b, loc,
         deterministic ? fmha::AccumulateKind::store
                       : fmha::AccumulateKind::atomic_add,
-        dqTile, dqAcc, dqAt, lane);
+        dqTile, dqAcc, dqAt, tid);
     dqAdd.setTransposed(dqT);
 
     scf::YieldOp::create(b, loc, ValueRange{dKi, dVi});
@@ -890,10 +886,10 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                            results[0], [&](ValueRange x) -> Value {
                              return arith::MulFOp::create(b, loc, x[0], cScale);
                            });
-  fmha::TileStoreOp::create(b, loc, dkTile, dk, batch, kvWarp, headKv, c0, lane,
+  fmha::TileStoreOp::create(b, loc, dkTile, dk, batch, kv0, headKv, c0, tid,
                             sizes.seqK);
-  fmha::TileStoreOp::create(b, loc, results[1], dv, batch, kvWarp, headKv, c0,
-                            lane, sizes.seqK);
+  fmha::TileStoreOp::create(b, loc, results[1], dv, batch, kv0, headKv, c0, tid,
+                            sizes.seqK);
 }
 
 } // namespace

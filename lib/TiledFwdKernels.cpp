@@ -16,8 +16,10 @@
 // operand on MFMA (whose C layout is its B layout). At the end O / l and the
 // statistics (natural-log LSE, or the log2-domain m and l) are stored; rows
 // that see no key get O = 0 and LSE = -inf (m = -inf, l = 0).
-// Everything past the copies is written on fmha tiles (fmha-distribute-tiles
-// gives each lane its fragments), so one body serves every atom.
+// Everything past the copies is written on the workgroup's fmha tiles
+// (fmha-split-workgroup-tiles gives each subgroup its query rows,
+// fmha-distribute-tiles each lane its fragments), so one body serves every
+// atom.
 //
 //===----------------------------------------------------------------------===//
 #include "lib/AttentionKernels.h"
@@ -280,41 +282,47 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   Value headKv =
       arith::DivUIOp::create(b, loc, headQ, constIndex(b, loc, cfg.group));
 
-  Value cLanes = constIndex(b, loc, cfg.lanes);
-  Value warp = arith::DivUIOp::create(b, loc, tid, cLanes);
-  Value lane = arith::RemUIOp::create(b, loc, tid, cLanes);
-  TileBuilder tiles{b, loc, cfg.elt, lane};
+  // The workgroup's tiles; each subgroup holds blockQ / numWarps query
+  // rows of those along the queries (fmha-split-workgroup-tiles gives it
+  // its block, fmha-distribute-tiles each lane its fragments).
+  TileBuilder tiles{b, loc, cfg.elt, tid};
   using fmha::TileRole;
   Value c0 = constIndex(b, loc, 0), c1 = constIndex(b, loc, 1);
 
-  int64_t rows = cfg.queryRowsPerWarp();
   Value q0 =
       arith::MulIOp::create(b, loc, qBlock, constIndex(b, loc, cfg.blockQ));
-  Value warpRow = arith::MulIOp::create(b, loc, warp, constIndex(b, loc, rows));
-  Value qWarp = arith::AddIOp::create(b, loc, q0, warpRow);
 
-  // Tiles of the subgroup, in the score orientation: S [rows x kv] and O
-  // [rows x Dv], or their transposes; the per-query statistics run along
-  // the query dimension.
-  auto oriented = [&](int64_t queries, int64_t other, TileRole role,
-                      const MatrixAtom &a) {
-    return sT ? tiles.type(other, queries, role, a)
-              : tiles.type(queries, other, role, a);
+  // Tiles in the score orientation: S [q x kv] and O [q x Dv], or their
+  // transposes, split along the queries; the per-query statistics run
+  // along the query dimension. Tiles of K or V rows every subgroup holds
+  // whole.
+  auto oriented = [&](int64_t other, TileRole role, const MatrixAtom &a) {
+    return sT ? TileBuilder::split(tiles.type(other, cfg.blockQ, role, a),
+                                   {1, cfg.numWarps})
+              : TileBuilder::split(tiles.type(cfg.blockQ, other, role, a),
+                                   {cfg.numWarps, 1});
   };
-  fmha::TileType scoreType = oriented(rows, cfg.blockKv, TileRole::c, atom);
-  fmha::TileType outType = oriented(rows, cfg.dv, TileRole::c, pvAtom);
-  fmha::TileType lineType = sT ? tiles.type(1, rows, TileRole::cols, atom)
-                               : tiles.type(rows, 1, TileRole::rows, atom);
-  // Q [rows x Dqk] as the A operand of S = Q K^T, or Q^T as the B operand
-  // of S^T = K Q^T.
-  fmha::TileType queryType = sT ? tiles.type(cfg.dqk, rows, TileRole::b, atom)
-                                : tiles.type(rows, cfg.dqk, TileRole::a, atom);
+  auto whole = [&](int64_t rows, int64_t cols, TileRole role,
+                   const MatrixAtom &a) {
+    return TileBuilder::split(tiles.type(rows, cols, role, a), {1, 1});
+  };
+  fmha::TileType scoreType = oriented(cfg.blockKv, TileRole::c, atom);
+  fmha::TileType outType = oriented(cfg.dv, TileRole::c, pvAtom);
+  fmha::TileType lineType =
+      sT ? TileBuilder::split(tiles.type(1, cfg.blockQ, TileRole::cols, atom),
+                              {1, cfg.numWarps})
+         : TileBuilder::split(tiles.type(cfg.blockQ, 1, TileRole::rows, atom),
+                              {cfg.numWarps, 1});
+  // Q [q x Dqk] as the A operand of S = Q K^T, or Q^T as the B operand of
+  // S^T = K Q^T.
+  fmha::TileType queryType = sT ? oriented(cfg.dqk, TileRole::b, atom)
+                                : oriented(cfg.dqk, TileRole::a, atom);
   Value qTile;
   Value qBuf = cfg.queryInRegisters ? Value() : wgBuffers[2];
   TileCopier copier{b, loc, tid, cfg.threads(), !target.host};
   if (cfg.queryInRegisters) {
-    auto load = fmha::TileLoadOp::create(b, loc, queryType, q, batch, qWarp,
-                                         headQ, c0, lane, sizes.seqQ);
+    auto load = fmha::TileLoadOp::create(b, loc, queryType, q, batch, q0, headQ,
+                                         c0, tid, sizes.seqQ);
     load.setTransposed(sT);
     qTile = load;
   } else {
@@ -377,21 +385,21 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     }
 
     Value query =
-        qTile ? qTile
-              : tiles.read(qBuf, warpRow, c0, /*transposed=*/sT, queryType);
-    Value s = sT ? tiles.mma(tiles.read(kBuf, c0, c0, /*transposed=*/false,
-                                        tiles.type(cfg.blockKv, cfg.dqk,
-                                                   TileRole::a, atom)),
-                             query, tiles.zero(scoreType))
-                 : tiles.mma(query,
-                             tiles.read(kBuf, c0, c0, /*transposed=*/true,
-                                        tiles.type(cfg.dqk, cfg.blockKv,
-                                                   TileRole::b, atom)),
-                             tiles.zero(scoreType));
+        qTile ? qTile : tiles.read(qBuf, c0, c0, /*transposed=*/sT, queryType);
+    Value s =
+        sT ? tiles.mma(
+                 tiles.read(kBuf, c0, c0, /*transposed=*/false,
+                            whole(cfg.blockKv, cfg.dqk, TileRole::a, atom)),
+                 query, tiles.zero(scoreType))
+           : tiles.mma(
+                 query,
+                 tiles.read(kBuf, c0, c0, /*transposed=*/true,
+                            whole(cfg.dqk, cfg.blockKv, TileRole::b, atom)),
+                 tiles.zero(scoreType));
     // Keys past Sk and pairs the band hides score -inf.
     s = maskScoreTile(
-        b, loc, scoreMask, mask, s, qWarp, rows, k0, cfg.blockKv, lane, sizes,
-        maskAttr, /*keysAlongRows=*/sT,
+        b, loc, scoreMask, s, q0, k0, tid, sizes, maskAttr,
+        /*keysAlongRows=*/sT,
         APFloat::getInf(APFloat::IEEEsingle(), /*Negative=*/true));
     int64_t keyDim = sT ? 0 : 1;
     Value rowMax = fmha::TileReduceOp::create(
@@ -429,18 +437,19 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     // O += P V with P as the A operand, or O^T += V^T P^T with P^T as B.
     Value pOperand = fmha::TileConvertOp::create(
         b, loc,
-        sT ? tiles.type(cfg.blockKv, rows, TileRole::b, pvAtom)
-           : tiles.type(rows, cfg.blockKv, TileRole::a, pvAtom),
+        sT ? oriented(cfg.blockKv, TileRole::b, pvAtom)
+           : oriented(cfg.blockKv, TileRole::a, pvAtom),
         p);
-    Value oNew = sT ? tiles.mma(tiles.read(vBuf, c0, c0, /*transposed=*/false,
-                                           tiles.type(cfg.dv, cfg.blockKv,
-                                                      TileRole::a, pvAtom)),
-                                pOperand, oScaled)
-                    : tiles.mma(pOperand,
-                                tiles.read(vBuf, c0, c0, /*transposed=*/false,
-                                           tiles.type(cfg.blockKv, cfg.dv,
-                                                      TileRole::b, pvAtom)),
-                                oScaled);
+    Value oNew =
+        sT ? tiles.mma(
+                 tiles.read(vBuf, c0, c0, /*transposed=*/false,
+                            whole(cfg.dv, cfg.blockKv, TileRole::a, pvAtom)),
+                 pOperand, oScaled)
+           : tiles.mma(
+                 pOperand,
+                 tiles.read(vBuf, c0, c0, /*transposed=*/false,
+                            whole(cfg.blockKv, cfg.dv, TileRole::b, pvAtom)),
+                 oScaled);
     scf::YieldOp::create(b, loc, ValueRange{oNew, mNew, lNew});
     return kvLoop;
   };
@@ -476,12 +485,12 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   Value oFinal = tiles.map(outType, {o, invL}, [&](ValueRange x) -> Value {
     return arith::MulFOp::create(b, loc, x[0], x[1]);
   });
-  auto store = fmha::TileStoreOp::create(b, loc, oFinal, out, batch, qWarp,
-                                         headQ, c0, lane, sizes.seqQ);
+  auto store = fmha::TileStoreOp::create(b, loc, oFinal, out, batch, q0, headQ,
+                                         c0, tid, sizes.seqQ);
   store.setTransposed(sT);
   auto storeLine = [&](Value line, Value dest) {
-    fmha::TileStoreLinesOp::create(b, loc, line, dest, batch, headQ, qWarp,
-                                   lane, sizes.seqQ);
+    fmha::TileStoreLinesOp::create(b, loc, line, dest, batch, headQ, q0, tid,
+                                   sizes.seqQ);
   };
   if (encoding == fmha::StatsEncoding::log2_max_sum) {
     storeLine(m, stats[0]);

@@ -54,35 +54,15 @@ bool rocke::useWholeBlockLoops(const AttentionKernelOptions &options) {
 }
 
 Value rocke::maskScoreTile(OpBuilder &b, Location loc, ScoreMask scoreMask,
-                           const MaskBuilder &mask, Value scores, Value query,
-                           int64_t queries, Value key, int64_t keys, Value lane,
+                           Value scores, Value query, Value key, Value lane,
                            const AttentionSizes &sizes, fmha::MaskAttr maskAttr,
                            bool keysAlongRows, const APFloat &fill) {
-  Type type = scores.getType();
-  auto masked = [&](OpBuilder &bb) -> Value {
-    return fmha::TileMaskOp::create(bb, loc, type, scores, query, key, lane,
-                                    sizes.seqQ, sizes.seqK, maskAttr,
-                                    keysAlongRows, fill);
-  };
-  switch (scoreMask) {
-  case ScoreMask::none:
+  if (scoreMask == ScoreMask::none)
     return scores;
-  case ScoreMask::every:
-    return masked(b);
-  case ScoreMask::cutBlocks:
-    break;
-  }
-  Value queryLast = addIdx(b, loc, query, queries - 1);
-  Value keyLast = addIdx(b, loc, key, keys - 1);
-  Value whole = mask.isBlockVisible(b, loc, query, queryLast, key, keyLast);
-  auto ifMasked = scf::IfOp::create(b, loc, TypeRange{type}, whole,
-                                    /*withElseRegion=*/true);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(ifMasked.thenBlock());
-  scf::YieldOp::create(b, loc, scores);
-  b.setInsertionPointToStart(ifMasked.elseBlock());
-  scf::YieldOp::create(b, loc, masked(b));
-  return ifMasked.getResult(0);
+  return fmha::TileMaskOp::create(
+      b, loc, scores.getType(), scores, query, key, lane, sizes.seqQ,
+      sizes.seqK, maskAttr, keysAlongRows,
+      /*cut_only=*/scoreMask == ScoreMask::cutBlocks, fill);
 }
 
 int64_t rocke::workgroupMemoryLimit(const AttentionKernelOptions &options) {
@@ -166,6 +146,13 @@ fmha::TileType TileBuilder::type(int64_t rows, int64_t cols,
                              operand ? elt : b.getF32Type(), role, atom.name);
 }
 
+fmha::TileType TileBuilder::split(fmha::TileType type, ArrayRef<int64_t> grid,
+                                  ArrayRef<int64_t> strides) {
+  return fmha::TileType::getSplit(type.getShape(), type.getElementType(),
+                                  type.getRole(), type.getAtom(), grid,
+                                  strides);
+}
+
 Value TileBuilder::zero(fmha::TileType type) const {
   return fmha::TileZeroOp::create(b, loc, type);
 }
@@ -185,16 +172,21 @@ Value TileBuilder::mmaWarpgroup(Value lhs, const SharedOperand &rhs,
                                 Value acc) const {
   return fmha::TileMmaWarpgroupOp::create(
       b, loc, acc.getType(), lhs, Value(), Value(), Value(), rhs.buffer,
-      rhs.row, rhs.col, acc, rhs.transposed, /*lhs_transposed=*/false,
-      IntegerAttr());
+      rhs.row, rhs.col, acc, threadOfWorkgroupTile(acc), rhs.transposed,
+      /*lhs_transposed=*/false, IntegerAttr());
 }
 
 Value TileBuilder::mmaWarpgroup(const SharedOperand &lhs, int64_t k,
                                 const SharedOperand &rhs, Value acc) const {
   return fmha::TileMmaWarpgroupOp::create(
       b, loc, acc.getType(), Value(), lhs.buffer, lhs.row, lhs.col, rhs.buffer,
-      rhs.row, rhs.col, acc, rhs.transposed, lhs.transposed,
-      b.getI64IntegerAttr(k));
+      rhs.row, rhs.col, acc, threadOfWorkgroupTile(acc), rhs.transposed,
+      lhs.transposed, b.getI64IntegerAttr(k));
+}
+
+Value TileBuilder::threadOfWorkgroupTile(Value tile) const {
+  return cast<fmha::TileType>(tile.getType()).isWorkgroupTile() ? lane
+                                                                : Value();
 }
 
 Value TileBuilder::map(fmha::TileType resultType, ValueRange inputs,

@@ -45,15 +45,13 @@ enum class ScoreMask {
   cutBlocks, ///< each block, behind a branch on whether it is cut
 };
 
-/// `scores`, a tile of queries [query, query + queries) x keys [key, key +
-/// keys) (keys along its rows with `keysAlongRows`), after the mask as
-/// `scoreMask` says: keys past Sk and pairs outside `maskAttr`'s band (null:
-/// none) get `fill`. For cutBlocks a branch skips the mask where the band
-/// and Sk leave the tile whole (the band is convex: its extreme pairs are
-/// the tile's corners).
+/// `scores`, a tile of queries from `query` by keys from `key` (keys along
+/// its rows with `keysAlongRows`), after the mask as `scoreMask` says: keys
+/// past Sk and pairs outside `maskAttr`'s band (null: none) get `fill`.
+/// For cutBlocks the mask is `cut_only`: skipped where the band and Sk
+/// leave the (subgroup's) tile whole.
 Value maskScoreTile(OpBuilder &b, Location loc, ScoreMask scoreMask,
-                    const MaskBuilder &mask, Value scores, Value query,
-                    int64_t queries, Value key, int64_t keys, Value lane,
+                    Value scores, Value query, Value key, Value lane,
                     const AttentionSizes &sizes, fmha::MaskAttr maskAttr,
                     bool keysAlongRows, const APFloat &fill);
 
@@ -141,6 +139,8 @@ struct TileBuilder {
   OpBuilder &b;
   Location loc;
   Type elt;
+  /// The lane's id in its subgroup; for workgroup tiles the thread's id in
+  /// the workgroup.
   Value lane;
 
   /// A [rows x cols] tile of `atom` in `role` (f32 unless a or b).
@@ -166,6 +166,14 @@ struct TileBuilder {
   /// f32 arguments and returns the element.
   Value map(fmha::TileType resultType, ValueRange inputs,
             function_ref<Value(ValueRange)> fn) const;
+  /// A split of the workgroup's tiles over subgroups: `type` split as
+  /// `grid` with `strides` (empty: row-major).
+  static fmha::TileType split(fmha::TileType type, ArrayRef<int64_t> grid,
+                              ArrayRef<int64_t> strides = {});
+
+private:
+  /// The thread a warpgroup product on workgroup tiles names.
+  Value threadOfWorkgroupTile(Value tile) const;
 };
 
 } // namespace rocke

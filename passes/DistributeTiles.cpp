@@ -21,6 +21,7 @@
 
 #include "dialect/FmhaDialect.h"
 #include "lib/Fragments.h"
+#include "lib/KernelBuilder.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -565,22 +566,45 @@ struct DistributeMask : OpConversionPattern<fmha::TileMaskOp> {
     bool keysAlongRows = op.getKeysAlongRows();
     StringAttr atom = rewriter.getStringAttr(t.getAtom());
     ValueRange frags = adaptor.getValue();
+    Value query0 = single(adaptor.getQuery()), key0 = single(adaptor.getKey());
+    Value seqQ = single(adaptor.getSeqQ()), seqK = single(adaptor.getSeqK());
+    // cut_only: one uniform branch keeps a tile the band and Sk leave whole.
+    scf::IfOp ifCut;
+    if (op.getCutOnly()) {
+      fmha::MaskAttr maskAttr = op.getMaskAttr();
+      MaskBuilder mask(rewriter, loc,
+                       maskAttr ? maskAttr.getBand() : fmha::MaskBand(), seqQ,
+                       seqK);
+      int64_t queries = t.getShape()[keysAlongRows ? 1 : 0];
+      int64_t keys = t.getShape()[keysAlongRows ? 0 : 1];
+      Value whole = mask.isBlockVisible(
+          rewriter, loc, query0, addIdx(rewriter, loc, query0, queries - 1),
+          key0, addIdx(rewriter, loc, key0, keys - 1));
+      ifCut = scf::IfOp::create(rewriter, loc, frags.getTypes(), whole,
+                                /*withElseRegion=*/true);
+      rewriter.setInsertionPointToStart(ifCut.thenBlock());
+      scf::YieldOp::create(rewriter, loc, frags);
+      rewriter.setInsertionPointToStart(ifCut.elseBlock());
+    }
     SmallVector<Value> masked;
     for (int64_t ai = 0; ai < t.getRowAtoms(); ++ai)
       for (int64_t aj = 0; aj < t.getColAtoms(); ++aj) {
         int64_t rowOffset = ai * t.getAtomRows();
         int64_t colOffset = aj * t.getAtomCols();
-        Value query = addIdx(rewriter, loc, single(adaptor.getQuery()),
+        Value query = addIdx(rewriter, loc, query0,
                              keysAlongRows ? colOffset : rowOffset);
-        Value key = addIdx(rewriter, loc, single(adaptor.getKey()),
-                           keysAlongRows ? rowOffset : colOffset);
+        Value key =
+            addIdx(rewriter, loc, key0, keysAlongRows ? rowOffset : colOffset);
         masked.push_back(fmha::MaskFragmentOp::create(
             rewriter, loc, t.getFragmentType(),
             frags[ai * t.getColAtoms() + aj], query, key,
-            single(adaptor.getLane()), single(adaptor.getSeqQ()),
-            single(adaptor.getSeqK()), atom, op.getMaskAttr(),
+            single(adaptor.getLane()), seqQ, seqK, atom, op.getMaskAttr(),
             op.getKeysAlongRowsAttr(), op.getFillAttr()));
       }
+    if (ifCut) {
+      scf::YieldOp::create(rewriter, loc, masked);
+      masked.assign(ifCut.getResults().begin(), ifCut.getResults().end());
+    }
     rewriter.replaceOpWithMultiple(op, {masked});
     return success();
   }
@@ -836,6 +860,22 @@ struct DistributeTilesPass
           << mfmaReadBatch.getValue();
       return signalPassFailure();
     }
+    // A workgroup's tiles are split over its subgroups first.
+    WalkResult unsplit = getOperation()->walk([](Operation *op) {
+      auto isWorkgroup = [](Type t) {
+        auto tile = dyn_cast<TileType>(t);
+        return tile && tile.isWorkgroupTile();
+      };
+      if (llvm::none_of(op->getResultTypes(), isWorkgroup) &&
+          llvm::none_of(op->getOperandTypes(), isWorkgroup))
+        return WalkResult::advance();
+      op->emitOpError("works on a workgroup's tiles (split over subgroups): "
+                      "run fmha-split-workgroup-tiles before "
+                      "fmha-distribute-tiles");
+      return WalkResult::interrupt();
+    });
+    if (unsplit.wasInterrupted())
+      return signalPassFailure();
     MLIRContext *ctx = &getContext();
     TypeConverter converter;
     rocke::populateDistributeTilesTypeConversion(converter);

@@ -388,11 +388,31 @@ def LowerTileCopies : Pass<"fmha-lower-tile-copies"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def SplitWorkgroupTiles : Pass<"fmha-split-workgroup-tiles"> {
+  let summary = "workgroup tiles -> the calling subgroup's blocks of them";
+  let description = [{
+    The first half of the distribution stage. fmha-bwd-to-kernels writes
+    the main kernel on the workgroup's tiles: a !fmha.tile with `subgroups
+    GMxGN` (and `strides`) is the whole block's score, gradient or operand
+    tile and says how its [rows / GM x cols / GN] blocks fall to the
+    subgroups. This pass gives each subgroup its block: the ops that address
+    memory or positions (tile_read / load / write / store / accumulate /
+    broadcast / mask / store_lines, tile_mma_warpgroup's buffers) add the
+    block's origin to their coordinates and take the lane's id (thread %
+    lanes) instead of the thread's; every tile value, loop-carried ones
+    included, takes the block's type. Runs before fmha-distribute-tiles,
+    which rejects workgroup tiles.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def DistributeTiles : Pass<"fmha-distribute-tiles"> {
   let summary = "subgroup tiles (!fmha.tile) -> per-lane fragments of matrix atoms";
   let description = [{
-    The distribution stage of the tiled lowering. fmha-bwd-to-kernels writes
-    the main kernel's products on subgroup tiles: operand tiles read from
+    The distribution stage of the tiled lowering, after
+    fmha-split-workgroup-tiles has given each subgroup its block of the
+    workgroup's tiles (it rejects tiles still split over subgroups). The
+    main kernel's products are on tiles: operand tiles read from
     workgroup memory (fmha.tile_read) or once from global memory
     (fmha.tile_load), products (fmha.tile_mma), and accumulator tiles reused
     as the next product's operand in registers (fmha.tile_convert). This

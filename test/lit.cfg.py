@@ -17,14 +17,14 @@ config.substitutions.append(("%rocke_src", config.rocke_src_root))
 config.substitutions.append(
     ("%warp_host",
      "fmha-bwd-to-kernels{strategy=warp target=host forward=true},"
-     "fmha-lower-tile-copies,fmha-distribute-tiles,fmha-lower-mma,fmha-lower-to-loops"))
+     "fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,fmha-lower-mma,fmha-lower-to-loops"))
 # The tiled forward and backward on the CPU (host matrix atom, one lane per
 # workgroup).
 config.substitutions.append(
     ("%tiled_host",
      "fmha-bwd-to-kernels{strategy=tiled target=host block-q=16 block-kv=32 "
      "forward=true},"
-     "fmha-lower-tile-copies,fmha-distribute-tiles,fmha-lower-mma,fmha-lower-to-loops"))
+     "fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,fmha-lower-mma,fmha-lower-to-loops"))
 # The same with the schedules MFMA targets run: backward scores held as S [q
 # x kv] (score-layout=q-kv), Q and dO staged as rows and transposed, K in
 # registers (operand-staging=transposed-copies); forward scores as S^T [kv x
@@ -35,7 +35,7 @@ config.substitutions.append(
      "fmha-bwd-to-kernels{strategy=tiled target=host block-q=16 block-kv=32 "
      "score-layout=q-kv operand-staging=transposed-copies forward=true "
      "fwd-score-layout=kv-q},"
-     "fmha-lower-tile-copies,fmha-distribute-tiles,fmha-lower-mma,fmha-lower-to-loops"))
+     "fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,fmha-lower-mma,fmha-lower-to-loops"))
 llvm_config.use_default_substitutions()
 
 tool_dirs = [os.path.join(config.rocke_obj_root, "bin"), config.llvm_tools_dir]

@@ -218,3 +218,90 @@ func.func @broadcast_layout(%s: !fmha.tile<16x32xf32, c, "mma_sync_m16n8k16_f16"
   }
   return
 }
+
+// -----
+
+// Workgroup tiles (split over subgroups).
+
+// expected-error @+1 {{a 64x64 tile does not split into 3x1 subgroup blocks}}
+func.func @split_uneven(%t: !fmha.tile<64x64xf32, c, "mfma_f32_16x16x16_bf16", subgroups 3x1>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a 8x64 subgroup block is no grid of 16x16 atoms ('mfma_f32_16x16x16_bf16' in role c)}}
+func.func @split_block_ragged(%t: !fmha.tile<64x64xf32, c, "mfma_f32_16x16x16_bf16", subgroups 8x1>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a dimension the subgroups do not split has stride 1, got 4}}
+func.func @split_stride(%t: !fmha.tile<64x64xf32, c, "mfma_f32_16x16x16_bf16", subgroups 4x1 strides 1x4>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a subgroup grid is positive, got 0x1 strides 1x1}}
+func.func @split_zero(%t: !fmha.tile<64x64xf32, c, "mfma_f32_16x16x16_bf16", subgroups 0x1>) {
+  return
+}
+
+// -----
+
+func.func @split_mma_k(%a: !fmha.tile<64x32xbf16, a, "mfma_f32_16x16x16_bf16", subgroups 2x2>,
+                       %b: !fmha.tile<32x64xbf16, b, "mfma_f32_16x16x16_bf16", subgroups 1x1>,
+                       %c: !fmha.tile<64x64xf32, c, "mfma_f32_16x16x16_bf16", subgroups 2x1>) {
+  // expected-error @+1 {{splits over subgroups do not chain}}
+  %d = fmha.tile_mma %a, %b, %c : !fmha.tile<64x32xbf16, a, "mfma_f32_16x16x16_bf16", subgroups 2x2>, !fmha.tile<32x64xbf16, b, "mfma_f32_16x16x16_bf16", subgroups 1x1> -> !fmha.tile<64x64xf32, c, "mfma_f32_16x16x16_bf16", subgroups 2x1>
+  return
+}
+
+// -----
+
+func.func @split_mma_mixed(%a: !fmha.tile<64x32xbf16, a, "mfma_f32_16x16x16_bf16">,
+                           %b: !fmha.tile<32x64xbf16, b, "mfma_f32_16x16x16_bf16", subgroups 1x1>,
+                           %c: !fmha.tile<64x64xf32, c, "mfma_f32_16x16x16_bf16", subgroups 1x1>) {
+  // expected-error @+1 {{mixes workgroup tiles (split over subgroups) and subgroup tiles}}
+  %d = fmha.tile_mma %a, %b, %c : !fmha.tile<64x32xbf16, a, "mfma_f32_16x16x16_bf16">, !fmha.tile<32x64xbf16, b, "mfma_f32_16x16x16_bf16", subgroups 1x1> -> !fmha.tile<64x64xf32, c, "mfma_f32_16x16x16_bf16", subgroups 1x1>
+  return
+}
+
+// -----
+
+func.func @split_convert(%c: !fmha.tile<64x32xf32, c, "mfma_f32_16x16x16_bf16", subgroups 4x1>) {
+  // expected-error @+1 {{result must be split over subgroups like the source transposed}}
+  %t = fmha.tile_convert %c {transposed} : !fmha.tile<64x32xf32, c, "mfma_f32_16x16x16_bf16", subgroups 4x1> -> !fmha.tile<32x64xbf16, a, "mfma_f32_16x16x16_bf16", subgroups 2x1>
+  return
+}
+
+// -----
+
+func.func @split_reduce(%s: !fmha.tile<64x64xf32, c, "mfma_f32_16x16x16_bf16", subgroups 1x4>) {
+  // expected-error @+1 {{reduces within subgroups: dim 1 of}}
+  %m = fmha.tile_reduce max %s dim 1 : !fmha.tile<64x64xf32, c, "mfma_f32_16x16x16_bf16", subgroups 1x4> -> !fmha.tile<64x1xf32, rows, "mfma_f32_16x16x16_bf16", subgroups 1x1>
+  return
+}
+
+// -----
+
+func.func @split_map(%s: !fmha.tile<64x64xf32, c, "mfma_f32_16x16x16_bf16", subgroups 4x1>,
+                     %r: !fmha.tile<64x1xf32, rows, "mfma_f32_16x16x16_bf16", subgroups 2x1>) {
+  // expected-error @+1 {{is neither of the results' layout}}
+  %p = fmha.tile_map(%s, %r) : !fmha.tile<64x64xf32, c, "mfma_f32_16x16x16_bf16", subgroups 4x1>, !fmha.tile<64x1xf32, rows, "mfma_f32_16x16x16_bf16", subgroups 2x1> -> !fmha.tile<64x64xf32, c, "mfma_f32_16x16x16_bf16", subgroups 4x1> {
+  ^bb0(%x: f32, %y: f32):
+    %d = arith.subf %x, %y : f32
+    fmha.yield %d : f32
+  }
+  return
+}
+
+// -----
+
+func.func @split_unpack(%s: !fmha.tile<32x16xf32, c, "mfma_f32_16x16x16_bf16", subgroups 2x1>) {
+  // expected-error @+1 {{works on a subgroup's tile, not the workgroup tile}}
+  %f = fmha.tile_unpack %s : !fmha.tile<32x16xf32, c, "mfma_f32_16x16x16_bf16", subgroups 2x1> -> vector<4xf32>
+  return
+}

@@ -426,3 +426,36 @@ func.func @write_rank3(%t: !C, %buf: memref<2x16x8xbf16, #wg>, %i: index) {
   fmha.tile_write %t, %buf[%i, %i] lane %i : !C, memref<2x16x8xbf16, #wg>
   return
 }
+
+// -----
+
+#wg = #gpu.address_space<workgroup>
+func.func @split_no_thread(%b: memref<2x8x8x8xbf16, #wg>, %a: !fmha.tile<64x16xbf16, a, "mma_sync_m16n8k16_bf16", subgroups 4x1>,
+                           %z: !fmha.tile<64x64xf32, c, "mma_sync_m16n8k16_bf16", subgroups 4x1>) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{on workgroup tiles needs the thread's id (thread)}}
+  %d = fmha.tile_mma_warpgroup lhs %a : !fmha.tile<64x16xbf16, a, "mma_sync_m16n8k16_bf16", subgroups 4x1>, rhs %b[%c0, %c0] : memref<2x8x8x8xbf16, #wg>, acc %z : !fmha.tile<64x64xf32, c, "mma_sync_m16n8k16_bf16", subgroups 4x1>
+  return
+}
+
+// -----
+
+#wg = #gpu.address_space<workgroup>
+func.func @split_not_warpgroups(%b: memref<2x8x8x8xbf16, #wg>, %a: !fmha.tile<64x16xbf16, a, "mma_sync_m16n8k16_bf16", subgroups 4x1 strides 2x1>,
+                                %z: !fmha.tile<64x64xf32, c, "mma_sync_m16n8k16_bf16", subgroups 4x1 strides 2x1>, %tid: index) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{splits acc's rows over warpgroups of four consecutive subgroups}}
+  %d = fmha.tile_mma_warpgroup lhs %a : !fmha.tile<64x16xbf16, a, "mma_sync_m16n8k16_bf16", subgroups 4x1 strides 2x1>, rhs %b[%c0, %c0] : memref<2x8x8x8xbf16, #wg>, acc %z thread %tid : !fmha.tile<64x64xf32, c, "mma_sync_m16n8k16_bf16", subgroups 4x1 strides 2x1>
+  return
+}
+
+// -----
+
+#wg = #gpu.address_space<workgroup>
+func.func @thread_on_subgroup_tiles(%b: memref<2x8x8x8xbf16, #wg>, %a: !fmha.tile<16x16xbf16, a, "mma_sync_m16n8k16_bf16">,
+                                    %z: !fmha.tile<16x64xf32, c, "mma_sync_m16n8k16_bf16">, %tid: index) {
+  %c0 = arith.constant 0 : index
+  // expected-error @+1 {{takes thread only on workgroup tiles}}
+  %d = fmha.tile_mma_warpgroup lhs %a : !fmha.tile<16x16xbf16, a, "mma_sync_m16n8k16_bf16">, rhs %b[%c0, %c0] : memref<2x8x8x8xbf16, #wg>, acc %z thread %tid : !fmha.tile<16x64xf32, c, "mma_sync_m16n8k16_bf16">
+  return
+}

@@ -19,7 +19,7 @@
 // RUN: rocke-opt %S/Inputs/attention_bwd_bf16.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a warpgroup-mma=off},fmha-dump-binary{output=%t.off.ptx})'
 // RUN: FileCheck %s --check-prefixes=SYNC,OFF --implicit-check-not=wgmma --implicit-check-not=fence.proxy < %t.off.ptx
 // The tile IR of the main kernel (see test/Passes/bwd-tiled-structure.mlir).
-// RUN: rocke-opt %S/Inputs/attention_bwd_bf16.mlir -pass-pipeline='builtin.module(fmha-bwd-to-kernels{chip=sm_90a subgroup-size=32 strategy=tiled})' -o %t.tiles
+// RUN: rocke-opt %S/Inputs/attention_bwd_bf16.mlir -pass-pipeline='builtin.module(fmha-bwd-to-kernels{chip=sm_90a subgroup-size=32 strategy=tiled},fmha-split-workgroup-tiles)' -o %t.tiles
 // RUN: FileCheck %s --check-prefix=TILES < %t.tiles
 // RUN: FileCheck %s --check-prefix=NOREAD < %t.tiles
 
@@ -108,7 +108,8 @@
 // SYNC: ldmatrix.sync.aligned.m8n8.x4
 // SYNC: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 
-// The tile IR of one query block: five warpgroup products, K, V, Q, dO and
+// The tile IR of one query block (each subgroup's, after
+// fmha-split-workgroup-tiles): five warpgroup products, K, V, Q, dO and
 // dS^T read from workgroup memory of core matrices, P^T and dS^T in
 // registers as A operands of dV and dK (no plain tile_mma, no tile_read:
 // P never goes through workgroup memory).

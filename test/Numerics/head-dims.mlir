@@ -1,5 +1,5 @@
 // RUN: rocke-run --split-input-file %s | FileCheck %s
-// RUN: rocke-run --split-input-file --lowering='fmha-bwd-to-kernels{strategy=tiled target=host},fmha-lower-tile-copies,fmha-distribute-tiles,fmha-lower-mma,fmha-lower-to-loops' %s | FileCheck %s
+// RUN: rocke-run --split-input-file --lowering='fmha-bwd-to-kernels{strategy=tiled target=host},fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,fmha-lower-mma,fmha-lower-to-loops' %s | FileCheck %s
 //
 // Head dims beyond 64/128 (and 32) on the tiled strategy at its default
 // options, against the float64 reference: bf16, GQA (Hq = 4, Hkv = 2),

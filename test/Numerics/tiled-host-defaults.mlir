@@ -1,5 +1,5 @@
-// RUN: rocke-run --split-input-file --lowering='fmha-bwd-to-kernels{strategy=tiled target=host},fmha-lower-tile-copies,fmha-distribute-tiles,fmha-lower-mma,fmha-lower-to-loops' %s | FileCheck %s
-// RUN: rocke-run %S/Inputs/dynamic-tiled.mlir --batch=3 --seq-q=65 --seq-k=33 --lowering='fmha-bwd-to-kernels{strategy=tiled target=host},fmha-lower-tile-copies,fmha-distribute-tiles,fmha-lower-mma,fmha-lower-to-loops' | FileCheck %s --check-prefix=DYN
+// RUN: rocke-run --split-input-file --lowering='fmha-bwd-to-kernels{strategy=tiled target=host},fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,fmha-lower-mma,fmha-lower-to-loops' %s | FileCheck %s
+// RUN: rocke-run %S/Inputs/dynamic-tiled.mlir --batch=3 --seq-q=65 --seq-k=33 --lowering='fmha-bwd-to-kernels{strategy=tiled target=host},fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,fmha-lower-mma,fmha-lower-to-loops' | FileCheck %s --check-prefix=DYN
 //
 // The tiled strategy on the CPU at its default options (block-q=0, the
 // host's automatic tile) on shapes that overflowed the stack (fmha-lower-mma

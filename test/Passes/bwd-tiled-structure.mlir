@@ -1,16 +1,16 @@
 // Structural budget of the tiled main kernel's query-block iteration, per
 // target: a speed regression (another barrier, P staged through workgroup
 // memory, more products) fails here.
-// RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=sm_90},fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.nv
+// RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=sm_90},fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.nv
 // RUN: FileCheck %s --check-prefixes=BAR,NV-BAR < %t.nv
 // RUN: FileCheck %s --check-prefixes=MMA,NV-MMA < %t.nv
 // RUN: FileCheck %s --check-prefixes=WG,NV-WG < %t.nv
 // RUN: FileCheck %s --check-prefixes=DQ,NV-DQ < %t.nv
 // RUN: FileCheck %s --check-prefix=NO-ASYNC < %t.nv
-// RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=sm_90 query-pipelining=async-copies},fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.nvasync
+// RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=sm_90 query-pipelining=async-copies},fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.nvasync
 // RUN: FileCheck %s --check-prefixes=BAR,NV-BAR < %t.nvasync
 // RUN: FileCheck %s --check-prefix=NV-ASYNC < %t.nvasync
-// RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=gfx942},fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.amd
+// RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=gfx942},fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.amd
 // RUN: FileCheck %s --check-prefixes=BAR,AMD-BAR < %t.amd
 // RUN: FileCheck %s --check-prefixes=MMA,AMD-MMA < %t.amd
 // RUN: FileCheck %s --check-prefixes=WG,AMD-WG < %t.amd
@@ -20,7 +20,7 @@
 // RUN: rocke-opt %s -fmha-bwd-to-kernels='strategy=tiled chip=sm_90 mask-blocks=whole-block-loops' | FileCheck %s --check-prefix=SPLIT
 // RUN: rocke-opt %s -fmha-bwd-to-kernels='strategy=tiled chip=gfx942 mask-blocks=per-block-branch' | FileCheck %s --check-prefix=BRANCH
 // RUN: not rocke-opt %s -fmha-bwd-to-kernels='strategy=tiled mask-blocks=sometimes' 2>&1 | FileCheck %s --check-prefix=BADMODE
-// RUN: rocke-opt %s -fmha-bwd-to-kernels='strategy=tiled target=host' -fmha-lower-tile-copies -fmha-distribute-tiles -o %t.host
+// RUN: rocke-opt %s -fmha-bwd-to-kernels='strategy=tiled target=host' -fmha-lower-tile-copies -fmha-split-workgroup-tiles -fmha-distribute-tiles -o %t.host
 // RUN: FileCheck %s --check-prefix=HOST < %t.host
 // RUN: FileCheck %s --check-prefix=NO-ASYNC < %t.host
 
@@ -39,14 +39,12 @@
 // SPLIT: scf.for
 // SPLIT-NOT: fmha.tile_mask
 // SPLIT: gpu.return
-// mask-blocks overrides the chip's choice: one loop whose blocks branch to
-// the mask only where the band cuts them.
+// mask-blocks overrides the chip's choice: one loop whose mask is
+// cut_only, applied only where the band cuts a subgroup's block (the branch
+// fmha-distribute-tiles makes).
 // BRANCH-LABEL: gpu.func @fmha_bwd_tiled_main
 // BRANCH: scf.for
-// BRANCH: scf.if {{.*}} -> (!fmha.tile<32x32xf32, c, "mfma_f32_16x16x16_bf16">)
-// BRANCH-NEXT: scf.yield
-// BRANCH-NEXT: } else {
-// BRANCH-NEXT: fmha.tile_mask
+// BRANCH: fmha.tile_mask {{.*}} {cut_only, mask = #fmha.mask<causal>} : <32x128xf32, c, "mfma_f32_16x16x16_bf16", subgroups 1x4>
 // BRANCH-NOT: scf.for {{.*}}iter_args
 // BRANCH: gpu.return
 // BADMODE: Cannot find option named 'sometimes'!

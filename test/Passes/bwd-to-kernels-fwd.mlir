@@ -1,7 +1,7 @@
 // fmha-bwd-to-kernels{forward=true}: the FlashAttention-2 forward on tiles.
 // RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=gfx942 forward=true' | FileCheck %s --check-prefixes=CHECK,AMD,SPLIT
-// RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=sm_90 forward=true' | FileCheck %s --check-prefixes=CHECK,NV,BRANCH
-// RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=sm_90 forward=true fwd-kv-pipelining=synchronous' | FileCheck %s --check-prefixes=CHECK,NVSYNC,BRANCH
+// RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=sm_90 forward=true' | FileCheck %s --check-prefixes=CHECK,NV
+// RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=sm_90 forward=true fwd-kv-pipelining=synchronous' | FileCheck %s --check-prefixes=CHECK,NVSYNC
 // RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='target=host forward=true' | FileCheck %s --check-prefixes=CHECK,HOST,SPLIT
 // RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=gfx942' | FileCheck %s --check-prefix=KEPT
 
@@ -13,13 +13,14 @@
 // vectors. On gfx942 and the host the KV blocks run in two loops of the
 // same body: the ones every query of the block sees whole, without the
 // mask, then the ones the band or Sk cuts, with it; sm_90 runs one loop
-// with the mask behind a branch per block, and copies each block's K and V
+// whose mask is cut_only (a branch per subgroup's block, made by
+// fmha-distribute-tiles), and copies each block's K and V
 // asynchronously into slot kb rem 2 of double-buffered tiles, waiting for
 // them in the same iteration (fmha-pipeline-tile-fetches issues them a block
 // ahead).
 // CHECK-LABEL: func{{.*}} @fmha_fwd_tiled_main(
-// AMD: fmha.tile_load {{.*}} {transposed} : {{.*}} -> <128x32xbf16, b, "mfma_f32_16x16x16_bf16">
-// AMD: %[[INIT:.*]] = fmha.tile_map({{.*}}) : !fmha.tile<1x32xf32, cols, "mfma_f32_16x16x16_bf16"> -> !fmha.tile<1x32xf32, cols, "mfma_f32_16x16x16_bf16">
+// AMD: fmha.tile_load {{.*}} {transposed} : {{.*}} -> <128x128xbf16, b, "mfma_f32_16x16x16_bf16", subgroups 1x4>
+// AMD: %[[INIT:.*]] = fmha.tile_map({{.*}}) : !fmha.tile<1x128xf32, cols, "mfma_f32_16x16x16_bf16", subgroups 1x4> -> !fmha.tile<1x128xf32, cols, "mfma_f32_16x16x16_bf16", subgroups 1x4>
 // AMD-NEXT: ^bb0(%{{.*}}: f32):
 // AMD-NEXT: fmha.yield %{{.*}} : f32
 // NV-NOT: fmha.tile_copy_async
@@ -30,23 +31,20 @@
 // NV-NEXT: nvgpu.device_async_wait %[[GROUP]]
 // NV: memref.subview %{{.*}}[%[[SLOT]], 0, 0]
 // NVSYNC-NOT: nvgpu
-// HOST: fmha.tile_read {{.*}} -> <16x128xbf16, a, "host_16x16x16">
-// NV: fmha.tile_read {{.*}} -> <32x128xbf16, a, "mma_sync_m16n8k16_bf16">
-// AMD: fmha.tile_mma {{.*}} : <64x128xbf16, a, "mfma_f32_16x16x16_bf16">, <128x32xbf16, b, "mfma_f32_16x16x16_bf16"> -> <64x32xf32, c, "mfma_f32_16x16x16_bf16">
-// NV: fmha.tile_mma {{.*}} : <32x128xbf16, a, "mma_sync_m16n8k16_bf16">, <128x64xbf16, b, "mma_sync_m16n8k16_bf16"> -> <32x64xf32, c, "mma_sync_m16n8k16_bf16">
-// BRANCH: scf.if
-// BRANCH-NEXT: scf.yield
-// BRANCH: } else {
-// NV-NEXT: fmha.tile_mask {{.*}} {fill = 0xFF800000 : f32, mask = #fmha.mask<causal>}
+// HOST: fmha.tile_read {{.*}} -> <16x128xbf16, a, "host_16x16x16", subgroups 1x1>
+// NV: fmha.tile_read {{.*}} -> <128x128xbf16, a, "mma_sync_m16n8k16_bf16", subgroups 4x1>
+// AMD: fmha.tile_mma {{.*}} : <64x128xbf16, a, "mfma_f32_16x16x16_bf16", subgroups 1x1>, <128x128xbf16, b, "mfma_f32_16x16x16_bf16", subgroups 1x4> -> <64x128xf32, c, "mfma_f32_16x16x16_bf16", subgroups 1x4>
+// NV: fmha.tile_mma {{.*}} : <128x128xbf16, a, "mma_sync_m16n8k16_bf16", subgroups 4x1>, <128x64xbf16, b, "mma_sync_m16n8k16_bf16", subgroups 1x1> -> <128x64xf32, c, "mma_sync_m16n8k16_bf16", subgroups 4x1>
+// NV: fmha.tile_mask {{.*}} {cut_only, fill = 0xFF800000 : f32, mask = #fmha.mask<causal>}
 // SPLIT-NOT: fmha.tile_mask
-// AMD: fmha.tile_reduce max %{{.*}} dim 0 : <64x32xf32, c, "mfma_f32_16x16x16_bf16"> -> <1x32xf32, cols, "mfma_f32_16x16x16_bf16">
-// NV: fmha.tile_reduce max %{{.*}} dim 1 : <32x64xf32, c, "mma_sync_m16n8k16_bf16"> -> <32x1xf32, rows, "mma_sync_m16n8k16_bf16">
+// AMD: fmha.tile_reduce max %{{.*}} dim 0 : <64x128xf32, c, "mfma_f32_16x16x16_bf16", subgroups 1x4> -> <1x128xf32, cols, "mfma_f32_16x16x16_bf16", subgroups 1x4>
+// NV: fmha.tile_reduce max %{{.*}} dim 1 : <128x64xf32, c, "mma_sync_m16n8k16_bf16", subgroups 4x1> -> <128x1xf32, rows, "mma_sync_m16n8k16_bf16", subgroups 4x1>
 // CHECK: math.exp2
 // CHECK: fmha.tile_reduce add
-// AMD: fmha.tile_convert %{{.*}} : <64x32xf32, c, "mfma_f32_16x16x16_bf16"> -> <64x32xbf16, b, "mfma_f32_16x16x16_bf16">
-// NV: fmha.tile_convert %{{.*}} : <32x64xf32, c, "mma_sync_m16n8k16_bf16"> -> <32x64xbf16, a, "mma_sync_m16n8k16_bf16">
-// AMD: fmha.tile_mma {{.*}} -> <128x32xf32, c, "mfma_f32_16x16x16_bf16">
-// NV: fmha.tile_mma {{.*}} -> <32x128xf32, c, "mma_sync_m16n8k16_bf16">
+// AMD: fmha.tile_convert %{{.*}} : <64x128xf32, c, "mfma_f32_16x16x16_bf16", subgroups 1x4> -> <64x128xbf16, b, "mfma_f32_16x16x16_bf16", subgroups 1x4>
+// NV: fmha.tile_convert %{{.*}} : <128x64xf32, c, "mma_sync_m16n8k16_bf16", subgroups 4x1> -> <128x64xbf16, a, "mma_sync_m16n8k16_bf16", subgroups 4x1>
+// AMD: fmha.tile_mma {{.*}} -> <128x128xf32, c, "mfma_f32_16x16x16_bf16", subgroups 1x4>
+// NV: fmha.tile_mma {{.*}} -> <128x128xf32, c, "mma_sync_m16n8k16_bf16", subgroups 4x1>
 // SPLIT-NOT: fmha.tile_mask
 // CHECK: scf.yield
 // SPLIT-NEXT: }
@@ -56,8 +54,8 @@
 // SPLIT: fmha.tile_reduce max
 // SPLIT: scf.yield
 // NV-NOT: nvgpu.device_async_wait
-// AMD: fmha.tile_store {{.*}} {transposed} : <128x32xf32, c, "mfma_f32_16x16x16_bf16">
-// NV: fmha.tile_store {{.*}} : <32x128xf32, c, "mma_sync_m16n8k16_bf16">
+// AMD: fmha.tile_store {{.*}} {transposed} : <128x128xf32, c, "mfma_f32_16x16x16_bf16", subgroups 1x4>
+// NV: fmha.tile_store {{.*}} : <128x128xf32, c, "mma_sync_m16n8k16_bf16", subgroups 4x1>
 // CHECK: math.log2
 // CHECK: fmha.tile_store_lines
 // CHECK-NOT: fmha.attention_fwd

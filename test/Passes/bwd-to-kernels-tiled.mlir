@@ -26,14 +26,18 @@
 // AMD-SAME: workgroup(%{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>> {{.*}}, %{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>> {{.*}}, %{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>> {{.*}}, %{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>> {{.*}}, %{{.*}} : memref<64x136xf16, #gpu.address_space<workgroup>>
 // AMD-SAME: known_block_size = array<i32: 256, 1, 1>
 // AMD-SAME: rocke.launch = {args = ["q", "k", "v", "do", "row_stats:f32:none:[B,Hq,Sq,2]", "dq_accum:f32:zero:[B,ceildiv(Sq,BQ)*BQ,Hq,Dqk]", "dk", "dv"], block = [256, 1, 1], grid = ["ceildiv(Sk,128)", "Hkv", "B"], ops = [0], order = 2 : i64, symbols = {BKV = 128 : i64, BQ = 64 : i64}}
-// The products are subgroup tiles (fmha-distribute-tiles makes them lane
-// fragments): dK and dV accumulate across query blocks, the scores' P^T is
-// the A operand of dV in registers.
-// AMD: scf.for {{.*}} iter_args({{.*}}) -> (!fmha.tile<32x64xf32, c, "mfma_f32_16x16x16_f16">, !fmha.tile<32x64xf32, c, "mfma_f32_16x16x16_f16">)
-// AMD: fmha.tile_mma {{.*}} : <64x64xf16, a, "mfma_f32_16x16x16_f16">, <64x32xf16, b, "mfma_f32_16x16x16_f16"> -> <64x32xf32, c, "mfma_f32_16x16x16_f16">
+// The products are the workgroup's tiles, split over its subgroups as their
+// types say (fmha-split-workgroup-tiles gives each subgroup its block,
+// fmha-distribute-tiles each lane its fragments): dK and dV [128 KV rows x
+// D] accumulate across query blocks, 32 rows per wave; the scores S [64 q x
+// 128 kv] 32 keys per wave, whose P^T is the A operand of dV in registers;
+// dQ^T [64 x 64] over a 2 x 2 grid of waves, column-major.
+// AMD: scf.for {{.*}} iter_args({{.*}}) -> (!fmha.tile<128x64xf32, c, "mfma_f32_16x16x16_f16", subgroups 4x1>, !fmha.tile<128x64xf32, c, "mfma_f32_16x16x16_f16", subgroups 4x1>)
+// AMD: fmha.tile_mma {{.*}} : <64x64xf16, a, "mfma_f32_16x16x16_f16", subgroups 1x1>, <64x128xf16, b, "mfma_f32_16x16x16_f16", subgroups 1x4> -> <64x128xf32, c, "mfma_f32_16x16x16_f16", subgroups 1x4>
 // AMD: math.exp2
-// AMD: fmha.tile_convert {{.*}} {transposed} : <64x32xf32, c, "mfma_f32_16x16x16_f16"> -> <32x64xf16, a, "mfma_f32_16x16x16_f16">
-// AMD: fmha.tile_accumulate atomic_add {{.*}} {transposed} : <32x32xf32, c, "mfma_f32_16x16x16_f16">, memref<2x128x8x64xf32, #gpu.address_space<global>>
+// AMD: fmha.tile_convert {{.*}} {transposed} : <64x128xf32, c, "mfma_f32_16x16x16_f16", subgroups 1x4> -> <128x64xf16, a, "mfma_f32_16x16x16_f16", subgroups 4x1>
+// AMD: fmha.tile_mma {{.*}} : <64x128xf16, a, "mfma_f32_16x16x16_f16", subgroups 2x1>, <128x64xf16, b, "mfma_f32_16x16x16_f16", subgroups 1x2 strides 1x2> -> <64x64xf32, c, "mfma_f32_16x16x16_f16", subgroups 2x2 strides 1x2>
+// AMD: fmha.tile_accumulate atomic_add {{.*}} {transposed} : <64x64xf32, c, "mfma_f32_16x16x16_f16", subgroups 2x2 strides 1x2>, memref<2x128x8x64xf32, #gpu.address_space<global>>
 // AMD-NOT: memref.atomic_rmw
 // AMD-NOT: fmha.attention_bwd
 
@@ -46,7 +50,7 @@
 // NV: gpu.dynamic_shared_memory
 // NV: memref.view {{.*}} to memref<128x72xf16, #gpu.address_space<workgroup>>
 // NV-NOT: nvgpu.device_async_copy
-// NV: fmha.tile_read {{.*}} {transposed} : memref<64x72xf16, #gpu.address_space<workgroup>> -> <64x64xf16, b, "mma_sync_m16n8k16_f16">
+// NV: fmha.tile_read {{.*}} {transposed} : memref<64x72xf16, #gpu.address_space<workgroup>> -> <64x64xf16, b, "mma_sync_m16n8k16_f16", subgroups 1x1>
 // With query-pipelining=async-copies Q and dO are double-buffered (two
 // slots of 64 x 72) and fetched by 16-byte async copies, 2 + 2 per
 // work-item and block (64 x 64 f16 over 256 work-items), each block's into
@@ -73,10 +77,10 @@
 // NVASYNCCOPY-NEXT: nvgpu.device_async_wait %[[GROUP]]
 // NVASYNCCOPY-NOT: nvgpu.device_async_copy
 // NVASYNCCOPY: fmha.tile_read
-// NVASYNC: fmha.tile_read {{.*}} {transposed} : memref<64x72xf16, strided<[72, 1], offset: ?>, #gpu.address_space<workgroup>> -> <64x64xf16, b, "mma_sync_m16n8k16_f16">
-// NV: fmha.tile_mma {{.*}} -> <16x64xf32, c, "mma_sync_m16n8k16_f16">
-// NV: fmha.tile_convert {{.*}} : <16x64xf32, c, "mma_sync_m16n8k16_f16"> -> <16x64xf16, a, "mma_sync_m16n8k16_f16">
-// NV: fmha.tile_accumulate atomic_add {{.*}} : <32x16xf32, c, "mma_sync_m16n8k16_f16">, memref<2x128x8x64xf32, #gpu.address_space<global>>
+// NVASYNC: fmha.tile_read {{.*}} {transposed} : memref<64x72xf16, strided<[72, 1], offset: ?>, #gpu.address_space<workgroup>> -> <64x64xf16, b, "mma_sync_m16n8k16_f16", subgroups 1x1>
+// NV: fmha.tile_mma {{.*}} -> <128x64xf32, c, "mma_sync_m16n8k16_f16", subgroups 8x1>
+// NV: fmha.tile_convert {{.*}} : <128x64xf32, c, "mma_sync_m16n8k16_f16", subgroups 8x1> -> <128x64xf16, a, "mma_sync_m16n8k16_f16", subgroups 8x1>
+// NV: fmha.tile_accumulate atomic_add {{.*}} : <64x64xf32, c, "mma_sync_m16n8k16_f16", subgroups 2x4>, memref<2x128x8x64xf32, #gpu.address_space<global>>
 // NV-NOT: memref.atomic_rmw
 
 // The host runs the same body with one lane: a private function per kernel
@@ -84,8 +88,8 @@
 // HOST-LABEL: func.func @causal_gqa
 // HOST: call @fmha_bwd_tiled_main
 // HOST: func.func private @fmha_bwd_tiled_main
-// HOST: fmha.tile_mma {{.*}} -> <32x16xf32, c, "host_16x16x16">
-// HOST: fmha.tile_accumulate atomic_add {{.*}} : <16x64xf32, c, "host_16x16x16">, memref<2x128x8x64xf32>
+// HOST: fmha.tile_mma {{.*}} -> <32x16xf32, c, "host_16x16x16", subgroups 1x1>
+// HOST: fmha.tile_accumulate atomic_add {{.*}} : <16x64xf32, c, "host_16x16x16", subgroups 1x1>, memref<2x128x8x64xf32>
 // block-q=0 on the host takes 16-row query tiles (the largest tile that fits
 // is unbounded there, and 64-row tiles took minutes to JIT at D=256).
 // HOSTAUTO-LABEL: func.func private @fmha_bwd_tiled_main
@@ -120,15 +124,15 @@ func.func @causal_gqa(%q: memref<2x128x8x64xf16>, %k: memref<2x128x4x64xf16>,
 // AMD: gpu.func @fmha_bwd_tiled_main
 // AMD-SAME: "dq_partial:f32:zero:[ceildiv(Sk,BKV),B,ceildiv(Sq,BQ)*BQ,Hq,Dqk]"
 // AMD-NOT: {{memref.atomic_rmw|fmha.atomic_add|tile_accumulate atomic_add}}
-// AMD: fmha.tile_mma {{.*}} "mfma_f32_16x16x16_bf16">
-// AMD: fmha.tile_accumulate store {{.*}} {transposed} : <32x32xf32, c, "mfma_f32_16x16x16_bf16">, memref<?x?x?x4x128xf32, #gpu.address_space<global>>
+// AMD: fmha.tile_mma {{.*}} "mfma_f32_16x16x16_bf16", subgroups
+// AMD: fmha.tile_accumulate store {{.*}} {transposed} : <128x32xf32, c, "mfma_f32_16x16x16_bf16", subgroups 4x1>, memref<?x?x?x4x128xf32, #gpu.address_space<global>>
 // AMD-NOT: {{memref.atomic_rmw|fmha.atomic_add|tile_accumulate atomic_add}}
 // AMD: gpu.func @fmha_bwd_reduce_dq
 
 // NV-LABEL: func.func @deterministic_bf16
-// NV: fmha.tile_mma {{.*}} "mma_sync_m16n8k16_bf16">
+// NV: fmha.tile_mma {{.*}} "mma_sync_m16n8k16_bf16", subgroups
 // NV-NOT: {{fmha.atomic_add|tile_accumulate atomic_add}}
-// NV: fmha.tile_accumulate store {{.*}} : <32x16xf32, c, "mma_sync_m16n8k16_bf16">, memref<?x?x?x4x128xf32, #gpu.address_space<global>>
+// NV: fmha.tile_accumulate store {{.*}} : <32x128xf32, c, "mma_sync_m16n8k16_bf16", subgroups 1x8>, memref<?x?x?x4x128xf32, #gpu.address_space<global>>
 // NV-NOT: {{fmha.atomic_add|tile_accumulate atomic_add}}
 // NV: gpu.func @fmha_bwd_reduce_dq
 
@@ -167,7 +171,7 @@ func.func @deterministic_bf16(%q: memref<?x?x4x128xbf16>, %k: memref<?x?x4x128xb
 // AMDCOPY-COUNT-8: vector.store {{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>>, vector<4xf16>
 // AMDCOPY-NOT: memref<64x104xf16, #gpu.address_space<workgroup>>, vector<2xf16>
 // AMDCOPY: fmha.tile_write
-// AMD: fmha.tile_write {{.*}} : <64x32xf32, c, "mfma_f32_16x16x16_f16">, memref<64x136xf16, #gpu.address_space<workgroup>>
+// AMD: fmha.tile_write {{.*}} : <64x128xf32, c, "mfma_f32_16x16x16_f16", subgroups 1x4>, memref<64x136xf16, #gpu.address_space<workgroup>>
 func.func @v_head_dim(%q: memref<1x16x2x64xf16>, %v: memref<1x16x2x96xf16>, %lse: memref<1x2x16xf32>) {
   fmha.attention_bwd %q, %q, %v, %v, %v, stats(%lse) -> %q, %q, %v
       : memref<1x16x2x64xf16>, memref<1x16x2x64xf16>, memref<1x16x2x96xf16>,

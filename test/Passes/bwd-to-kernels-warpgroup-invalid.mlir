@@ -34,7 +34,7 @@
 
 // FALLBACK-LABEL: gpu.func @fmha_bwd_tiled_main
 // FALLBACK-NOT: fmha.tile_mma_warpgroup
-// FALLBACK: fmha.tile_mma {{.*}} -> <{{.*}}, c, "mma_sync_m16n8k16_bf16">
+// FALLBACK: fmha.tile_mma {{.*}} -> <{{.*}}, c, "mma_sync_m16n8k16_bf16", subgroups {{.*}}>
 // FALLBACK-NOT: fmha.tile_mma_warpgroup
 // FALLBACK: gpu.return
 

@@ -229,3 +229,27 @@ func.func @mask_fill(%a: vector<4xf32>, %i: index) -> vector<4xf32> {
   %f = fmha.tile_unpack %m : !fmha.tile<16x8xf32, c, "mma_sync_m16n8k16_f16"> -> vector<4xf32>
   return %f : vector<4xf32>
 }
+
+// -----
+
+// cut_only: one uniform branch per tile keeps the fragments where the band
+// and Sk leave the tile whole (last key < Sk, and the corners (last query,
+// first key) and (first query, last key) visible); the masks run in the
+// other branch.
+// CHECK-LABEL: func.func @mask_cut_only
+// CHECK-SAME: (%[[A:[^:]*]]: vector<4xf32>, %[[Q:[^:]*]]: index, %[[K:[^:]*]]: index
+// CHECK: %[[QLAST:.*]] = arith.addi %[[Q]], %{{.*}} : index
+// CHECK: %[[KLAST:.*]] = arith.addi %[[K]], %{{.*}} : index
+// CHECK: %[[INSEQ:.*]] = arith.cmpi ult, %[[KLAST]], %{{.*}} : index
+// CHECK: %[[WHOLE:.*]] = arith.andi %[[INSEQ]], %{{.*}} : i1
+// CHECK: scf.if %[[WHOLE]] -> (vector<4xf32>, vector<4xf32>) {
+// CHECK-NEXT: scf.yield %[[A]], %[[A]]
+// CHECK: } else {
+// CHECK-COUNT-2: fmha.mask_fragment
+// CHECK: scf.yield
+func.func @mask_cut_only(%a: vector<4xf32>, %q: index, %k: index, %lane: index, %sq: index, %sk: index) -> (vector<4xf32>, vector<4xf32>) {
+  %s = fmha.tile_pack %a, %a : vector<4xf32>, vector<4xf32> -> !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16">
+  %m = fmha.tile_mask %s at(%q, %k) lane %lane seq(%sq, %sk) {cut_only, mask = #fmha.mask<causal>} : !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16">
+  %f:2 = fmha.tile_unpack %m : !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16"> -> vector<4xf32>, vector<4xf32>
+  return %f#0, %f#1 : vector<4xf32>, vector<4xf32>
+}

@@ -215,9 +215,9 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
       out, "rocke-fuzz-" + std::to_string(llvm::sys::Process::getProcessId()) +
                ".bin");
   std::string dump = "fmha-dump-binary{output='" + out.str().str() + "'}";
-  // The tiled kernels hold fmha tile ops until fmha-lower-tile-copies and
-  // fmha-distribute-tiles, so the GPU chains run the end-to-end pipelines'
-  // stages, forward included.
+  // The tiled kernels hold fmha tile ops until fmha-lower-tile-copies,
+  // fmha-split-workgroup-tiles and fmha-distribute-tiles, so the GPU chains run
+  // the end-to-end pipelines' stages, forward included.
   std::string hostTiles =
       "fmha-bwd-to-kernels{strategy=tiled target=host block-q=16 block-kv=32 "
       "forward=true";
@@ -225,26 +225,27 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
       {"fmha-lower-to-loops"},
       {"fmha-lower-mma"},
       {"fmha-lower-tile-copies"},
+      {"fmha-split-workgroup-tiles"},
       {"fmha-distribute-tiles"},
       {"fmha-lower-atomic-add{chip=sm_90}"},
       // The CPU oracles of the tiled forward and backward (lit's %tiled_host
       // and %tiled_mfma_host): tile ops on the host atom, then loops.
-      {hostTiles + "}", "fmha-lower-tile-copies", "fmha-distribute-tiles",
-       "fmha-lower-mma", "fmha-lower-to-loops"},
+      {hostTiles + "}", "fmha-lower-tile-copies", "fmha-split-workgroup-tiles",
+       "fmha-distribute-tiles", "fmha-lower-mma", "fmha-lower-to-loops"},
       {hostTiles + " score-layout=q-kv operand-staging=transposed-copies "
                    "fwd-score-layout=kv-q}",
-       "fmha-lower-tile-copies", "fmha-distribute-tiles", "fmha-lower-mma",
-       "fmha-lower-to-loops"},
+       "fmha-lower-tile-copies", "fmha-split-workgroup-tiles",
+       "fmha-distribute-tiles", "fmha-lower-mma", "fmha-lower-to-loops"},
       // The GPU kernels of the end-to-end pipelines (forward included) up
       // to their finishes, with the workgroup barriers placed: AMD (wave64,
       // MFMA atoms, K/V through registers) and NVIDIA (mma.sync, K/V by
       // cp.async).
       {"fmha-bwd-to-kernels{chip=gfx942 forward=true}",
-       "fmha-lower-tile-copies", "fmha-distribute-tiles",
-       "fmha-lower-subgroup-reduce{subgroup-size=64}", "fmha-lower-mma",
-       "gpu.module(gpu.func(fmha-place-workgroup-barriers))"},
-      {"fmha-bwd-to-kernels{chip=sm_90 forward=true}",
-       "fmha-lower-tile-copies", "fmha-distribute-tiles",
+       "fmha-lower-tile-copies", "fmha-split-workgroup-tiles",
+       "fmha-distribute-tiles", "fmha-lower-subgroup-reduce{subgroup-size=64}",
+       "fmha-lower-mma", "gpu.module(gpu.func(fmha-place-workgroup-barriers))"},
+      {"fmha-bwd-to-kernels{chip=sm_90 forward=true}", "fmha-lower-tile-copies",
+       "fmha-split-workgroup-tiles", "fmha-distribute-tiles",
        "fmha-lower-subgroup-reduce{subgroup-size=32}", "fmha-lower-mma",
        "gpu.module(gpu.func(fmha-place-workgroup-barriers))"},
       {dump},
@@ -254,8 +255,9 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
       // the finish writing ISA text (no ld.lld process per input); without
       // end-to-end=true, so hand-written gpu kernels reach the finish too.
       {"fmha-bwd-to-kernels{chip=gfx942 forward=true}",
-       "fmha-lower-tile-copies", "fmha-distribute-tiles",
-       "fmha-lower-subgroup-reduce{subgroup-size=64}", "fmha-lower-mma",
+       "fmha-lower-tile-copies", "fmha-split-workgroup-tiles",
+       "fmha-distribute-tiles", "fmha-lower-subgroup-reduce{subgroup-size=64}",
+       "fmha-lower-mma",
        "gpu.module(convert-vector-to-scf,expand-strided-metadata,lower-affine,"
        "convert-scf-to-cf)",
        "fmha-rocdl-to-hsaco{chip=gfx942 format=isa}", dump},

@@ -707,7 +707,8 @@ FailureOr<std::unique_ptr<ExecutionEngine>> compile(ModuleOp module,
                 "does not handle";
       else
         diag << "the kernels' tile ops need "
-                "'fmha-lower-tile-copies,fmha-distribute-tiles,fmha-lower-mma' "
+                "'fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-"
+                "distribute-tiles,fmha-lower-mma' "
                 "after fmha-bwd-to-kernels";
       return WalkResult::interrupt();
     }
