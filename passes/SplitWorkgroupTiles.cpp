@@ -15,10 +15,10 @@
 #include "passes/Passes.h"
 
 #include "dialect/FmhaDialect.h"
-#include "lib/KernelBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace rocke {
@@ -31,6 +31,11 @@ using namespace rocke;
 using fmha::TileType;
 
 namespace {
+
+bool isWorkgroupTile(Type t) {
+  auto tile = dyn_cast<TileType>(t);
+  return tile && tile.isWorkgroupTile();
+}
 
 /// The calling thread's subgroup and lane, and where its blocks of
 /// workgroup tiles start: computed once per thread value (and subgroup
@@ -156,35 +161,21 @@ void splitWarpgroupMma(OpBuilder &b, SubgroupPlacement &place,
 /// Moves the addresses of `op` to the calling subgroup's block, where it
 /// works on workgroup tiles.
 void splitOp(OpBuilder &b, SubgroupPlacement &place, Operation *op) {
-  auto isWorkgroup = [](Value v) {
-    auto t = dyn_cast<TileType>(v.getType());
-    return t && t.isWorkgroupTile();
-  };
+  auto isWorkgroup = [](Value v) { return isWorkgroupTile(v.getType()); };
   auto tileOf = [](Value v) { return cast<TileType>(v.getType()); };
   TypeSwitch<Operation *>(op)
-      .Case([&](fmha::TileReadOp read) {
+      // Tiles read at (row, col) and written at (row, col).
+      .Case<fmha::TileReadOp, fmha::TileLoadOp>([&](auto read) {
         if (isWorkgroup(read))
           splitAddressed(b, place, read.getType(), read.getLaneMutable(),
                          &read.getRowMutable(), &read.getColMutable(),
                          read.getTransposed());
       })
-      .Case([&](fmha::TileLoadOp load) {
-        if (isWorkgroup(load))
-          splitAddressed(b, place, load.getType(), load.getLaneMutable(),
-                         &load.getRowMutable(), &load.getColMutable(),
-                         load.getTransposed());
-      })
-      .Case([&](fmha::TileWriteOp write) {
+      .Case<fmha::TileWriteOp, fmha::TileStoreOp>([&](auto write) {
         if (isWorkgroup(write.getValue()))
           splitAddressed(b, place, tileOf(write.getValue()),
                          write.getLaneMutable(), &write.getRowMutable(),
                          &write.getColMutable(), write.getTransposed());
-      })
-      .Case([&](fmha::TileStoreOp store) {
-        if (isWorkgroup(store.getValue()))
-          splitAddressed(b, place, tileOf(store.getValue()),
-                         store.getLaneMutable(), &store.getRowMutable(),
-                         &store.getColMutable(), store.getTransposed());
       })
       .Case([&](fmha::TileAccumulateOp acc) {
         if (!isWorkgroup(acc.getValue()))
@@ -229,14 +220,31 @@ void splitOp(OpBuilder &b, SubgroupPlacement &place, Operation *op) {
 
 /// Gives every value of a workgroup tile type its subgroup block's type.
 void retype(Value v) {
-  if (auto t = dyn_cast<TileType>(v.getType()); t && t.isWorkgroupTile())
-    v.setType(t.getSubgroupTile());
+  if (isWorkgroupTile(v.getType()))
+    v.setType(cast<TileType>(v.getType()).getSubgroupTile());
+}
+
+/// A function whose signature holds workgroup tiles: its callers' values
+/// and its own would disagree after the split.
+LogicalResult checkSignatures(Operation *root) {
+  WalkResult signatures = root->walk([](FunctionOpInterface fn) {
+    if (llvm::none_of(fn.getArgumentTypes(), isWorkgroupTile) &&
+        llvm::none_of(fn.getResultTypes(), isWorkgroupTile))
+      return WalkResult::advance();
+    fn.emitOpError("takes or returns a workgroup tile (split over "
+                   "subgroups); fmha-split-workgroup-tiles splits the tiles "
+                   "of a function's body, not its signature");
+    return WalkResult::interrupt();
+  });
+  return failure(signatures.wasInterrupted());
 }
 
 struct SplitWorkgroupTilesPass
     : rocke::impl::SplitWorkgroupTilesBase<SplitWorkgroupTilesPass> {
   void runOnOperation() override {
     Operation *root = getOperation();
+    if (failed(checkSignatures(root)))
+      return signalPassFailure();
     OpBuilder b(&getContext());
     SubgroupPlacement place(&getContext());
     // Addresses first (they read the workgroup types), then the types.
