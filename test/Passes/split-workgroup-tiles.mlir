@@ -1,5 +1,6 @@
 // RUN: rocke-opt %s -split-input-file -fmha-split-workgroup-tiles | FileCheck %s
 // RUN: not rocke-opt %s -split-input-file -fmha-distribute-tiles 2>&1 | FileCheck %s --check-prefix=UNSPLIT
+// RUN: rocke-opt %s -split-input-file -fmha-split-workgroup-tiles -canonicalize | FileCheck %s --check-prefix=FOLD
 
 // Scores of 128 KV rows x 64 queries split over 4 subgroups of 64 lanes
 // (32 KV rows each): the thread's id becomes the subgroup (tid / 64) and
@@ -108,5 +109,45 @@ func.func @warpgroups(%abuf: memref<4x16x8x8xbf16, #wg>, %bbuf: memref<4x4x8x8xb
   %d = fmha.tile_mma_warpgroup lhs_buffer %abuf[%c0, %c0] : memref<4x16x8x8xbf16, #wg>, rhs %bbuf[%c0, %c0] : memref<4x4x8x8xbf16, #wg>, acc %z thread %tid {k = 32 : i64, lhs_transposed} : !fmha.tile<128x32xf32, c, "mma_sync_m16n8k16_bf16", subgroups 8x1>
   %mx = fmha.tile_reduce max %d dim 1 : !fmha.tile<128x32xf32, c, "mma_sync_m16n8k16_bf16", subgroups 8x1> -> !fmha.tile<128x1xf32, rows, "mma_sync_m16n8k16_bf16", subgroups 8x1>
   fmha.tile_store_lines %mx, %stats[%i, %i, %i] lane %tid seq %sq : !fmha.tile<128x1xf32, rows, "mma_sync_m16n8k16_bf16", subgroups 8x1>, memref<?x8x?xf32>
+  return
+}
+
+// -----
+
+// The index map, folded for constant threads (32 lanes): on a 2 x 2 grid
+// with strides 1x2 subgroups 0, 1, 2, 3 hold the blocks at (0, 0),
+// (32, 0), (0, 32), (32, 32), lane 5 each; a warpgroup product's
+// subgroup 5 (rows 80-95) reads A from its warpgroup's rows 64-127 and
+// writes its rows.
+// FOLD-LABEL: func.func @index_map
+// FOLD-DAG: %[[C0:.*]] = arith.constant 0 : index
+// FOLD-DAG: %[[C5:.*]] = arith.constant 5 : index
+// FOLD-DAG: %[[C32:.*]] = arith.constant 32 : index
+// FOLD-DAG: %[[C64:.*]] = arith.constant 64 : index
+// FOLD-DAG: %[[C80:.*]] = arith.constant 80 : index
+// FOLD: fmha.tile_write %{{.*}}, %{{.*}}[%[[C0]], %[[C0]]] lane %[[C5]]
+// FOLD: fmha.tile_write %{{.*}}, %{{.*}}[%[[C32]], %[[C0]]] lane %[[C5]]
+// FOLD: fmha.tile_write %{{.*}}, %{{.*}}[%[[C0]], %[[C32]]] lane %[[C5]]
+// FOLD: fmha.tile_write %{{.*}}, %{{.*}}[%[[C32]], %[[C32]]] lane %[[C5]]
+// FOLD: fmha.tile_mma_warpgroup lhs_buffer %{{.*}}[%[[C64]], %[[C0]]]
+// FOLD: fmha.tile_write %{{.*}}, %{{.*}}[%[[C80]], %[[C0]]] lane %[[C5]]
+!T = !fmha.tile<64x64xf32, c, "mma_sync_m16n8k16_bf16", subgroups 2x2 strides 1x2>
+!W = !fmha.tile<128x32xf32, c, "mma_sync_m16n8k16_bf16", subgroups 8x1>
+#wg = #gpu.address_space<workgroup>
+func.func @index_map(%buf: memref<128x72xbf16>, %abuf: memref<16x4x8x8xbf16, #wg>, %bbuf: memref<4x4x8x8xbf16, #wg>) {
+  %c0 = arith.constant 0 : index
+  %t0 = arith.constant 5 : index
+  %t1 = arith.constant 37 : index
+  %t2 = arith.constant 69 : index
+  %t3 = arith.constant 101 : index
+  %t5 = arith.constant 165 : index
+  %z = fmha.tile_zero : !T
+  fmha.tile_write %z, %buf[%c0, %c0] lane %t0 : !T, memref<128x72xbf16>
+  fmha.tile_write %z, %buf[%c0, %c0] lane %t1 : !T, memref<128x72xbf16>
+  fmha.tile_write %z, %buf[%c0, %c0] lane %t2 : !T, memref<128x72xbf16>
+  fmha.tile_write %z, %buf[%c0, %c0] lane %t3 : !T, memref<128x72xbf16>
+  %w = fmha.tile_zero : !W
+  %d = fmha.tile_mma_warpgroup lhs_buffer %abuf[%c0, %c0] : memref<16x4x8x8xbf16, #wg>, rhs %bbuf[%c0, %c0] : memref<4x4x8x8xbf16, #wg>, acc %w thread %t5 {k = 32 : i64} : !W
+  fmha.tile_write %d, %buf[%c0, %c0] lane %t5 : !W, memref<128x72xbf16>
   return
 }
