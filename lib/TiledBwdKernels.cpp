@@ -17,12 +17,13 @@
 // The main kernel is written on the workgroup's tiles, each split over the
 // subgroups as its type says (fmha-split-workgroup-tiles gives each
 // subgroup its block). Every block contraction is a grid of fmha.mma atoms
-// (lib/FragmentLayout): fragments are read from workgroup memory at the coordinates the atom's
-// layout gives each lane, so one body serves MFMA, mma.sync and the host atom
-// that runs the same algorithm on the CPU with one lane per workgroup. The
-// score tiles are held as S^T [kv x q] or S [q x kv], whichever orientation
-// lets the atoms' accumulators be the A operand of the next product
-// (operandFromAccumulators): S^T for mma.sync and the host, S for MFMA.
+// (lib/FragmentLayout): fragments are read from workgroup memory at the
+// coordinates the atom's layout gives each lane, so one body serves MFMA,
+// mma.sync and the host atom that runs the same algorithm on the CPU with
+// one lane per workgroup. The score tiles are held as S^T [kv x q] or S [q
+// x kv], whichever orientation lets the atoms' accumulators be the A
+// operand of the next product (operandFromAccumulators): S^T for mma.sync
+// and the host, S for MFMA.
 // Where the chip has warpgroup products (sm_90a), the products are
 // fmha.tile_mma_warpgroup instead: four subgroups multiply together, reading
 // K, V, Q, dO and dS^T once per warpgroup from core-matrix buffers (V too
