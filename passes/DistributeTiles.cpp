@@ -577,9 +577,11 @@ struct DistributeMask : OpConversionPattern<fmha::TileMaskOp> {
                        seqK);
       int64_t queries = t.getShape()[keysAlongRows ? 1 : 0];
       int64_t keys = t.getShape()[keysAlongRows ? 0 : 1];
-      Value whole = mask.isBlockVisible(
-          rewriter, loc, query0, addIdx(rewriter, loc, query0, queries - 1),
-          key0, addIdx(rewriter, loc, key0, keys - 1));
+      // One op per statement: argument evaluation order is unspecified.
+      Value queryLast = addIdx(rewriter, loc, query0, queries - 1);
+      Value keyLast = addIdx(rewriter, loc, key0, keys - 1);
+      Value whole =
+          mask.isBlockVisible(rewriter, loc, query0, queryLast, key0, keyLast);
       ifCut = scf::IfOp::create(rewriter, loc, frags.getTypes(), whole,
                                 /*withElseRegion=*/true);
       rewriter.setInsertionPointToStart(ifCut.thenBlock());
