@@ -232,16 +232,16 @@ LogicalResult TileType::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-TileType TileType::getSplit(ArrayRef<int64_t> shape, Type elementType,
-                            TileRole role, StringRef atom,
-                            ArrayRef<int64_t> grid, ArrayRef<int64_t> strides) {
+TileType TileType::split(ArrayRef<int64_t> grid,
+                         ArrayRef<int64_t> strides) const {
   SmallVector<int64_t, 2> s = strides.empty()
                                   ? rowMajorStrides(grid)
                                   : SmallVector<int64_t, 2>(strides);
   for (unsigned d = 0; d < 2; ++d)
     if (grid[d] == 1)
       s[d] = 1;
-  return get(elementType.getContext(), shape, elementType, role, atom, grid, s);
+  return get(getContext(), getShape(), getElementType(), getRole(), getAtom(),
+             grid, s);
 }
 
 TileType TileType::getSubgroupTile() const {
@@ -251,15 +251,6 @@ TileType TileType::getSubgroupTile() const {
       getContext(),
       {getShape()[0] / getSubgroups()[0], getShape()[1] / getSubgroups()[1]},
       getElementType(), getRole(), getAtom());
-}
-
-TileType TileType::getTransposedSplit(ArrayRef<int64_t> shape, Type elementType,
-                                      TileRole role, StringRef atom) const {
-  if (!isWorkgroupTile())
-    return get(getContext(), shape, elementType, role, atom);
-  return getSplit(shape, elementType, role, atom,
-                  {getSubgroups()[1], getSubgroups()[0]},
-                  {getSubgroupStrides()[1], getSubgroupStrides()[0]});
 }
 
 int64_t TileType::getSplitParts(unsigned dim) const {
@@ -329,6 +320,11 @@ LogicalResult FetchedType::verify(function_ref<InFlightDiagnostic()> emitError,
                        << " chunks of a fetched tile do not split evenly over "
                        << threads << " threads";
   return success();
+}
+
+bool rocke::fmha::isWorkgroupTile(Type type) {
+  auto tile = dyn_cast<TileType>(type);
+  return tile && tile.isWorkgroupTile();
 }
 
 bool rocke::fmha::hasUnitInnerStride(MemRefType type) {

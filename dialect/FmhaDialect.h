@@ -30,6 +30,8 @@ bool isSupportedHeadDim(int64_t d);
 /// A memref whose innermost dimension has unit stride: a row's consecutive
 /// elements are one vector.
 bool hasUnitInnerStride(mlir::MemRefType type);
+/// A !fmha.tile split over subgroups (the workgroup's tile).
+bool isWorkgroupTile(mlir::Type type);
 } // namespace rocke::fmha
 
 #endif

@@ -413,23 +413,14 @@ def Fmha_TileType : TypeDef<Fmha_Dialect, "Tile"> {
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    /// The workgroup's tile split as `grid` ([GM, GN]) over subgroups with
-    /// `strides` ([SR, SC]; empty: row-major).
-    static TileType getSplit(::llvm::ArrayRef<int64_t> shape,
-                             ::mlir::Type elementType,
-                             ::rocke::fmha::TileRole role,
-                             ::llvm::StringRef atom,
-                             ::llvm::ArrayRef<int64_t> grid,
-                             ::llvm::ArrayRef<int64_t> strides = {});
+    /// This tile as the workgroup's, split as `grid` ([GM, GN]) over
+    /// subgroups with `strides` ([SR, SC]; empty: row-major).
+    TileType split(::llvm::ArrayRef<int64_t> grid,
+                   ::llvm::ArrayRef<int64_t> strides = {}) const;
     /// A workgroup's tile split over subgroups (`subgroups` given).
     bool isWorkgroupTile() const { return !getSubgroups().empty(); }
     /// One subgroup's block of a workgroup tile; the tile itself otherwise.
     TileType getSubgroupTile() const;
-    /// The same split with rows and columns exchanged (a transpose).
-    TileType getTransposedSplit(::llvm::ArrayRef<int64_t> shape,
-                                ::mlir::Type elementType,
-                                ::rocke::fmha::TileRole role,
-                                ::llvm::StringRef atom) const;
     /// Parts of the tile along `dim` (0: rows, 1: columns) and the subgroup
     /// stride between them; (1, 1) for a subgroup's tile.
     int64_t getSplitParts(unsigned dim) const;

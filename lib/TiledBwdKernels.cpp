@@ -499,7 +499,7 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   auto tileType = [&](int64_t rows, int64_t cols, fmha::TileRole role,
                       const MatrixAtom &a, ArrayRef<int64_t> grid,
                       ArrayRef<int64_t> strides = {}) {
-    return TileBuilder::split(tiles.type(rows, cols, role, a), grid, strides);
+    return tiles.type(rows, cols, role, a).split(grid, strides);
   };
   const SmallVector<int64_t, 2> whole{1, 1};
 

@@ -296,23 +296,24 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   // transposes, split along the queries; the per-query statistics run
   // along the query dimension. Tiles of K or V rows every subgroup holds
   // whole.
+  const SmallVector<int64_t, 2> querySplit =
+      sT ? SmallVector<int64_t, 2>{1, cfg.numWarps}
+         : SmallVector<int64_t, 2>{cfg.numWarps, 1};
   auto oriented = [&](int64_t other, TileRole role, const MatrixAtom &a) {
-    return sT ? TileBuilder::split(tiles.type(other, cfg.blockQ, role, a),
-                                   {1, cfg.numWarps})
-              : TileBuilder::split(tiles.type(cfg.blockQ, other, role, a),
-                                   {cfg.numWarps, 1});
+    return (sT ? tiles.type(other, cfg.blockQ, role, a)
+               : tiles.type(cfg.blockQ, other, role, a))
+        .split(querySplit);
   };
   auto whole = [&](int64_t rows, int64_t cols, TileRole role,
                    const MatrixAtom &a) {
-    return TileBuilder::split(tiles.type(rows, cols, role, a), {1, 1});
+    return tiles.type(rows, cols, role, a).split({1, 1});
   };
   fmha::TileType scoreType = oriented(cfg.blockKv, TileRole::c, atom);
   fmha::TileType outType = oriented(cfg.dv, TileRole::c, pvAtom);
   fmha::TileType lineType =
-      sT ? TileBuilder::split(tiles.type(1, cfg.blockQ, TileRole::cols, atom),
-                              {1, cfg.numWarps})
-         : TileBuilder::split(tiles.type(cfg.blockQ, 1, TileRole::rows, atom),
-                              {cfg.numWarps, 1});
+      (sT ? tiles.type(1, cfg.blockQ, TileRole::cols, atom)
+          : tiles.type(cfg.blockQ, 1, TileRole::rows, atom))
+          .split(querySplit);
   // Q [q x Dqk] as the A operand of S = Q K^T, or Q^T as the B operand of
   // S^T = K Q^T.
   fmha::TileType queryType = sT ? oriented(cfg.dqk, TileRole::b, atom)

@@ -146,13 +146,6 @@ fmha::TileType TileBuilder::type(int64_t rows, int64_t cols,
                              operand ? elt : b.getF32Type(), role, atom.name);
 }
 
-fmha::TileType TileBuilder::split(fmha::TileType type, ArrayRef<int64_t> grid,
-                                  ArrayRef<int64_t> strides) {
-  return fmha::TileType::getSplit(type.getShape(), type.getElementType(),
-                                  type.getRole(), type.getAtom(), grid,
-                                  strides);
-}
-
 Value TileBuilder::zero(fmha::TileType type) const {
   return fmha::TileZeroOp::create(b, loc, type);
 }

@@ -166,10 +166,6 @@ struct TileBuilder {
   /// f32 arguments and returns the element.
   Value map(fmha::TileType resultType, ValueRange inputs,
             function_ref<Value(ValueRange)> fn) const;
-  /// A split of the workgroup's tiles over subgroups: `type` split as
-  /// `grid` with `strides` (empty: row-major).
-  static fmha::TileType split(fmha::TileType type, ArrayRef<int64_t> grid,
-                              ArrayRef<int64_t> strides = {});
 
 private:
   /// The thread a warpgroup product on workgroup tiles names.

@@ -864,12 +864,8 @@ struct DistributeTilesPass
     }
     // A workgroup's tiles are split over its subgroups first.
     WalkResult unsplit = getOperation()->walk([](Operation *op) {
-      auto isWorkgroup = [](Type t) {
-        auto tile = dyn_cast<TileType>(t);
-        return tile && tile.isWorkgroupTile();
-      };
-      if (llvm::none_of(op->getResultTypes(), isWorkgroup) &&
-          llvm::none_of(op->getOperandTypes(), isWorkgroup))
+      if (llvm::none_of(op->getResultTypes(), fmha::isWorkgroupTile) &&
+          llvm::none_of(op->getOperandTypes(), fmha::isWorkgroupTile))
         return WalkResult::advance();
       op->emitOpError("works on a workgroup's tiles (split over subgroups): "
                       "run fmha-split-workgroup-tiles before "

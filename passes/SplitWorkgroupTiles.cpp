@@ -32,11 +32,6 @@ using fmha::TileType;
 
 namespace {
 
-bool isWorkgroupTile(Type t) {
-  auto tile = dyn_cast<TileType>(t);
-  return tile && tile.isWorkgroupTile();
-}
-
 /// The calling thread's subgroup and lane, and where its blocks of
 /// workgroup tiles start: computed once per thread value (and subgroup
 /// width, and split), right where the thread's id is defined.
@@ -161,7 +156,7 @@ void splitWarpgroupMma(OpBuilder &b, SubgroupPlacement &place,
 /// Moves the addresses of `op` to the calling subgroup's block, where it
 /// works on workgroup tiles.
 void splitOp(OpBuilder &b, SubgroupPlacement &place, Operation *op) {
-  auto isWorkgroup = [](Value v) { return isWorkgroupTile(v.getType()); };
+  auto isWorkgroup = [](Value v) { return fmha::isWorkgroupTile(v.getType()); };
   auto tileOf = [](Value v) { return cast<TileType>(v.getType()); };
   TypeSwitch<Operation *>(op)
       // Tiles read at (row, col) and written at (row, col).
@@ -220,7 +215,7 @@ void splitOp(OpBuilder &b, SubgroupPlacement &place, Operation *op) {
 
 /// Gives every value of a workgroup tile type its subgroup block's type.
 void retype(Value v) {
-  if (isWorkgroupTile(v.getType()))
+  if (fmha::isWorkgroupTile(v.getType()))
     v.setType(cast<TileType>(v.getType()).getSubgroupTile());
 }
 
@@ -228,8 +223,8 @@ void retype(Value v) {
 /// and its own would disagree after the split.
 LogicalResult checkSignatures(Operation *root) {
   WalkResult signatures = root->walk([](FunctionOpInterface fn) {
-    if (llvm::none_of(fn.getArgumentTypes(), isWorkgroupTile) &&
-        llvm::none_of(fn.getResultTypes(), isWorkgroupTile))
+    if (llvm::none_of(fn.getArgumentTypes(), fmha::isWorkgroupTile) &&
+        llvm::none_of(fn.getResultTypes(), fmha::isWorkgroupTile))
       return WalkResult::advance();
     fn.emitOpError("takes or returns a workgroup tile (split over "
                    "subgroups); fmha-split-workgroup-tiles splits the tiles "
