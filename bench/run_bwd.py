@@ -14,15 +14,18 @@ and in one process:
    error; a case fails past max(3 x PyTorch's own low-precision error,
    floor)); deterministic configurations must give identical bits twice.
 2. benchmark: TFLOP/s = 10*B*Hq*Sq*Sk*D (halved for causal) / median time of
-   >= 10 CUDA-event-timed iterations after warm-up, ours (tiled) against
-   PyTorch SDPA's backward with its default backend and the flash backend.
+   >= 10 CUDA-event-timed iterations after warm-up, ours (tiled) against the
+   backward of the peers of bench/peers.py: SDPA pinned to its cuDNN backend
+   (SDPBackend.CUDNN_ATTENTION, the H200's default) and to its flash backend
+   (FLASH_ATTENTION, FlashAttention-2), and FlexAttention compiled per shape
+   (torch.compile(flex_attention, dynamic=False); a Flex cell Dynamo ran
+   eagerly is an error, "eager fallback").
 
 Needs PyTorch and CuPy (both on the H200 image); plain python3 otherwise.
   python3 bench/run_bwd.py [--dir bench/out] [--out DIR] [--skip-bench]
                            [--skip-validate] [--only SUBSTRING ...]
 """
 import argparse
-import contextlib
 import json
 import math
 import os
@@ -33,13 +36,15 @@ import time
 import numpy as np
 import torch
 import torch.nn.functional as F
-from torch.nn.attention import SDPBackend, sdpa_kernel
-from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+from torch.nn.attention import sdpa_kernel
 
 from cases import (BENCH_HEADS, backward_flops, bench_batch, config_names,
                    mask_label, sanitize_sizes, validation_sizes)
 from kernel_abi import (eval_expr, is_scratch, launch_list, parse_memref,
                         scratch_spec)
+from peers import (bench_header, bench_line, causal_block_mask,
+                   compiled_flex, markdown_bench, raise_recompile_limits,
+                   sdpa_default_backend, time_peers)
 
 try:
     import cupy as cp
@@ -364,44 +369,6 @@ def time_within_budget(fn, iters, flops, budget_left):
     return dict(ms=ms, tflops=flops / ms / 1e9)
 
 
-def time_baselines(row, flops, baselines):
-    """row[label] = {ms, tflops} for each (label, run) of `baselines`, where
-    run() -> (median ms, result); a failing baseline is reported there, not
-    fatal. Returns the reference result: sdpa_flash's, else the first."""
-    ref = None
-    for label, run in baselines:
-        try:
-            ms, result = run()
-            row[label] = dict(ms=ms, tflops=flops / ms / 1e9)
-            if ref is None or label == "sdpa_flash":
-                ref = result
-        except Exception as e:  # a baseline failing is reported, not fatal
-            row[label] = dict(error=(str(e).splitlines() or [repr(e)])[0]
-                              [:200])
-    return ref
-
-
-_FLEX = []
-# The benchmark calls backward repeatedly on one graph (retain_graph), which
-# compiled backward functions with donated buffers refuse.
-import torch._functorch.config  # noqa: E402
-
-torch._functorch.config.donated_buffer = False
-
-
-def compiled_flex():
-    """torch.compile of flex_attention, compiled once per process."""
-    if not _FLEX:
-        _FLEX.append(torch.compile(flex_attention))
-    return _FLEX[0]
-
-
-def causal_block_mask(s):
-    """FlexAttention's block mask of top-left causal attention, S x S."""
-    return create_block_mask(lambda b_, h_, qi, ki: qi >= ki, None, None, s, s,
-                             device="cuda")
-
-
 def bench_point(bw, cfg, s, d, causal, iters, budget_left, baselines=True):
     b = bench_batch(s)
     h = BENCH_HEADS
@@ -415,8 +382,7 @@ def bench_point(bw, cfg, s, d, causal, iters, budget_left, baselines=True):
 
     def sdpa_bwd(backend):
         qq, kk, vv = (x.clone().requires_grad_() for x in (q, k, v))
-        ctx = sdpa_kernel(backend) if backend else contextlib.nullcontext()
-        with ctx:
+        with sdpa_kernel(backend):
             out = F.scaled_dot_product_attention(qq, kk, vv, is_causal=causal,
                                                  scale=scale)
             fn = (lambda: torch.autograd.grad(out, (qq, kk, vv), do,
@@ -435,10 +401,11 @@ def bench_point(bw, cfg, s, d, causal, iters, budget_left, baselines=True):
 
     ref = None
     if baselines:
-        ref = time_baselines(row, flops, (
-            ("sdpa_default", lambda: sdpa_bwd(None)),
-            ("sdpa_flash", lambda: sdpa_bwd(SDPBackend.FLASH_ATTENTION)),
-            ("flex", flex_bwd)))
+        ref = time_peers(row, flops, sdpa_bwd, flex_bwd)
+        # Asked with requires_grad inputs: SDPA's choice also checks what
+        # each backend's backward supports.
+        row["sdpa_default_backend"] = sdpa_default_backend(
+            *(x.detach().requires_grad_() for x in (q, k, v)), causal, scale)
     if bw is not None:
         out, lse = flash_forward(q, k, v, causal, scale)
         p = dict(q=q, k=k, v=v, do=do, o=out, lse=lse)
@@ -475,30 +442,6 @@ def flash_forward(q, k, v, causal, scale):
     return out, lse.float().contiguous()
 
 
-def print_bench_row(r):
-    def c(key):
-        x = r.get(key)
-        if x is None:
-            return "%16s" % "-"
-        if "error" in x:
-            return "%16s" % ("ERR")
-        return "%7.3f ms %5.0f" % (x["ms"], x["tflops"])
-    extra = ""
-    if r.get("ours") and "rel_vs_sdpa" in r["ours"]:
-        extra = "rel %.1e" % r["ours"]["rel_vs_sdpa"]
-    if r.get("ours") and r["ours"].get("kernels_ms"):
-        extra += " [%s]" % " ".join(
-            "%s %.2f" % (n.replace("fmha_bwd_", ""), ms)
-            for n, ms in r["ours"]["kernels_ms"].items())
-    for key in BENCH_KEYS:
-        if r.get(key) and "error" in r[key]:
-            extra += " %s: %s" % (key, r[key]["error"][:100])
-    print("%3d %5d %2d %-6s | %s | %s | %s | %s | %s %s | %s %s" % (
-        r["D"], r["S"], r["B"], "causal" if r["causal"] else "none", c("ours"),
-        c("sdpa_default"), c("sdpa_flash"), c("flex"), ratio(r, "sdpa_flash"),
-        ratio(r, "flex"), r.get("config") or "-", extra), flush=True)
-
-
 def markdown(results):
     """The validation and benchmark tables as Markdown (docs/BENCHMARKS.md)."""
     return (markdown_validation(results["validation"]) + "\n" +
@@ -521,42 +464,6 @@ def markdown_validation(rows):
                        r["mask"], r["Sq"], r["Sk"], det, e[0], e[1], e[2],
                        r["ms"], "pass" if r["ok"] else "FAIL " + r["notes"]))
     return "\n".join(out) + "\n"
-
-
-def markdown_bench(rows):
-    """The benchmark rows (ours against SDPA's default and flash backends
-    and FlexAttention) as a Markdown table."""
-    out = ["| D | S | B | mask | config | ours ms | ours TFLOP/s | ours rel "
-           "err | SDPA default ms | TFLOP/s | SDPA flash ms | TFLOP/s | Flex "
-           "ms | TFLOP/s | ours / flash | ours / flex |",
-           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        cells = []
-        for key in BENCH_KEYS:
-            x = r.get(key) or {"error": "not run"}
-            if "error" in x:
-                cells += [x["error"], "-"] + (["-"] if key == "ours" else [])
-                continue
-            cells += ["%.3f" % x["ms"], "%.1f" % x["tflops"]]
-            if key == "ours":
-                cells.append("%.1e" % x["rel_vs_sdpa"]
-                             if "rel_vs_sdpa" in x else "-")
-        cells += [ratio(r, "sdpa_flash"), ratio(r, "flex")]
-        out.append("| %d | %d | %d | %s | %s | %s |" % (
-            r["D"], r["S"], r["B"], "causal" if r["causal"] else "none",
-            r.get("config") or "-", " | ".join(cells)))
-    return "\n".join(out) + "\n"
-
-
-BENCH_KEYS = ("ours", "sdpa_default", "sdpa_flash", "flex")
-
-
-def ratio(r, key):
-    """ours' TFLOP/s over a baseline's, as text."""
-    a, b = r.get("ours") or {}, r.get(key) or {}
-    if "tflops" not in a or "tflops" not in b:
-        return "-"
-    return "%.2fx" % (a["tflops"] / b["tflops"])
 
 
 # --------------------------------------------------------------------------
@@ -654,18 +561,21 @@ def run_validation(modules, sizes_of, check, a, budget_left, results):
 def run_bench(modules, name_of, bench_one, a, budget_left, results):
     """results["bench"] += bench_one(module, S, D, causal) for D 64 and 128,
     no mask and causal, S of --bench-s; the module is name_of(D, causal)'s,
-    None when not built (baselines only)."""
-    for d in (64, 128):
-        for causal in (False, True):
-            name = name_of(d, causal)
-            m = modules.get(name)
-            for s in (int(x) for x in a.bench_s.split(",")):
-                r = attempt(results, "bench %s S=%d" % (name, s), budget_left,
-                            lambda: bench_one(m, s, d, causal))
-                if r is not None:
-                    r["config"] = name if m else None
-                    results["bench"].append(r)
-                    print_bench_row(r)
+    None when not built (peers only)."""
+    sizes = [int(x) for x in a.bench_s.split(",")]
+    problems = [(d, causal) for d in (64, 128) for causal in (False, True)]
+    # Each point compiles Flex for a shape of its own.
+    raise_recompile_limits(len(problems) * len(sizes))
+    for d, causal in problems:
+        name = name_of(d, causal)
+        m = modules.get(name)
+        for s in sizes:
+            r = attempt(results, "bench %s S=%d" % (name, s), budget_left,
+                        lambda: bench_one(m, s, d, causal))
+            if r is not None:
+                r["config"] = name if m else None
+                results["bench"].append(r)
+                print(bench_line(r), flush=True)
 
 
 def run_explore(modules, bench_one, a, budget_left, results):
@@ -681,7 +591,7 @@ def run_explore(modules, bench_one, a, budget_left, results):
             if r is not None:
                 r["config"] = name
                 results["bench"].append(r)
-                print_bench_row(r)
+                print(bench_line(r), flush=True)
 
 
 def start_run(a, kinds):
@@ -737,9 +647,7 @@ def main():
                        a, budget_left, results)
 
     if not a.skip_bench:
-        print("\n== benchmark: bf16 backward, H=16, B=16384/S; median ms and "
-              "TFLOP/s (ours=%s | sdpa default | sdpa flash | flex) and ours "
-              "over flash and flex ==" % a.bench_strategy)
+        print("\n" + bench_header("backward", a.bench_strategy))
         run_bench(modules,
                   lambda d, causal: "%s_bf16_d%d_h16_16_%s" % (
                       a.bench_strategy, d, "causal" if causal else "none"),

@@ -18,30 +18,30 @@ run_bwd.py's machinery (KernelModule binds tensors by argument role):
    the float32 autograd of SDPA as in run_bwd.py.
 3. benchmark: TFLOP/s = 4*B*Hq*Sq*Sk*D (halved for causal) / median time of
    >= 10 CUDA-event-timed iterations after warm-up, ours (fwd_tiled) against
-   the forward of SDPA's default backend, its flash backend and
-   FlexAttention; bf16, H=16, B*S = 16384.
+   the forward of the peers of bench/peers.py (as in run_bwd.py: SDPA pinned
+   to cuDNN and to flash, Flex compiled per shape); bf16, H=16,
+   B*S = 16384.
 
 Needs PyTorch and CuPy (both on the H200 image).
   python3 bench/run_fwd.py [--dir bench/out] [--out DIR] [--skip-bench]
                            [--skip-validate] [--only SUBSTRING ...]
 """
-import contextlib
 import math
 import sys
 
 import torch
 import torch.nn.functional as F
-from torch.nn.attention import SDPBackend, sdpa_kernel
+from torch.nn.attention import sdpa_kernel
 
 from cases import (BENCH_HEADS, STATS_ROLES, bench_batch,
                    forward_flops, forward_sizes, kind_of, mask_label)
-from run_bwd import (REL_FLOOR, KernelModule,
-                     causal_block_mask, check_against, check_grads,
-                     compiled_flex, env_of, fail, finish, launch_timed,
-                     logical, make_problem, markdown_bench,
-                     rel_err, run_bench, run_explore, run_validation,
-                     runner_arguments, start_run,
-                     sdpa, time_baselines, time_ms, time_within_budget)
+from peers import (bench_header, causal_block_mask, compiled_flex,
+                   markdown_bench, sdpa_default_backend, time_peers)
+from run_bwd import (REL_FLOOR, KernelModule, check_against, check_grads,
+                     env_of, fail, finish, launch_timed, logical,
+                     make_problem, rel_err, run_bench, run_explore,
+                     run_validation, runner_arguments, start_run, sdpa,
+                     time_ms, time_within_budget)
 
 NAN = float("nan")
 # The statistics are float32 functions of exactly the kernel's inputs: ours
@@ -181,7 +181,7 @@ def markdown_validation(rows):
 
 def bench_point(fm, s, d, causal, iters, budget_left, baselines=True):
     """One benchmark problem: bf16, H heads, B = bench_batch(S), Sq = Sk = S;
-    ours (when fm is built) and, with `baselines`, the baselines' forward."""
+    ours (when fm is built) and, with `baselines`, the peers' forward."""
     b, h = bench_batch(s), BENCH_HEADS
     flops = forward_flops(b, h, s, s, d, causal)
     g = torch.Generator(device="cuda").manual_seed(1)
@@ -192,8 +192,7 @@ def bench_point(fm, s, d, causal, iters, budget_left, baselines=True):
     row = dict(S=s, D=d, B=b, H=h, causal=causal, flops=flops)
 
     def sdpa_fwd(backend):
-        ctx = sdpa_kernel(backend) if backend else contextlib.nullcontext()
-        with ctx, torch.no_grad():
+        with sdpa_kernel(backend), torch.no_grad():
             def fn():
                 return F.scaled_dot_product_attention(
                     q, k, v, is_causal=causal, scale=scale)
@@ -206,10 +205,11 @@ def bench_point(fm, s, d, causal, iters, budget_left, baselines=True):
                 return compiled_flex()(q, k, v, block_mask=bm, scale=scale)
             return time_ms(fn, iters, 3), fn()
 
-    ref = time_baselines(row, flops, (
-        ("sdpa_default", lambda: sdpa_fwd(None)),
-        ("sdpa_flash", lambda: sdpa_fwd(SDPBackend.FLASH_ATTENTION)),
-        ("flex", flex_fwd)) if baselines else ())
+    ref = None
+    if baselines:
+        ref = time_peers(row, flops, sdpa_fwd, flex_fwd)
+        row["sdpa_default_backend"] = sdpa_default_backend(q, k, v, causal,
+                                                           scale)
     if fm is not None:
         t = forward_tensors(fm.cfg, dict(q=q, k=k, v=v))
         launches = fm.bind(env_of(fm.cfg, b, s, s), t)
@@ -239,9 +239,7 @@ def main():
                        validate, a, budget_left, results)
 
     if not a.skip_bench:
-        print("\n== benchmark: bf16 forward, H=16, B=16384/S; median ms and "
-              "TFLOP/s (ours=fwd_tiled | sdpa default | sdpa flash | flex) "
-              "and ours over flash and flex ==")
+        print("\n" + bench_header("forward", "fwd_tiled"))
         run_bench(modules,
                   lambda d, causal: "fwd_tiled_bf16_d%d_h16_16_%s" % (
                       d, "causal" if causal else "none"),
