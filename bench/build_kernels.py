@@ -7,7 +7,7 @@ For every configuration it writes, under bench/out/:
   <name>.ptx.json   fmha-dump-binary's sidecar: per kernel, in launch order,
                     its argument types and their calling-convention
                     expansion, its `rocke.launch` facts (grid and block
-                    expressions, argument roles; lib/KernelBuilder.h) and the
+                    expressions, argument roles; lib/Kernels/KernelBuilder.h) and the
                     PTX parameter count
   <name>.config.json  the problem configuration, the pipeline and the MLIR
 

@@ -2,7 +2,7 @@
 
 Pure Python (no GPU, no NumPy): memref argument types, grid and scratch-shape
 expressions over the problem sizes, scratch-buffer roles (conventions in
-lib/KernelBuilder.h) and the kernels of one sidecar in launch order.
+lib/Kernels/KernelBuilder.h) and the kernels of one sidecar in launch order.
 bench/run_bwd.py binds these to tensors; python/tests checks them on CI.
 """
 import re

@@ -3,7 +3,7 @@
 #define ROCKE_DIALECT_FMHADIALECT_H
 
 #include "dialect/Mask.h"
-#include "lib/FragmentLayout.h"
+#include "lib/Target/FragmentLayout.h"
 #include "mlir/Bytecode/BytecodeOpInterface.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"

@@ -1,6 +1,6 @@
 //===- FmhaOps.cpp - fmha op verifiers and helpers ------------------------===//
 #include "dialect/FmhaDialect.h"
-#include "lib/FragmentLayout.h"
+#include "lib/Target/FragmentLayout.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"

@@ -186,7 +186,7 @@ def Fmha_AttentionBwdOp : Fmha_AttentionOpBase<"attention_bwd"> {
 def Fmha_MmaOp : Fmha_Op<"mma", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let summary = "one matrix-core instruction on per-lane fragments";
   let description = [{
-    D = A * B + C for one matrix atom of lib/FragmentLayout (an AMD MFMA, an
+    D = A * B + C for one matrix atom of lib/Target/FragmentLayout (an AMD MFMA, an
     NVIDIA mma.sync, or a host atom for CPU execution). Each operand is the
     calling lane's fragment, flattened: register `r` of operand X holds the
     matrix element `fragmentCoord(atom, X, lane, r)`. `fmha-lower-mma` turns
@@ -216,7 +216,7 @@ def Fmha_WarpgroupMmaOp : Fmha_Op<"warpgroup_mma",
     D = A * B + C over a [64 x N] block of which the calling subgroup (one of
     the four consecutive subgroups of a warpgroup) holds rows [16 w, 16 w +
     16), w its rank in the warpgroup. `acc` holds those rows as N / 8
-    mma.sync m16n8 C fragments (lib/FragmentLayout), concatenated along n.
+    mma.sync m16n8 C fragments (lib/Target/FragmentLayout), concatenated along n.
     Per k step of 16, A is either the subgroup's rows as an mma.sync
     m16n8k16 A fragment (`lhs`) or the whole [64 x 16] slice in workgroup
     memory (`lhs_descriptors`), and `descriptors` describe the [16 x N] slice
@@ -287,7 +287,7 @@ def Fmha_MaskFragmentOp : Fmha_Op<"mask_fragment",
   let summary = "zero the elements of a score fragment that keys or a mask hide";
   let description = [{
     `value` is the calling lane's accumulator fragment of matrix atom `atom`
-    (lib/FragmentLayout) over a tile whose element (i, j) pairs query
+    (lib/Target/FragmentLayout) over a tile whose element (i, j) pairs query
     `query + i` with key `key + j`, or, with `keys_along_rows`, key `key + i`
     with query `query + j`. Elements whose key is at or past `seq_k`, and
     with `mask` those the band hides (aligned to the bottom right with
@@ -367,7 +367,7 @@ def Fmha_TileType : TypeDef<Fmha_Dialect, "Tile"> {
                 "of matrix atoms";
   let description = [{
     A rows x cols matrix that one subgroup holds in registers, as a
-    row-major grid of fragments of `atom` (lib/FragmentLayout) in the role
+    row-major grid of fragments of `atom` (lib/Target/FragmentLayout) in the role
     of operand A ([m x k] atoms), B ([k x n]) or C ([m x n], f32). Each lane
     holds the registers the atom's layout gives it. `fmha-distribute-tiles`
     replaces a tile by its fragments, one 1-D vector per atom.
@@ -425,7 +425,7 @@ def Fmha_TileType : TypeDef<Fmha_Dialect, "Tile"> {
     /// stride between them; (1, 1) for a subgroup's tile.
     int64_t getSplitParts(unsigned dim) const;
     int64_t getSplitStride(unsigned dim) const;
-    /// The atom (lib/FragmentLayout); the verifier guarantees it exists.
+    /// The atom (lib/Target/FragmentLayout); the verifier guarantees it exists.
     const ::rocke::MatrixAtom &getMatrixAtom() const;
     /// The atom operand the tile's fragments are (A, B or C).
     ::rocke::MatrixOperand getMatrixOperand() const;
@@ -579,7 +579,7 @@ def Fmha_TileConvertOp : Fmha_TileOp<"convert", [Pure]> {
     The C tile `source` (or its transpose, with `transposed`) as an A or B
     tile of `result`'s atom, in `result`'s element type. Legal only where
     every lane already holds the elements its operand fragments need
-    (`operandFromAccumulators` in lib/FragmentLayout): two mma.sync m16n8
+    (`operandFromAccumulators` in lib/Target/FragmentLayout): two mma.sync m16n8
     accumulators are one m16k16 A fragment; an MFMA C fragment is the A
     fragment of the transpose. So P and dS feed dV += P^T dO and dK += dS^T Q
     without leaving registers.

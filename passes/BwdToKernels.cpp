@@ -1,13 +1,13 @@
 //===- BwdToKernels.cpp - fmha.attention_bwd -> kernels (issue 4) ---------===//
 //
 // Thin pass wrapper: validates the options, then hands each
-// fmha.attention_bwd to the chosen strategy's builder (lib/AttentionKernels.h)
+// fmha.attention_bwd to the chosen strategy's builder (lib/Kernels/AttentionKernels.h)
 // and erases it.
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/FmhaDialect.h"
-#include "lib/AttentionKernels.h"
-#include "lib/ChipInfo.h"
+#include "lib/Kernels/AttentionKernels.h"
+#include "lib/Target/ChipInfo.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

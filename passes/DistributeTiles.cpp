@@ -4,7 +4,7 @@
 // becomes its lane's fragments, one 1-D vector per atom (row-major), and the
 // tile ops the per-lane code that reads, multiplies and converts them:
 //  - fmha.tile_read: fragment reads from workgroup memory at the coordinates
-//    lib/FragmentLayout gives each lane (vector loads along the buffer's
+//    lib/Target/FragmentLayout gives each lane (vector loads along the buffer's
 //    rows, ldmatrix for mma.sync);
 //  - fmha.tile_load: the same from the rows of a [B, S, H, D] memref, rows
 //    past the sequence as zeros;
@@ -20,8 +20,8 @@
 #include "passes/Passes.h"
 
 #include "dialect/FmhaDialect.h"
-#include "lib/Fragments.h"
-#include "lib/KernelBuilder.h"
+#include "lib/Kernels/Fragments.h"
+#include "lib/Kernels/KernelBuilder.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

@@ -6,8 +6,8 @@
 // read back from the ELF notes (sgpr/vgpr counts, private segment size, ...).
 //
 //===----------------------------------------------------------------------===//
-#include "lib/KernelReport.h"
-#include "lib/PtxEntries.h"
+#include "lib/CodeObject/KernelReport.h"
+#include "lib/CodeObject/PtxEntries.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

@@ -6,13 +6,13 @@
 // atomicrmw fadd <2 x float> into a 64-bit cmpswap loop instead, so they are
 // emitted as inline PTX. Everywhere else each element becomes one
 // memref.atomic_rmw addf, which every target already lowers (AMD's widest
-// f32 atomic is the scalar global_atomic_add_f32, see lib/ChipInfo.h).
+// f32 atomic is the scalar global_atomic_add_f32, see lib/Target/ChipInfo.h).
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
 
 #include "dialect/FmhaDialect.h"
-#include "lib/ChipInfo.h"
+#include "lib/Target/ChipInfo.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"

@@ -2,7 +2,7 @@
 //------===//
 //
 // The masking stage of the tiled lowering: a score fragment's elements sit
-// at the lane's coordinates plus a constant per register (lib/FragmentLayout),
+// at the lane's coordinates plus a constant per register (lib/Target/FragmentLayout),
 // so key - query of every element is one lane value plus a constant. Each
 // element costs one comparison against a constant per band edge, one for
 // the keys past Sk, and a select of the fill value (0 for probabilities,
@@ -12,8 +12,8 @@
 #include "passes/Passes.h"
 
 #include "dialect/FmhaDialect.h"
-#include "lib/FragmentLayout.h"
-#include "lib/KernelBuilder.h"
+#include "lib/Target/FragmentLayout.h"
+#include "lib/Kernels/KernelBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"

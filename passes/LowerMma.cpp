@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/FmhaDialect.h"
-#include "lib/FragmentLayout.h"
+#include "lib/Target/FragmentLayout.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"

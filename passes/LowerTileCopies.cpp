@@ -21,7 +21,7 @@
 #include "passes/Passes.h"
 
 #include "dialect/FmhaDialect.h"
-#include "lib/Fragments.h"
+#include "lib/Kernels/Fragments.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"

@@ -1,5 +1,5 @@
 //===- NvvmVerifyChip.cpp - reject unsupported NVIDIA chips ----------------===//
-#include "lib/ChipInfo.h"
+#include "lib/Target/ChipInfo.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"

@@ -2,7 +2,7 @@
 #ifndef ROCKE_PASSES_PASSES_H
 #define ROCKE_PASSES_PASSES_H
 
-#include "lib/AttentionKernels.h"
+#include "lib/Kernels/AttentionKernels.h"
 
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -15,7 +15,7 @@ class TypeConverter;
 
 namespace rocke {
 
-/// fmha-bwd-to-kernels strategies (lib/AttentionKernels.h).
+/// fmha-bwd-to-kernels strategies (lib/Kernels/AttentionKernels.h).
 enum class BwdStrategy { Tiled, Warp };
 /// Where fmha-bwd-to-kernels puts the kernels.
 enum class KernelPlacement { Gpu, Host };

@@ -13,7 +13,7 @@ def RocdlVerifyChip : Pass<"fmha-rocdl-verify-chip", "::mlir::ModuleOp"> {
   let summary = "Reject AMD chips the ROCDL finish does not support";
   let description = [{
     Fails with a diagnostic unless `chip` is one of gfx90a, gfx942, gfx950
-    (facts in lib/ChipInfo.h).
+    (facts in lib/Target/ChipInfo.h).
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"gfx942\"",
@@ -36,7 +36,7 @@ def RocdlTruncBf16 : Pass<"fmha-rocdl-truncf-bf16"> {
   let summary = "f32 -> bf16 truncation as integer round-to-nearest-even";
   let description = [{
     For chips without an f32 -> bf16 conversion instruction (gfx90a,
-    gfx942; lib/ChipInfo). LLVM expands each `arith.truncf` f32 -> bf16 to
+    gfx942; lib/Target/ChipInfo). LLVM expands each `arith.truncf` f32 -> bf16 to
     six instructions: the rounding (bit extract, add3), a NaN compare, a
     quieting or and a select, and the pack. The probabilities and score
     gradients the tiled kernels convert for the next product are never
@@ -137,7 +137,7 @@ def LowerToLoops : Pass<"fmha-lower-to-loops"> {
 def LowerMma : Pass<"fmha-lower-mma", "::mlir::ModuleOp"> {
   let summary = "fmha.mma atoms -> amdgpu.mfma, nvgpu.mma.sync or vector.contract";
   let description = [{
-    Lowers each lane-level fmha.mma by its atom's family (lib/FragmentLayout):
+    Lowers each lane-level fmha.mma by its atom's family (lib/Target/FragmentLayout):
     MFMA atoms become amdgpu.mfma, mma.sync atoms nvgpu.mma.sync (register
     pairs), host atoms a call to one private function per atom shape (a
     small scf loop nest) on operands staged in stack buffers allocated once
@@ -163,14 +163,14 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
                 "fmha.attention_fwd) into gpu kernels (or host loops)";
   let description = [{
     Replaces each fmha.attention_bwd by scratch buffers, kernels and their
-    launches (lib/KernelBuilder.h, lib/AttentionKernels.h). `strategy=warp`: one
+    launches (lib/Kernels/KernelBuilder.h, lib/Kernels/AttentionKernels.h). `strategy=warp`: one
     subgroup per (batch, query token, query head), lanes split the head dims,
     dot products by gpu.subgroup_reduce, dK/dV by f32 atomics.
     `strategy=tiled`: the FlashAttention-2 backward (preprocess, KV-block
     main kernel, dQ postprocess).
 
     With `forward`, each fmha.attention_fwd becomes the FlashAttention-2
-    forward kernel (lib/TiledFwdKernels.cpp, whatever the strategy; tiles
+    forward kernel (lib/Kernels/TiledFwdKernels.cpp, whatever the strategy; tiles
     from `fwd-block-q`, `fwd-block-kv`, `fwd-num-warps`), written on fmha
     tiles like the tiled backward. Kernels record the fmha ops that launch
     them in module order, forward and backward alike, so runners launch a
@@ -206,14 +206,14 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
            "pass leaves behind (set by the end-to-end pipelines, whose later "
            "passes lower nothing else)">,
     Option<"chip", "chip", "std::string", /*default=*/"\"\"",
-           "GPU of lib/ChipInfo (gfx90a, gfx942, gfx950, sm_80 ... sm_90a): "
+           "GPU of lib/Target/ChipInfo (gfx90a, gfx942, gfx950, sm_80 ... sm_90a): "
            "its subgroup size, matrix atoms, workgroup memory and default "
            "tiles; empty: a generic GPU of `subgroup-size` lanes">,
     Option<"subgroupSize", "subgroup-size", "unsigned", /*default=*/"0",
            "Lanes per subgroup on the GPU (a power of two: 64 wave64, 32); "
            "0: the chip's, else 64">,
     Option<"matrixAtom", "matrix-atom", "std::string", /*default=*/"\"auto\"",
-           "Matrix atom of lib/FragmentLayout for the tiled contractions">,
+           "Matrix atom of lib/Target/FragmentLayout for the tiled contractions">,
     Option<"blockQ", "block-q", "int64_t", /*default=*/"0",
            "Query rows per tile (tiled); 0: chosen from the chip's workgroup "
            "memory and registers">,
@@ -416,7 +416,7 @@ def DistributeTiles : Pass<"fmha-distribute-tiles"> {
     workgroup memory (fmha.tile_read) or once from global memory
     (fmha.tile_load), products (fmha.tile_mma), and accumulator tiles reused
     as the next product's operand in registers (fmha.tile_convert). This
-    pass gives each lane its fragments (lib/FragmentLayout), one 1-D vector
+    pass gives each lane its fragments (lib/Target/FragmentLayout), one 1-D vector
     per atom, row-major over the tile: fragment reads at the lane's
     coordinates (vector loads, ldmatrix on mma.sync), one fmha.mma per atom
     of a product (one fmha.warpgroup_mma with B descriptors for
@@ -485,7 +485,7 @@ def LowerMasks : Pass<"fmha-lower-masks"> {
   let description = [{
     The masking stage of the tiled lowering. Each element of a score
     fragment sits at the lane's coordinates plus a constant of its register
-    (lib/FragmentLayout), so its key - query is one lane value plus a
+    (lib/Target/FragmentLayout), so its key - query is one lane value plus a
     constant: the band becomes one index comparison per element and edge
     against a constant, the keys past Sk one more, and a select zeroes what
     is hidden. fmha-lower-to-loops, fmha-rocdl-to-hsaco and
@@ -499,7 +499,7 @@ def LowerAtomicAdd : Pass<"fmha-lower-atomic-add"> {
   let summary = "fmha.atomic_add -> PTX vector reductions or scalar atomics";
   let description = [{
     Lowers each fmha.atomic_add by the chip's widest native f32 atomic add
-    (lib/ChipInfo): on sm_90 and newer, aligned f32 runs into global memory
+    (lib/Target/ChipInfo): on sm_90 and newer, aligned f32 runs into global memory
     (`#gpu.address_space<global>`, as the kernels' arguments) become inline
     PTX `red.global.add.v2.f32` / `.v4.f32` (relaxed, gpu scope; PTX
     ISA 8.1, which fmha-nvvm-to-ptx asks for there); every other element,
@@ -510,7 +510,7 @@ def LowerAtomicAdd : Pass<"fmha-lower-atomic-add"> {
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"\"",
-           "GPU of lib/ChipInfo (sm_90: vector reductions); empty: one "
+           "GPU of lib/Target/ChipInfo (sm_90: vector reductions); empty: one "
            "scalar atomic per element">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
@@ -572,7 +572,7 @@ def NvvmVerifyChip : Pass<"fmha-nvvm-verify-chip", "::mlir::ModuleOp"> {
   let summary = "Reject NVIDIA chips the NVVM finish does not support";
   let description = [{
     Fails with a diagnostic unless `chip` has bf16 mma.sync m16n8k16
-    (sm_80 and newer, lib/NvvmChipInfo.h).
+    (sm_80 and newer, lib/Target/ChipInfo.h).
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90\"",

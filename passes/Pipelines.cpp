@@ -1,7 +1,7 @@
 //===- Pipelines.cpp - named rocke pipelines --------------------------------===//
 #include "passes/Passes.h"
 
-#include "lib/ChipInfo.h"
+#include "lib/Target/ChipInfo.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
@@ -323,7 +323,7 @@ struct BwdPipelineOptions
                                   "one subgroup per query row"))};
   Option<std::string> matrixAtom{
       *this, "matrix-atom",
-      llvm::cl::desc("lib/FragmentLayout atom of the tiled contractions"),
+      llvm::cl::desc("lib/Target/FragmentLayout atom of the tiled contractions"),
       llvm::cl::init("auto")};
   Option<int64_t> blockQ{
       *this, "block-q",

@@ -1,7 +1,7 @@
 // bf16 gradient accumulation: an atomic fadd on <2 x bf16> becomes one
 // global_atomic_pk_add_bf16 on gfx942/gfx950 (fmha-rocdl-native-atomics marks
 // it no-fine-grained / no-remote), with no compare-and-swap loop. gfx90a has no
-// packed bf16 atomic (lib/ChipInfo: hasPkAddBf16 = false) and keeps the loop.
+// packed bf16 atomic (lib/Target/ChipInfo: hasPkAddBf16 = false) and keeps the loop.
 // memref.atomic_rmw only takes scalars, so the kernel uses llvm.atomicrmw.
 // RUN: rocke-opt %s -o /dev/null -pass-pipeline='builtin.module(fmha-rocdl-to-hsaco{chip=gfx942},fmha-dump-binary{output=%t.gfx942.hsaco})'
 // RUN: llvm-objdump -d --mcpu=gfx942 %t.gfx942.hsaco | FileCheck %s

@@ -1,6 +1,6 @@
 // RUN: rocke-opt %s -verify-diagnostics -fmha-bwd-to-kernels='chip=gfx1100'
 
-// A chip lib/ChipInfo does not describe is refused before any lowering.
+// A chip lib/Target/ChipInfo does not describe is refused before any lowering.
 // expected-error @below {{fmha-bwd-to-kernels: unknown chip 'gfx1100'; supported: gfx90a, gfx942, gfx950, sm_80, sm_86, sm_87, sm_89, sm_90, sm_90a}}
 module {
   func.func @f(%q: memref<1x64x2x64xf16>, %lse: memref<1x2x64xf32>) {

@@ -1,5 +1,5 @@
 //===- FragmentLayoutTest.cpp - fragment layouts vs documented semantics -===//
-#include "lib/FragmentLayout.h"
+#include "lib/Target/FragmentLayout.h"
 
 #include <gtest/gtest.h>
 

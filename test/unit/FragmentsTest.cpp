@@ -3,10 +3,10 @@
 // The index maps fmha-distribute-tiles writes dQ and dS with: runs of
 // registers that are consecutive in a row-major buffer holding a C
 // fragment (or its transpose), and the per-register offsets of the C
-// layout. Checked against lib/FragmentLayout's lane-by-lane coordinates.
+// layout. Checked against lib/Target/FragmentLayout's lane-by-lane coordinates.
 //
 //===----------------------------------------------------------------------===//
-#include "lib/Fragments.h"
+#include "lib/Kernels/Fragments.h"
 
 #include <gtest/gtest.h>
 

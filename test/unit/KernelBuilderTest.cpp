@@ -1,4 +1,4 @@
-//===- KernelBuilderTest.cpp - mask band ranges of lib/KernelBuilder ------===//
+//===- KernelBuilderTest.cpp - mask band ranges of lib/Kernels/KernelBuilder ------===//
 //
 // MaskBuilder's key / query ranges drive the warp strategy's loops and the
 // tiled strategy's block skipping and its split into masked and whole
@@ -7,7 +7,7 @@
 // band shape and small problem.
 //
 //===----------------------------------------------------------------------===//
-#include "lib/KernelBuilder.h"
+#include "lib/Kernels/KernelBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"

@@ -1,12 +1,12 @@
 //===- OccupancyTest.cpp - chip table: occupancy limits and atoms ---------===//
 //
-// Expected values worked by hand from the CDNA limits in lib/ChipInfo: 512
+// Expected values worked by hand from the CDNA limits in lib/Target/ChipInfo: 512
 // unified VGPRs per SIMD lane in blocks of 8, at most 8 waves per SIMD, the
 // GFX8+ SGPR table, LDS per CU shared by workgroups spread over 4 SIMDs.
 //
 //===----------------------------------------------------------------------===//
-#include "lib/ChipInfo.h"
-#include "lib/FragmentLayout.h"
+#include "lib/Target/ChipInfo.h"
+#include "lib/Target/FragmentLayout.h"
 
 #include <gtest/gtest.h>
 
@@ -47,7 +47,7 @@ TEST(Occupancy, LdsSharedByWorkgroupsOfTheCU) {
   EXPECT_EQ(computeOccupancy(gfx942, 32, 32, 65 * 1024, 256).wavesPerSimd, 0u);
 }
 
-// Every atom a chip lists exists in lib/FragmentLayout for both element types
+// Every atom a chip lists exists in lib/Target/FragmentLayout for both element types
 // and matches the chip's subgroup width, so the tiled strategy can use it.
 TEST(ChipInfo, AtomsExistWithTheChipsSubgroupWidth) {
   for (rocke::GpuVendor vendor :

@@ -2,12 +2,12 @@
 //
 // rocke-report kernel.hsaco [--json]: per kernel VGPR/AGPR/SGPR counts, LDS
 // and scratch bytes, occupancy (waves per SIMD) and the hot loop's
-// instruction mix (lib/KernelReport). With --kernel and budget options it
+// instruction mix (lib/CodeObject/KernelReport). With --kernel and budget options it
 // also checks that kernel's hot loop and exits non-zero past a budget (the
 // ISA lit tests hold the tiled kernels' budgets this way).
 //
 //===----------------------------------------------------------------------===//
-#include "lib/KernelReport.h"
+#include "lib/CodeObject/KernelReport.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FormatVariadic.h"

@@ -1,5 +1,5 @@
 //===- KernelBuilder.cpp - shared helpers for attention kernels -----------===//
-#include "lib/KernelBuilder.h"
+#include "lib/Kernels/KernelBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -2,14 +2,14 @@
 //
 // Reads a HSACO (AMDGPU ELF code object): per kernel the register and memory
 // budget from the amdhsa.kernels metadata note, the occupancy it allows
-// (lib/ChipInfo), and the instruction mix of its hot loop from the LLVM MC
+// (lib/Target/ChipInfo), and the instruction mix of its hot loop from the LLVM MC
 // disassembler.
 //
 //===----------------------------------------------------------------------===//
-#ifndef ROCKE_LIB_KERNELREPORT_H
-#define ROCKE_LIB_KERNELREPORT_H
+#ifndef ROCKE_LIB_CODEOBJECT_KERNELREPORT_H
+#define ROCKE_LIB_CODEOBJECT_KERNELREPORT_H
 
-#include "lib/ChipInfo.h"
+#include "lib/Target/ChipInfo.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -64,7 +64,7 @@ struct CodeObjectReport {
 };
 
 /// Analyzes the HSACO in `elf`. Fails with a message on malformed input or a
-/// chip lib/ChipInfo does not describe.
+/// chip lib/Target/ChipInfo does not describe.
 llvm::Expected<CodeObjectReport> analyzeCodeObject(llvm::StringRef elf);
 
 /// Succeeds when `elf` is an AMDGPU code object whose metadata note

@@ -1,5 +1,5 @@
 //===- FragmentLayout.cpp - matrix-core fragment layouts ---------------------===//
-#include "lib/FragmentLayout.h"
+#include "lib/Target/FragmentLayout.h"
 
 #include "llvm/ADT/STLExtras.h"
 

@@ -22,7 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/FmhaDialect.h"
-#include "lib/AttentionKernels.h"
+#include "lib/Kernels/AttentionKernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"

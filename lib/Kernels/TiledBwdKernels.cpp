@@ -3,7 +3,7 @@
 // strategy=tiled of fmha-bwd-to-kernels. Kernels, in launch order:
 //   1. zero-fill of the f32 dQ accumulator (or of the per-KV-block partials);
 //   2. preprocess: each query row's record of its softmax normalizer and
-//      delta = rowsum(dO * O) (lib/KernelBuilder);
+//      delta = rowsum(dO * O) (lib/Kernels/KernelBuilder);
 //   3. the main kernel, one workgroup per (KV block, kv head, batch): K of the
 //      block sits in workgroup memory, each subgroup keeps the V fragments and
 //      the dK / dV accumulators of its slice of KV rows in registers while it
@@ -17,7 +17,7 @@
 // The main kernel is written on the workgroup's tiles, each split over the
 // subgroups as its type says (fmha-split-workgroup-tiles gives each
 // subgroup its block). Every block contraction is a grid of fmha.mma atoms
-// (lib/FragmentLayout): fragments are read from workgroup memory at the
+// (lib/Target/FragmentLayout): fragments are read from workgroup memory at the
 // coordinates the atom's layout gives each lane, so one body serves MFMA,
 // mma.sync and the host atom that runs the same algorithm on the CPU with
 // one lane per workgroup. The score tiles are held as S^T [kv x q] or S [q
@@ -30,13 +30,13 @@
 // then sits in workgroup memory), and dQ is split over the warpgroups.
 //
 //===----------------------------------------------------------------------===//
-#include "lib/AttentionKernels.h"
+#include "lib/Kernels/AttentionKernels.h"
 
 #include "dialect/FmhaDialect.h"
-#include "lib/ChipInfo.h"
-#include "lib/FragmentLayout.h"
-#include "lib/Fragments.h"
-#include "lib/TiledKernels.h"
+#include "lib/Target/ChipInfo.h"
+#include "lib/Target/FragmentLayout.h"
+#include "lib/Kernels/Fragments.h"
+#include "lib/Kernels/TiledKernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"

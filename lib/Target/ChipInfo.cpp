@@ -1,5 +1,5 @@
 //===- ChipInfo.cpp - GPU facts the lowerings and reports read ------------===//
-#include "lib/ChipInfo.h"
+#include "lib/Target/ChipInfo.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"

@@ -35,11 +35,11 @@
 //   ops (module walk order) that launch the kernel.
 //
 //===----------------------------------------------------------------------===//
-#ifndef ROCKE_LIB_KERNELBUILDER_H
-#define ROCKE_LIB_KERNELBUILDER_H
+#ifndef ROCKE_LIB_KERNELS_KERNELBUILDER_H
+#define ROCKE_LIB_KERNELS_KERNELBUILDER_H
 
 #include "dialect/Mask.h"
-#include "lib/FragmentLayout.h"
+#include "lib/Target/FragmentLayout.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
@@ -315,7 +315,7 @@ public:
   /// Builder positioned before the fmha op (for call-site values).
   mlir::OpBuilder &callSite() { return builder; }
   /// Defines `name` = `value` in the symbols of every launch of this op
-  /// (scratch shapes of lib/KernelBuilder.h's roles may use it).
+  /// (scratch shapes of lib/Kernels/KernelBuilder.h's roles may use it).
   void defineSymbol(llvm::StringRef name, int64_t value) {
     symbols.emplace_back(name.str(), value);
   }
@@ -364,4 +364,4 @@ mlir::LogicalResult emitBwdPreprocess(KernelEmitter &emitter, mlir::Value out,
 
 } // namespace rocke
 
-#endif // ROCKE_LIB_KERNELBUILDER_H
+#endif // ROCKE_LIB_KERNELS_KERNELBUILDER_H

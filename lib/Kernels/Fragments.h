@@ -1,17 +1,17 @@
 //===- Fragments.h - per-lane fragments of matrix-atom tiles ----*- C++ -*-===//
 //
-// Code generation for tiles of matrix atoms (lib/FragmentLayout) as each lane
+// Code generation for tiles of matrix atoms (lib/Target/FragmentLayout) as each lane
 // holds them: lane coordinates, reads of operand fragments from workgroup
 // and global memory, accumulator tiles, atom contractions, and the register
 // runs a fragment leaves memory in. The tiled backward builder and the tile
 // distribution pass (fmha-distribute-tiles) share them.
 //
 //===----------------------------------------------------------------------===//
-#ifndef ROCKE_LIB_FRAGMENTS_H
-#define ROCKE_LIB_FRAGMENTS_H
+#ifndef ROCKE_LIB_KERNELS_FRAGMENTS_H
+#define ROCKE_LIB_KERNELS_FRAGMENTS_H
 
-#include "lib/FragmentLayout.h"
-#include "lib/KernelBuilder.h"
+#include "lib/Target/FragmentLayout.h"
+#include "lib/Kernels/KernelBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"

@@ -1,13 +1,13 @@
 //===- ChipInfo.h - GPU facts the lowerings and reports read ----*- C++ -*-===//
 //
 // One table of per-chip facts: subgroup width, workgroup memory, the matrix
-// atoms (lib/FragmentLayout) in order of preference, and the AMD occupancy
+// atoms (lib/Target/FragmentLayout) in order of preference, and the AMD occupancy
 // limits rocke-report uses. fmha-bwd-to-kernels picks atoms and tiles from
 // it; the NVVM and ROCDL finishes check chips against it.
 //
 //===----------------------------------------------------------------------===//
-#ifndef ROCKE_LIB_CHIPINFO_H
-#define ROCKE_LIB_CHIPINFO_H
+#ifndef ROCKE_LIB_TARGET_CHIPINFO_H
+#define ROCKE_LIB_TARGET_CHIPINFO_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -28,7 +28,7 @@ struct ChipInfo {
   /// opt-in limit of dynamic shared memory (static allocations stop at
   /// kNvidiaStaticSharedBytes, so larger tiles use dynamic shared memory).
   uint64_t workgroupMemoryBytes;
-  /// Matrix atoms (lib/FragmentLayout names without the _f16/_bf16 suffix),
+  /// Matrix atoms (lib/Target/FragmentLayout names without the _f16/_bf16 suffix),
   /// best first. Products whose operand comes from accumulator registers take
   /// the first atom that allows it (operandFromAccumulators).
   llvm::ArrayRef<llvm::StringLiteral> matrixAtoms;

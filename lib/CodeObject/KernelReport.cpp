@@ -1,5 +1,5 @@
 //===- KernelReport.cpp - resource report of an AMDGPU code object --------===//
-#include "lib/KernelReport.h"
+#include "lib/CodeObject/KernelReport.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/BinaryFormat/ELF.h"

@@ -1,5 +1,5 @@
 //===- Fragments.cpp - per-lane fragments of matrix-atom tiles ------------===//
-#include "lib/Fragments.h"
+#include "lib/Kernels/Fragments.h"
 
 #include "dialect/FmhaDialect.h"
 

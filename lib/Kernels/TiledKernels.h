@@ -1,17 +1,17 @@
 //===- TiledKernels.h - pieces shared by the tiled builders -----*- C++ -*-===//
 //
-// What the tiled forward and backward builders (lib/TiledFwdKernels.cpp,
-// lib/TiledBwdKernels.cpp) share: the matrix atom a target computes with, the
+// What the tiled forward and backward builders (lib/Kernels/TiledFwdKernels.cpp,
+// lib/Kernels/TiledBwdKernels.cpp) share: the matrix atom a target computes with, the
 // workgroup memory it has, cooperative global -> workgroup-memory tile copies
 // and a builder of fmha tile ops.
 //
 //===----------------------------------------------------------------------===//
-#ifndef ROCKE_LIB_TILEDKERNELS_H
-#define ROCKE_LIB_TILEDKERNELS_H
+#ifndef ROCKE_LIB_KERNELS_TILEDKERNELS_H
+#define ROCKE_LIB_KERNELS_TILEDKERNELS_H
 
 #include "dialect/FmhaDialect.h"
-#include "lib/AttentionKernels.h"
-#include "lib/Fragments.h"
+#include "lib/Kernels/AttentionKernels.h"
+#include "lib/Kernels/Fragments.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -174,4 +174,4 @@ private:
 
 } // namespace rocke
 
-#endif // ROCKE_LIB_TILEDKERNELS_H
+#endif // ROCKE_LIB_KERNELS_TILEDKERNELS_H

@@ -5,8 +5,8 @@
 // text: each `.entry` with its `.param` list and launch-bound directives.
 //
 //===----------------------------------------------------------------------===//
-#ifndef ROCKE_LIB_PTXENTRIES_H
-#define ROCKE_LIB_PTXENTRIES_H
+#ifndef ROCKE_LIB_CODEOBJECT_PTXENTRIES_H
+#define ROCKE_LIB_CODEOBJECT_PTXENTRIES_H
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"

@@ -1,7 +1,7 @@
 //===- TiledKernels.cpp - pieces shared by the tiled builders -------------===//
-#include "lib/TiledKernels.h"
+#include "lib/Kernels/TiledKernels.h"
 
-#include "lib/ChipInfo.h"
+#include "lib/Target/ChipInfo.h"
 
 #include <limits>
 
@@ -31,7 +31,7 @@ rocke::selectAtom(Operation *op, const AttentionKernelOptions &options,
   const MatrixAtom *atom = lookupAtomFor(name, elt);
   if (!atom)
     return op->emitOpError("unknown matrix atom '")
-           << options.matrixAtom << "' (see lib/FragmentLayout.cpp)";
+           << options.matrixAtom << "' (see lib/Target/FragmentLayout.cpp)";
   if (atom->isHost() != target.host)
     return op->emitOpError("matrix atom '")
            << atom->name << "' is for "

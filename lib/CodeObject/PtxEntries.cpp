@@ -1,5 +1,5 @@
 //===- PtxEntries.cpp - kernel entry points of a PTX module ----------------===//
-#include "lib/PtxEntries.h"
+#include "lib/CodeObject/PtxEntries.h"
 
 #include "llvm/ADT/StringExtras.h"
 

@@ -6,8 +6,8 @@
 // here; test/unit checks them against the instructions' documented layouts.
 //
 //===----------------------------------------------------------------------===//
-#ifndef ROCKE_LIB_FRAGMENTLAYOUT_H
-#define ROCKE_LIB_FRAGMENTLAYOUT_H
+#ifndef ROCKE_LIB_TARGET_FRAGMENTLAYOUT_H
+#define ROCKE_LIB_TARGET_FRAGMENTLAYOUT_H
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"

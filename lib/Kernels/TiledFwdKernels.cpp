@@ -22,10 +22,10 @@
 // atom.
 //
 //===----------------------------------------------------------------------===//
-#include "lib/AttentionKernels.h"
+#include "lib/Kernels/AttentionKernels.h"
 
 #include "dialect/FmhaDialect.h"
-#include "lib/TiledKernels.h"
+#include "lib/Kernels/TiledKernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"

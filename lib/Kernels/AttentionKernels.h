@@ -2,17 +2,17 @@
 //
 // The builders of fmha-bwd-to-kernels (its two strategies, issue 4) and of
 // fmha-fwd-to-kernels. Each emits, before `op`, the scratch buffers, kernels
-// and launches that compute the op's results (lib/KernelBuilder.h), and
+// and launches that compute the op's results (lib/Kernels/KernelBuilder.h), and
 // leaves `op` in place for the pass to erase. On failure it has emitted a
 // diagnostic on `op`; what it already emitted is discarded with the failed
 // pass.
 //
 //===----------------------------------------------------------------------===//
-#ifndef ROCKE_LIB_ATTENTIONKERNELS_H
-#define ROCKE_LIB_ATTENTIONKERNELS_H
+#ifndef ROCKE_LIB_KERNELS_ATTENTIONKERNELS_H
+#define ROCKE_LIB_KERNELS_ATTENTIONKERNELS_H
 
-#include "lib/ChipInfo.h"
-#include "lib/KernelBuilder.h"
+#include "lib/Target/ChipInfo.h"
+#include "lib/Kernels/KernelBuilder.h"
 
 #include "mlir/Support/LLVM.h"
 
@@ -90,7 +90,7 @@ struct AttentionKernelOptions {
   /// The chip the kernels are for (atoms, workgroup memory, tile defaults);
   /// none: a generic target of `target.subgroupSize` lanes.
   std::optional<ChipInfo> chip;
-  /// Matrix atom name of lib/FragmentLayout ("auto": chosen by the strategy).
+  /// Matrix atom name of lib/Target/FragmentLayout ("auto": chosen by the strategy).
   std::string matrixAtom = "auto";
   /// Tile sizes and subgroups per workgroup (tiled strategy); 0 = chosen
   /// from the chip and head dims.
@@ -104,21 +104,21 @@ struct AttentionKernelOptions {
 };
 
 /// One subgroup per (batch, query token, query head); lanes split the head
-/// dims, dK/dV by f32 atomics (lib/WarpBwdKernels.cpp).
+/// dims, dK/dV by f32 atomics (lib/Kernels/WarpBwdKernels.cpp).
 mlir::LogicalResult buildWarpBwdKernels(fmha::AttentionBwdOp op,
                                         const AttentionKernelOptions &options);
 
 /// FlashAttention-2 backward: preprocess, KV-block main kernel, dQ
-/// postprocess (lib/TiledBwdKernels.cpp).
+/// postprocess (lib/Kernels/TiledBwdKernels.cpp).
 mlir::LogicalResult buildTiledBwdKernels(fmha::AttentionBwdOp op,
                                          const AttentionKernelOptions &options);
 
 /// FlashAttention-2 forward: one workgroup per (query block, query head,
 /// batch), online softmax over the KV blocks the mask lets through
-/// (lib/TiledFwdKernels.cpp).
+/// (lib/Kernels/TiledFwdKernels.cpp).
 mlir::LogicalResult buildTiledFwdKernels(fmha::AttentionFwdOp op,
                                          const AttentionKernelOptions &options);
 
 } // namespace rocke
 
-#endif // ROCKE_LIB_ATTENTIONKERNELS_H
+#endif // ROCKE_LIB_KERNELS_ATTENTIONKERNELS_H
