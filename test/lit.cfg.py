@@ -40,9 +40,13 @@ llvm_config.use_default_substitutions()
 
 tool_dirs = [os.path.join(config.rocke_obj_root, "bin"), config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(
-    ["rocke-opt", "rocke-report", "rocke-run", "rocke-unittests", "FileCheck", "not", "count", "llvm-objdump", "llvm-readelf"],
+    ["rocke-opt", "rocke-report", "rocke-run", "rocke-unittests", "FileCheck", "not", "count", "llvm-objdump", "llvm-readelf", "llvm-strip"],
     tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+# rocke-report's estimate runs the llvm-mca found at configure time.
+if os.path.isfile(config.rocke_llvm_mca):
+    config.available_features.add("llvm-mca")
 
 # NVVM cubin tests need CUDA's ptxas (PATH or /usr/local/cuda/bin).
 import shutil

@@ -17,11 +17,18 @@
 #include "llvm/MC/MCTargetOptions.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Object/ELFObjectFile.h"
+#include "llvm/Support/AMDHSAKernelDescriptor.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <chrono>
 #include <memory>
 #include <optional>
 
@@ -112,6 +119,18 @@ void count(InstructionMix &mix, InstClass c) {
   }
 }
 
+/// 2*M*N*K of a v_mfma_f32_<M>x<N>x<K>... mnemonic, 0 for any other
+/// (amd_compare.py's count: the shape in the name, whatever its blocks).
+uint64_t mfmaFlop(StringRef mnemonic) {
+  uint64_t m = 0, n = 0, k = 0;
+  if (!mnemonic.consume_front("v_mfma_f32_") ||
+      mnemonic.consumeInteger(10, m) || !mnemonic.consume_front("x") ||
+      mnemonic.consumeInteger(10, n) || !mnemonic.consume_front("x") ||
+      mnemonic.consumeInteger(10, k))
+    return 0;
+  return 2 * m * n * k;
+}
+
 /// The AMDGPU MC layer for one chip.
 struct Disassembler {
   std::unique_ptr<MCRegisterInfo> regInfo;
@@ -151,6 +170,8 @@ struct Disassembler {
         *d.regInfo));
     if (!d.disassembler || !d.analysis || !d.printer)
       return makeError("cannot create the AMDGPU disassembler for " + chip);
+    // As llvm-objdump prints, whose text amd_compare.py gives llvm-mca.
+    d.printer->setPrintImmHex(true);
     return d;
   }
 
@@ -159,6 +180,7 @@ struct Disassembler {
     struct Inst {
       uint64_t offset;
       InstClass cls;
+      MCInst inst;
     };
     SmallVector<Inst> insts;
     SmallVector<std::pair<uint64_t, uint64_t>> loops; // [begin, end) offsets
@@ -173,11 +195,13 @@ struct Disassembler {
         continue;
       }
       StringRef mnemonic = printer->getMnemonic(inst).first;
-      insts.push_back({off, classify(mnemonic.trim())});
+      insts.push_back({off, classify(mnemonic.trim()), inst});
+      // A loop branches back before itself (amd_compare.py's test; a branch
+      // to itself spins on one instruction).
       uint64_t target = 0;
       if (instrInfo->get(inst.getOpcode()).isBranch() &&
           analysis->evaluateBranch(inst, address + off, size, target) &&
-          target >= address && target <= address + off)
+          target >= address && target < address + off)
         loops.push_back({target - address, off + size});
       off += size;
     }
@@ -185,41 +209,33 @@ struct Disassembler {
     for (const Inst &i : insts)
       count(kernel.wholeKernel, i.cls);
 
-    // The hot loop is the innermost of the loops with the most MFMAs (a main
-    // loop may hold small staging loops, which are innermost but cold);
-    // without MFMA in any loop, the longest innermost loop.
-    auto contains = [](std::pair<uint64_t, uint64_t> outer,
-                       std::pair<uint64_t, uint64_t> inner) {
-      return outer != inner && outer.first <= inner.first &&
-             inner.second <= outer.second;
+    // amd_compare.py's hot loop: the most MFMAs, then the fewest
+    // instructions, then the first. (This report used to prefer the
+    // innermost loop among those with no MFMA; one definition now serves
+    // both tools.)
+    auto inLoop = [](const Inst &i, std::pair<uint64_t, uint64_t> loop) {
+      return i.offset >= loop.first && i.offset < loop.second;
     };
-    auto countIn = [&](std::pair<uint64_t, uint64_t> loop, bool mfmaOnly) {
-      return llvm::count_if(insts, [&](const Inst &i) {
-        return i.offset >= loop.first && i.offset < loop.second &&
-               (!mfmaOnly || i.cls == InstClass::Mfma);
-      });
+    auto weigh = [&](std::pair<uint64_t, uint64_t> loop) {
+      size_t mfma = 0, total = 0;
+      for (const Inst &i : insts) {
+        if (!inLoop(i, loop))
+          continue;
+        ++total;
+        mfma += i.cls == InstClass::Mfma;
+      }
+      return std::make_pair(mfma, total);
     };
     std::optional<std::pair<uint64_t, uint64_t>> hot;
+    std::pair<size_t, size_t> hotWeight;
     for (auto loop : loops) {
-      if (!hot) {
+      auto weight = weigh(loop);
+      if (!hot || weight.first > hotWeight.first ||
+          (weight.first == hotWeight.first &&
+           weight.second < hotWeight.second)) {
         hot = loop;
-        continue;
+        hotWeight = weight;
       }
-      auto mfma = countIn(loop, true), hotMfma = countIn(*hot, true);
-      bool better = mfma > hotMfma;
-      if (mfma == hotMfma && mfma > 0)
-        better = countIn(loop, false) < countIn(*hot, false);
-      if (mfma == hotMfma && mfma == 0) {
-        bool innermost = llvm::none_of(
-            loops, [&](auto other) { return contains(loop, other); });
-        bool hotInnermost = llvm::none_of(
-            loops, [&](auto other) { return contains(*hot, other); });
-        better = innermost > hotInnermost ||
-                 (innermost == hotInnermost &&
-                  countIn(loop, false) > countIn(*hot, false));
-      }
-      if (better)
-        hot = loop;
     }
     if (!hot) {
       kernel.hotLoop = kernel.wholeKernel;
@@ -228,9 +244,21 @@ struct Disassembler {
     kernel.hasLoop = true;
     kernel.loopBegin = hot->first;
     kernel.loopEnd = hot->second;
-    for (const Inst &i : insts)
-      if (i.offset >= hot->first && i.offset < hot->second)
-        count(kernel.hotLoop, i.cls);
+    raw_string_ostream assembly(kernel.hotLoopAssembly);
+    for (const Inst &i : insts) {
+      if (!inLoop(i, *hot))
+        continue;
+      count(kernel.hotLoop, i.cls);
+      if (i.cls == InstClass::Branch)
+        continue;
+      StringRef mnemonic = StringRef(printer->getMnemonic(i.inst).first).trim();
+      kernel.hotLoopMfmaFlop += mfmaFlop(mnemonic);
+      std::string text;
+      raw_string_ostream textStream(text);
+      printer->printInst(&i.inst, address + i.offset, /*Annot=*/"", *subtarget,
+                         textStream);
+      assembly << StringRef(text).trim() << "\n";
+    }
   }
 };
 
@@ -295,37 +323,137 @@ readMetadataNote(const object::ELF64LEObjectFile &obj) {
   return makeError("no AMDGPU metadata note (not a HSACO?)");
 }
 
-/// The kernel function's code bytes and address (its STT_FUNC symbol).
-Expected<std::pair<ArrayRef<uint8_t>, uint64_t>>
-findKernelCode(const object::ELF64LEObjectFile &obj, StringRef name) {
-  for (object::ELFSymbolRef sym : obj.symbols()) {
-    // A corrupted table may claim billions of entries: stop at the first
-    // unreadable one instead of walking them all.
-    Expected<StringRef> symName = sym.getName();
-    if (!symName)
-      return symName.takeError();
-    if (*symName != name || sym.getELFType() != ELF::STT_FUNC)
+/// The code entry kernel descriptor `kd` points at: its
+/// kernel_code_entry_byte_offset counts from the descriptor's own address.
+Expected<uint64_t> descriptorEntry(const object::ELF64LEObjectFile &obj,
+                                   object::ELFSymbolRef kd) {
+  Expected<uint64_t> addr = kd.getAddress();
+  if (!addr)
+    return addr.takeError();
+  Expected<object::section_iterator> sec = kd.getSection();
+  if (!sec)
+    return sec.takeError();
+  if (*sec == obj.section_end())
+    return makeError("kernel descriptor in no section");
+  Expected<StringRef> contents = (*sec)->getContents();
+  if (!contents)
+    return contents.takeError();
+  uint64_t begin = *addr - (*sec)->getAddress();
+  if (*addr < (*sec)->getAddress() || begin > contents->size() ||
+      contents->size() - begin < sizeof(amdhsa::kernel_descriptor_t))
+    return makeError("kernel descriptor lies outside its section");
+  int64_t entryOffset = support::endian::read64le(
+      contents->data() + begin + amdhsa::KERNEL_CODE_ENTRY_BYTE_OFFSET_OFFSET);
+  return *addr + static_cast<uint64_t>(entryOffset);
+}
+
+/// The executable section holding `address`: its address and bytes.
+std::optional<std::pair<uint64_t, StringRef>>
+codeSectionAt(const object::ELF64LEObjectFile &obj, uint64_t address) {
+  for (const object::SectionRef &sec : obj.sections()) {
+    if (!sec.isText() || address < sec.getAddress())
       continue;
-    Expected<uint64_t> addr = sym.getAddress();
-    if (!addr)
-      return addr.takeError();
-    Expected<object::section_iterator> sec = sym.getSection();
-    if (!sec)
-      return sec.takeError();
-    if (*sec == obj.section_end())
-      break;
-    Expected<StringRef> contents = (*sec)->getContents();
-    if (!contents)
-      return contents.takeError();
-    uint64_t begin = *addr - (*sec)->getAddress();
-    uint64_t size = sym.getSize();
-    if (*addr < (*sec)->getAddress() || begin + size > contents->size())
-      return makeError("kernel '" + name + "' lies outside its section");
-    ArrayRef<uint8_t> bytes(
-        reinterpret_cast<const uint8_t *>(contents->data()) + begin, size);
-    return std::make_pair(bytes, *addr);
+    Expected<StringRef> contents = sec.getContents();
+    if (!contents) {
+      consumeError(contents.takeError());
+      continue;
+    }
+    if (address - sec.getAddress() < contents->size())
+      return std::make_pair(sec.getAddress(), *contents);
   }
-  return makeError("no code symbol for kernel '" + name + "'");
+  return std::nullopt;
+}
+
+/// A kernel's machine code: its bytes and their address.
+struct KernelCode {
+  ArrayRef<uint8_t> bytes;
+  uint64_t address;
+};
+
+/// The code of kernel `name`, whose descriptor symbol is `descriptorName`.
+/// It starts where the descriptor points (else at the function symbol) and
+/// runs for the function symbol's size; AMD's hand-written code objects give
+/// that symbol size 0 (their code runs on past branch-target labels), and
+/// then it runs to the next code start (a function symbol or a descriptor's
+/// entry) or to the end of its section.
+Expected<KernelCode> findKernelCode(const object::ELF64LEObjectFile &obj,
+                                    StringRef name, StringRef descriptorName) {
+  struct FunctionSymbol {
+    uint64_t address, size;
+  };
+  std::optional<FunctionSymbol> function;
+  std::optional<object::ELFSymbolRef> descriptor;
+  SmallVector<object::ELFSymbolRef> otherDescriptors;
+  SmallVector<uint64_t> codeStarts;
+  // .symtab, and .dynsym, all a stripped code object keeps.
+  for (object::ELFObjectFileBase::elf_symbol_iterator_range table :
+       {obj.symbols(), obj.getDynamicSymbolIterators()}) {
+    for (object::ELFSymbolRef sym : table) {
+      // A corrupted table may claim billions of entries: stop at the first
+      // unreadable one instead of walking them all.
+      Expected<StringRef> symName = sym.getName();
+      if (!symName)
+        return symName.takeError();
+      if (sym.getELFType() == ELF::STT_FUNC) {
+        Expected<uint64_t> addr = sym.getAddress();
+        if (!addr)
+          return addr.takeError();
+        codeStarts.push_back(*addr);
+        if (*symName == name)
+          function = FunctionSymbol{*addr, sym.getSize()};
+      } else if (sym.getELFType() == ELF::STT_OBJECT) {
+        if (*symName == descriptorName)
+          descriptor = sym;
+        else if (symName->ends_with(".kd"))
+          otherDescriptors.push_back(sym);
+      }
+    }
+  }
+  // Another kernel's unreadable descriptor bounds nothing; this kernel's
+  // is an error.
+  for (object::ELFSymbolRef kd : otherDescriptors) {
+    Expected<uint64_t> entry = descriptorEntry(obj, kd);
+    if (entry)
+      codeStarts.push_back(*entry);
+    else
+      consumeError(entry.takeError());
+  }
+
+  uint64_t entry = 0;
+  if (descriptor) {
+    Expected<uint64_t> kdEntry = descriptorEntry(obj, *descriptor);
+    if (!kdEntry)
+      return makeError("kernel '" + name +
+                       "': " + toString(kdEntry.takeError()));
+    entry = *kdEntry;
+  } else if (function) {
+    entry = function->address;
+  } else {
+    return makeError("no code symbol or descriptor for kernel '" + name + "'");
+  }
+  std::optional<std::pair<uint64_t, StringRef>> section =
+      codeSectionAt(obj, entry);
+  if (!section)
+    return makeError(formatv("kernel '{0}': its code entry {1:x} lies in no "
+                             "code section",
+                             name, entry));
+  auto [sectionAddress, contents] = *section;
+  uint64_t available = contents.size() - (entry - sectionAddress);
+  uint64_t size = available;
+  if (function && function->address == entry && function->size) {
+    size = function->size;
+    if (size > available)
+      return makeError("kernel '" + name + "' lies outside its section");
+  } else {
+    for (uint64_t start : codeStarts)
+      if (start > entry && start - entry < size)
+        size = start - entry;
+  }
+  return KernelCode{
+      ArrayRef(reinterpret_cast<const uint8_t *>(contents.data()) +
+                   (entry - sectionAddress),
+               size),
+      entry};
 }
 } // namespace
 
@@ -430,13 +558,100 @@ Expected<CodeObjectReport> rocke::analyzeCodeObject(StringRef elf) {
     k.workgroupSize = getNumber(meta, ".max_flat_workgroup_size");
     k.occupancy =
         computeOccupancy(*info, k.vgprs, k.sgprs, k.ldsBytes, k.workgroupSize);
-    auto code = findKernelCode(*obj, k.name);
+    std::string descriptorName = k.name + ".kd";
+    if (std::optional<StringRef> symbol = getString(meta, ".symbol"))
+      descriptorName = symbol->str();
+    Expected<KernelCode> code = findKernelCode(*obj, k.name, descriptorName);
     if (!code)
       return code.takeError();
-    disasm->analyze(code->first, code->second, k);
+    disasm->analyze(code->bytes, code->address, k);
     report.kernels.push_back(std::move(k));
   }
   return report;
+}
+
+/// llvm-mca's estimate of `kernel`'s hot loop on `chip`, as amd_compare.py
+/// runs it: the loop's instructions but its branches, 10 iterations, cycles
+/// per iteration = Total Cycles / 10. A subprocess rather than the MCA
+/// library: llvm-mca's tool sets up the AMDGPU pipeline (custom behaviour,
+/// instruction post-processing) itself, so the same program gives the same
+/// numbers, and a run that never finishes can be killed.
+static LoopEstimate estimateHotLoop(const KernelReport &kernel, StringRef chip,
+                                    const McaOptions &options) {
+  constexpr unsigned iterations = 10;
+  LoopEstimate estimate;
+  auto fail = [&](const Twine &why) {
+    estimate.failure = why.str();
+    return estimate;
+  };
+  if (!kernel.hasLoop)
+    return fail("no loop");
+  if (options.llvmMca.empty())
+    return fail("no llvm-mca program given");
+  SmallString<128> input, output, errors;
+  for (auto [path, suffix] : {std::pair(&input, "s"), std::pair(&output, "txt"),
+                              std::pair(&errors, "txt")})
+    if (std::error_code ec =
+            sys::fs::createTemporaryFile("rocke-report-mca", suffix, *path))
+      return fail("cannot create a temporary file: " + ec.message());
+  FileRemover removeInput(input), removeOutput(output), removeErrors(errors);
+  {
+    std::error_code ec;
+    raw_fd_ostream os(input, ec);
+    if (ec)
+      return fail("cannot write " + input + ": " + ec.message());
+    os << kernel.hotLoopAssembly;
+  }
+  std::string mcpu = ("-mcpu=" + chip).str();
+  std::string iterationsArg = formatv("-iterations={0}", iterations).str();
+  StringRef args[] = {options.llvmMca, "-mtriple=amdgcn-amd-amdhsa", mcpu,
+                      iterationsArg, input};
+  std::optional<StringRef> redirects[] = {StringRef(), StringRef(output),
+                                          StringRef(errors)};
+  std::string message;
+  bool notRun = false;
+  auto start = std::chrono::steady_clock::now();
+  int status = sys::ExecuteAndWait(options.llvmMca, args, std::nullopt,
+                                   redirects, options.timeoutSeconds,
+                                   /*MemoryLimit=*/0, &message, &notRun);
+  // -2 is a crash or a kill at the timeout: the clock tells which.
+  if (notRun)
+    return fail("cannot run " + options.llvmMca + ": " + message);
+  if (status == -2 && options.timeoutSeconds &&
+      std::chrono::steady_clock::now() - start >=
+          std::chrono::seconds(options.timeoutSeconds))
+    return fail(
+        formatv("llvm-mca timed out after {0} s", options.timeoutSeconds));
+  if (status != 0) {
+    ErrorOr<std::unique_ptr<MemoryBuffer>> stderrText =
+        MemoryBuffer::getFile(errors);
+    StringRef firstLine =
+        stderrText ? (*stderrText)->getBuffer().trim().split('\n').first
+                   : StringRef();
+    return fail("llvm-mca failed: " +
+                (firstLine.empty() ? StringRef(message) : firstLine));
+  }
+  ErrorOr<std::unique_ptr<MemoryBuffer>> report = MemoryBuffer::getFile(output);
+  if (!report)
+    return fail("cannot read llvm-mca's output: " +
+                report.getError().message());
+  StringRef totalCycles =
+      (*report)->getBuffer().split("Total Cycles:").second.ltrim();
+  uint64_t cycles = 0;
+  if (totalCycles.consumeInteger(10, cycles) || cycles == 0)
+    return fail("llvm-mca printed no Total Cycles");
+  estimate.totalCycles = cycles;
+  estimate.iterations = iterations;
+  estimate.cyclesPerIteration = double(cycles) / iterations;
+  estimate.mfmaFlopPerCycle =
+      kernel.hotLoopMfmaFlop / estimate.cyclesPerIteration;
+  return estimate;
+}
+
+void rocke::estimateHotLoops(CodeObjectReport &report,
+                             const McaOptions &options) {
+  for (KernelReport &k : report.kernels)
+    k.estimate = estimateHotLoop(k, report.chip, options);
 }
 
 static std::string mixString(const InstructionMix &m) {
@@ -474,6 +689,15 @@ std::string rocke::formatReport(const CodeObjectReport &report) {
       os << "  hot loop: none, whole kernel: ";
     os << mixString(k.hotLoop) << "\n"
        << "  kernel: " << mixString(k.wholeKernel) << "\n";
+    if (!k.estimate)
+      continue;
+    if (!k.estimate->failure.empty())
+      os << "  estimate: none (" << k.estimate->failure << ")\n";
+    else
+      os << formatv("  estimate (llvm-mca -mcpu={0}): {1:f1} cycles/iteration, "
+                    "{2:f1} MFMA FLOP/cycle ({3} MFMA FLOP/iteration)\n",
+                    report.chip, k.estimate->cyclesPerIteration,
+                    k.estimate->mfmaFlopPerCycle, k.hotLoopMfmaFlop);
   }
   return out;
 }
@@ -497,8 +721,9 @@ std::string rocke::formatReportJson(const CodeObjectReport &report) {
     if (k.hasLoop) {
       loop["begin"] = k.loopBegin;
       loop["end"] = k.loopEnd;
+      loop["mfma_flop"] = k.hotLoopMfmaFlop;
     }
-    kernels.push_back(json::Object{
+    json::Object kernel{
         {"name", k.name},
         {"vgpr_count", k.vgprs},
         {"agpr_count", k.agprs},
@@ -511,7 +736,19 @@ std::string rocke::formatReportJson(const CodeObjectReport &report) {
         {"waves_per_simd", k.occupancy.wavesPerSimd},
         {"occupancy_limiter", k.occupancy.limiter},
         {"hot_loop", std::move(loop)},
-        {"kernel_mix", mixJson(k.wholeKernel)}});
+        {"kernel_mix", mixJson(k.wholeKernel)}};
+    if (k.estimate) {
+      const LoopEstimate &e = *k.estimate;
+      kernel["estimate"] =
+          e.failure.empty()
+              ? json::Object{{"found", true},
+                             {"total_cycles", e.totalCycles},
+                             {"iterations", e.iterations},
+                             {"cycles_per_iteration", e.cyclesPerIteration},
+                             {"mfma_flop_per_cycle", e.mfmaFlopPerCycle}}
+              : json::Object{{"found", false}, {"reason", e.failure}};
+    }
+    kernels.push_back(std::move(kernel));
   }
   json::Object root{{"target", report.target},
                     {"chip", report.chip},

@@ -2,8 +2,9 @@
 //
 // Reads a HSACO (AMDGPU ELF code object): per kernel the register and memory
 // budget from the amdhsa.kernels metadata note, the occupancy it allows
-// (lib/Target/ChipInfo), and the instruction mix of its hot loop from the LLVM MC
-// disassembler.
+// (lib/Target/ChipInfo), the instruction mix of its hot loop from the LLVM MC
+// disassembler, and llvm-mca's throughput estimate of that loop. The same
+// for any code object, LLVM's or hand-written (AMD's AITER kernels).
 //
 //===----------------------------------------------------------------------===//
 #ifndef ROCKE_LIB_CODEOBJECT_KERNELREPORT_H
@@ -15,6 +16,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +42,18 @@ struct InstructionMix {
   double waitsPerMfma() const { return mfma ? double(wait) / mfma : 0; }
 };
 
+/// llvm-mca's estimate of one hot-loop iteration on the chip's scheduling
+/// model (one wave), as ../shared/tools/amd_compare.py computes it.
+struct LoopEstimate {
+  /// Why there are no numbers (no loop, llvm-mca timed out or failed); empty
+  /// when there are.
+  std::string failure;
+  uint64_t totalCycles = 0; // llvm-mca's Total Cycles over the iterations
+  unsigned iterations = 0;
+  double cyclesPerIteration = 0; // totalCycles / iterations
+  double mfmaFlopPerCycle = 0;   // hot-loop MFMA FLOP / cyclesPerIteration
+};
+
 struct KernelReport {
   std::string name;
   unsigned vgprs = 0, agprs = 0, sgprs = 0;
@@ -47,14 +61,21 @@ struct KernelReport {
   uint64_t ldsBytes = 0, scratchBytes = 0;
   unsigned workgroupSize = 0; // .max_flat_workgroup_size
   Occupancy occupancy{};
-  /// The hot loop (loops are backward-branch ranges): the innermost of the
-  /// loops with the most MFMA instructions; when no loop has MFMAs, the
-  /// longest innermost loop; the whole kernel when it has no loop.
+  /// The hot loop, amd_compare.py's definition: of the backward branches
+  /// (a loop spans its target up to and including the branch), the one whose
+  /// range holds the most MFMA instructions; ties go to the shorter range,
+  /// then to the earlier branch. The whole kernel when it has no loop.
   /// [loopBegin, loopEnd) are byte offsets in the kernel.
   bool hasLoop = false;
   uint64_t loopBegin = 0, loopEnd = 0;
   InstructionMix hotLoop;
   InstructionMix wholeKernel;
+  /// The hot loop's instructions but its branches, one per line (llvm-mca's
+  /// input), and 2*M*N*K summed over its v_mfma_f32_<M>x<N>x<K> ones.
+  std::string hotLoopAssembly;
+  uint64_t hotLoopMfmaFlop = 0;
+  /// Set by estimateHotLoops.
+  std::optional<LoopEstimate> estimate;
 };
 
 struct CodeObjectReport {
@@ -66,6 +87,17 @@ struct CodeObjectReport {
 /// Analyzes the HSACO in `elf`. Fails with a message on malformed input or a
 /// chip lib/Target/ChipInfo does not describe.
 llvm::Expected<CodeObjectReport> analyzeCodeObject(llvm::StringRef elf);
+
+/// How estimateHotLoops runs llvm-mca.
+struct McaOptions {
+  std::string llvmMca;          // the program's path
+  unsigned timeoutSeconds = 60; // 0: no limit
+};
+
+/// Runs llvm-mca on each kernel's hot loop (-mcpu=<chip>, 10 iterations) and
+/// records its estimate, or why there is none: llvm-mca does not finish on
+/// some gfx950 loops, so a run past the timeout is killed.
+void estimateHotLoops(CodeObjectReport &report, const McaOptions &options);
 
 /// Succeeds when `elf` is an AMDGPU code object whose metadata note
 /// msgpack::Document (and so ROCDL::getAMDHSAKernelsELFMetadata) can read:

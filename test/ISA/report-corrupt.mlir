@@ -11,6 +11,10 @@
 // RUN: python3 %S/Inputs/corrupt_hsaco.py %t.hsaco %t.symtab.hsaco symtab
 // RUN: not rocke-report %t.symtab.hsaco 2>&1 | FileCheck %s --check-prefix=SYMTAB
 // SYMTAB: error: {{.*}}symtab.hsaco: section [index {{[0-9]+}}] has a sh_offset
+// A kernel descriptor whose code entry points far outside the code.
+// RUN: python3 %S/Inputs/corrupt_hsaco.py %t.hsaco %t.kd.hsaco kd-entry
+// RUN: not rocke-report %t.kd.hsaco 2>&1 | FileCheck %s --check-prefix=KDENTRY
+// KDENTRY: error: {{.*}}kd.hsaco: kernel 'dq_accum': its code entry 0x{{[0-9a-f]+}} lies in no code section
 // fmha-dump-binary reads the same note through ROCDL's upstream reader: it
 // skips a note that reader cannot take instead of crashing.
 // RUN: python3 %S/Inputs/corrupt_hsaco.py %S/Inputs/corrupt-note.hsaco %t.binary.mlir gpu-binary

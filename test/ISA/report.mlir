@@ -43,7 +43,8 @@
 // JSON: "waves_per_simd": 8
 
 // Nested loops: the hot loop is the inner one (its MFMA and global load, but
-// not the outer loop's LDS store): the innermost of the loops with an MFMA. 48 KiB of LDS and 4 waves per workgroup:
+// not the outer loop's LDS store): both loops hold the MFMA, and the shorter
+// wins. 48 KiB of LDS and 4 waves per workgroup:
 // one workgroup per CU on gfx942 (64 KiB), three on gfx950 (160 KiB).
 // LOOP: kernel mfma_loop
 // LOOP: memory: lds 49152 bytes, scratch 0 bytes; workgroup 256

@@ -1,10 +1,11 @@
 //===- rocke-report.cpp - resource report of a HSACO ------------------------===//
 //
 // rocke-report kernel.hsaco [--json]: per kernel VGPR/AGPR/SGPR counts, LDS
-// and scratch bytes, occupancy (waves per SIMD) and the hot loop's
-// instruction mix (lib/CodeObject/KernelReport). With --kernel and budget options it
-// also checks that kernel's hot loop and exits non-zero past a budget (the
-// ISA lit tests hold the tiled kernels' budgets this way).
+// and scratch bytes, occupancy (waves per SIMD), the hot loop's instruction
+// mix and llvm-mca's estimate of it (lib/CodeObject/KernelReport). With
+// --kernel and budget options it also checks that kernel's hot loop and exits
+// non-zero past a budget (the ISA lit tests hold the tiled kernels' budgets
+// this way).
 //
 //===----------------------------------------------------------------------===//
 #include "lib/CodeObject/KernelReport.h"
@@ -13,6 +14,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -25,6 +27,21 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
                                       cl::cat(reportCategory));
 static cl::opt<bool> asJson("json", cl::desc("Print the report as JSON"),
                             cl::cat(reportCategory));
+static cl::opt<bool>
+    noEstimate("no-estimate",
+               cl::desc("Skip llvm-mca's estimate of the hot loops"),
+               cl::cat(reportCategory));
+static cl::opt<std::string>
+    llvmMca("llvm-mca", cl::init(ROCKE_LLVM_MCA),
+            cl::desc("The llvm-mca program for the estimate (default: the "
+                     "one found next to LLVM's tools at configure time)"),
+            cl::value_desc("path"), cl::cat(reportCategory));
+static cl::opt<unsigned> mcaTimeout(
+    "mca-timeout", cl::init(60),
+    cl::desc("Seconds llvm-mca may take per loop before it is killed and the "
+             "loop has no estimate (it does not finish on some gfx950 loops; "
+             "0: no limit)"),
+    cl::value_desc("seconds"), cl::cat(reportCategory));
 static cl::opt<std::string>
     budgetKernel("kernel", cl::desc("Kernel whose hot loop the budgets check"),
                  cl::cat(reportCategory));
@@ -138,6 +155,14 @@ int main(int argc, char **argv) {
     WithColor::error() << inputFile << ": " << toString(report.takeError())
                        << "\n";
     return 1;
+  }
+  if (!noEstimate) {
+    // A bare name is looked up on PATH, as a shell would.
+    std::string program = llvmMca;
+    if (!program.empty() && !StringRef(program).contains('/'))
+      if (ErrorOr<std::string> found = sys::findProgramByName(program))
+        program = *found;
+    rocke::estimateHotLoops(*report, {program, mcaTimeout});
   }
   outs() << (asJson ? rocke::formatReportJson(*report)
                     : rocke::formatReport(*report));
