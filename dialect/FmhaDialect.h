@@ -21,6 +21,22 @@
 #define GET_TYPEDEF_CLASSES
 #include "dialect/FmhaTypes.h.inc"
 
+namespace rocke::fmha {
+/// Fails on an attribute `op` does not define, dialect-prefixed names (with
+/// a '.') aside.
+mlir::LogicalResult verifyKnownAttributes(mlir::Operation *op);
+
+/// The ODS trait Fmha_KnownAttributesOnly.
+template <typename ConcreteType>
+class KnownAttributesOnly
+    : public mlir::OpTrait::TraitBase<ConcreteType, KnownAttributesOnly> {
+public:
+  static mlir::LogicalResult verifyTrait(mlir::Operation *op) {
+    return verifyKnownAttributes(op);
+  }
+};
+} // namespace rocke::fmha
+
 #define GET_OP_CLASSES
 #include "dialect/FmhaOps.h.inc"
 

@@ -5,17 +5,46 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 
 #include "llvm/Support/MathExtras.h"
 
 #include <cmath>
+#include <numeric>
 
 using namespace mlir;
 using namespace rocke::fmha;
 
 #define GET_OP_CLASSES
 #include "dialect/FmhaOps.cpp.inc"
+
+LogicalResult rocke::fmha::verifyKnownAttributes(Operation *op) {
+  ArrayRef<StringAttr> known = op->getName().getAttributeNames();
+  for (NamedAttribute attr : op->getAttrs()) {
+    StringRef name = attr.getName().getValue();
+    if (name.contains('.') || llvm::is_contained(known, attr.getName()))
+      continue;
+    if (isa<AttentionFwdOp>(op) &&
+        llvm::is_contained(AttentionBwdOp::getAttributeNames(), name))
+      return op->emitOpError()
+             << "does not take '" << name
+             << "': a backward-only attribute (fmha.attention_bwd)";
+    InFlightDiagnostic diag = op->emitOpError()
+                              << "has no attribute '" << name << "' (";
+    SmallVector<StringRef> names;
+    for (StringAttr knownName : known)
+      // Sizes the op's variadic operands: set by the op's builder, not by hand.
+      if (knownName.getValue() != "operandSegmentSizes")
+        names.push_back(knownName.getValue());
+    if (names.empty())
+      return diag << "it takes none)";
+    diag << "it takes ";
+    llvm::interleaveComma(names, diag);
+    return diag << ")";
+  }
+  return success();
+}
 
 namespace {
 /// Logical dims of the [B, S, H, D] operands and [B, H, S] statistics.
@@ -195,6 +224,80 @@ struct AttentionVerifier {
                      << " or f32, got " << elt;
     return success();
   }
+
+  /// An operand as the messages name it; outputs are written.
+  struct Buffer {
+    StringRef name;
+    Value value;
+    bool output;
+  };
+
+  /// The kernels address global memory only, and an output shares no
+  /// element with another operand or with itself: workgroups would race on
+  /// it, or read what another one writes. The `stats` are outputs with
+  /// `statsAreOutputs`.
+  LogicalResult verifyBuffers(ArrayRef<Buffer> tensors, ValueRange stats,
+                              bool statsAreOutputs) {
+    SmallVector<std::string> statsNames;
+    for (unsigned i = 0; i < stats.size(); ++i)
+      statsNames.push_back("stats[" + std::to_string(i) + "]");
+    SmallVector<Buffer> buffers(tensors);
+    for (auto [name, value] : llvm::zip(statsNames, stats))
+      buffers.push_back({name, value, statsAreOutputs});
+    for (const Buffer &b : buffers) {
+      Attribute space = cast<MemRefType>(b.value.getType()).getMemorySpace();
+      auto gpuSpace = dyn_cast_or_null<gpu::AddressSpaceAttr>(space);
+      if (space &&
+          (!gpuSpace || gpuSpace.getValue() != gpu::AddressSpace::Global))
+        return error() << b.name << " is in memory space " << space
+                       << "; the kernels take global memory (no memory space "
+                          "or #gpu.address_space<global>)";
+    }
+    for (const Buffer &b : buffers) {
+      if (!b.output)
+        continue;
+      for (const Buffer &other : buffers)
+        if (&other != &b && other.value == b.value)
+          return error() << "output " << b.name << " is the same buffer as "
+                         << other.name
+                         << ": an output must not alias another operand";
+      auto type = cast<MemRefType>(b.value.getType());
+      if (failed(verifyNoSelfOverlap(b.name, type)))
+        return failure();
+    }
+    return success();
+  }
+
+  /// Distinct indices of `type` reach one element where a dimension of
+  /// extent other than 1 has stride 0, or where i steps along one dimension
+  /// land where j steps along another do (i * s_a == j * s_b, the least
+  /// such i and j within the static extents).
+  LogicalResult verifyNoSelfOverlap(StringRef name, MemRefType type) {
+    auto [strides, offset] = type.getStridesAndOffset();
+    ArrayRef<int64_t> shape = type.getShape();
+    for (auto [dim, stride] : llvm::enumerate(strides))
+      if (stride == 0 && shape[dim] != 1)
+        return error() << "output " << name
+                       << " overlaps itself: stride 0 along dim " << dim
+                       << " of extent " << dimStr(shape[dim]) << " in " << type;
+    auto known = [](int64_t n) { return !ShapedType::isDynamic(n); };
+    for (unsigned a = 0; a < strides.size(); ++a)
+      for (unsigned b = a + 1; b < strides.size(); ++b) {
+        int64_t sa = strides[a], sb = strides[b];
+        // Zero strides (on dimensions of extent 1) are checked above.
+        if (!known(sa) || !known(sb) || !known(shape[a]) || !known(shape[b]) ||
+            sa == 0 || sb == 0)
+          continue;
+        int64_t g = std::gcd(sa, sb);
+        int64_t stepsA = sb / g, stepsB = sa / g;
+        if (stepsA < shape[a] && stepsB < shape[b])
+          return error() << "output " << name << " overlaps itself: index "
+                         << stepsA << " along dim " << a << " and index "
+                         << stepsB << " along dim " << b
+                         << " reach the same element of " << type;
+      }
+    return success();
+  }
 };
 
 /// Operands from `firstWrite` on are written, the ones before are read.
@@ -237,8 +340,15 @@ MaskAttr maskOrNone(MLIRContext *ctx, std::optional<MaskAttr> mask) {
 
 LogicalResult AttentionFwdOp::verify() {
   AttentionVerifier v{getOperation()};
-  return v.verifyInputs(getQuery(), getKey(), getValue(), getOut(), getStats(),
-                        getStatsEncoding(), scaleValue(getScaleAttr()));
+  if (failed(v.verifyInputs(getQuery(), getKey(), getValue(), getOut(),
+                            getStats(), getStatsEncoding(),
+                            scaleValue(getScaleAttr()))))
+    return failure();
+  return v.verifyBuffers({{"query", getQuery(), false},
+                          {"key", getKey(), false},
+                          {"value", getValue(), false},
+                          {"out", getOut(), true}},
+                         getStats(), /*statsAreOutputs=*/true);
 }
 
 void AttentionFwdOp::getEffects(
@@ -295,7 +405,15 @@ LogicalResult AttentionBwdOp::verify() {
     if (!acc->isF32() && !acc->isBF16())
       return emitOpError() << "accumulator_type must be f32 or bf16, got "
                            << *acc;
-  return success();
+  return v.verifyBuffers({{"query", getQuery(), false},
+                          {"key", getKey(), false},
+                          {"value", getValue(), false},
+                          {"out", getOut(), false},
+                          {"grad_out", getGradOut(), false},
+                          {"grad_query", getGradQuery(), true},
+                          {"grad_key", getGradKey(), true},
+                          {"grad_value", getGradValue(), true}},
+                         getStats(), /*statsAreOutputs=*/false);
 }
 
 void AttentionBwdOp::getEffects(
@@ -502,6 +620,69 @@ LogicalResult verifyOperandTile(Operation *op, TileType type) {
   return success();
 }
 
+/// `extent` elements from `offset` (null: 0) along dimension `dim` of a
+/// buffer.
+struct AccessExtent {
+  unsigned dim;
+  int64_t extent;
+  Value offset = {};
+};
+
+/// The elements an op accesses lie inside `buffer` along its static
+/// dimensions, also from their offsets where those are constants; `access`
+/// ("reads a 32x32 tile from") begins the message.
+LogicalResult verifyInBounds(Operation *op, const Twine &access,
+                             MemRefType buffer,
+                             ArrayRef<AccessExtent> extents) {
+  for (const AccessExtent &e : extents) {
+    int64_t size = buffer.getDimSize(e.dim);
+    if (ShapedType::isDynamic(size))
+      continue;
+    if (e.extent > size)
+      return op->emitOpError()
+             << access << " " << buffer << ", which is smaller";
+    APInt start(64, 0);
+    if (e.offset && !matchPattern(e.offset, m_ConstantInt(&start)))
+      continue;
+    if (start.getSExtValue() < 0 || start.getSExtValue() > size - e.extent)
+      return op->emitOpError() << access << " " << buffer << " from index "
+                               << start.getSExtValue() << " along dim " << e.dim
+                               << ", past its end (" << size << ")";
+  }
+  return success();
+}
+
+/// "reads a 32x16 tile from", for verifyInBounds.
+std::string describeTileAccess(bool writes, TileType tile, bool transposed) {
+  ArrayRef<int64_t> shape = tile.getShape();
+  return (Twine(writes ? "writes a " : "reads a ") + Twine(shape[0]) + "x" +
+          Twine(shape[1]) + " tile" + (transposed ? " transposed" : "") +
+          (writes ? " into" : " from"))
+      .str();
+}
+
+/// Rows and columns of the memory a tile (`transposed`: its transpose)
+/// covers.
+std::pair<int64_t, int64_t> tileExtents(TileType tile, bool transposed) {
+  ArrayRef<int64_t> shape = tile.getShape();
+  return transposed ? std::make_pair(shape[1], shape[0])
+                    : std::make_pair(shape[0], shape[1]);
+}
+
+/// A tile at (row, col) of a 2-D buffer, or in a [R/8][C/8][8][8] buffer of
+/// core matrices (its extents only).
+LogicalResult verifyTileInBuffer(Operation *op, bool writes, TileType tile,
+                                 bool transposed, MemRefType buffer, Value row,
+                                 Value col) {
+  auto [rows, cols] = tileExtents(tile, transposed);
+  std::string access = describeTileAccess(writes, tile, transposed);
+  if (buffer.getRank() == 4)
+    return verifyInBounds(op, access, buffer,
+                          {{0, llvm::divideCeilSigned(rows, int64_t(8))},
+                           {1, llvm::divideCeilSigned(cols, int64_t(8))}});
+  return verifyInBounds(op, access, buffer, {{0, rows, row}, {1, cols, col}});
+}
+
 /// The memref's element type is the tile's.
 LogicalResult verifySameElements(Operation *op, Value memref, TileType type) {
   Type elt = cast<MemRefType>(memref.getType()).getElementType();
@@ -516,18 +697,25 @@ LogicalResult TileReadOp::verify() {
   if (getBuffer().getType().getRank() != 2)
     return emitOpError("reads a 2-D buffer, not rank ")
            << getBuffer().getType().getRank();
-  if (failed(verifyOperandTile(*this, getType())))
+  if (failed(verifyOperandTile(*this, getType())) ||
+      failed(verifySameElements(*this, getBuffer(), getType())))
     return failure();
-  return verifySameElements(*this, getBuffer(), getType());
+  return verifyTileInBuffer(*this, /*writes=*/false, getType(), getTransposed(),
+                            getBuffer().getType(), getRow(), getCol());
 }
 
 LogicalResult TileLoadOp::verify() {
   if (getSource().getType().getRank() != 4)
     return emitOpError("reads a [B, S, H, D] memref, not rank ")
            << getSource().getType().getRank();
-  if (failed(verifyOperandTile(*this, getType())))
+  if (failed(verifyOperandTile(*this, getType())) ||
+      failed(verifySameElements(*this, getSource(), getType())))
     return failure();
-  return verifySameElements(*this, getSource(), getType());
+  // Rows at or past seq_len are not read; columns are, up to col + cols.
+  int64_t cols = tileExtents(getType(), getTransposed()).second;
+  return verifyInBounds(*this,
+                        describeTileAccess(false, getType(), getTransposed()),
+                        getSource().getType(), {{kHeadDim, cols, getCol()}});
 }
 
 LogicalResult TileMmaOp::verify() {
@@ -739,7 +927,11 @@ LogicalResult verifyAccumulatorTile(Operation *op, TileType type) {
 } // namespace
 
 LogicalResult TileBroadcastOp::verify() {
-  return verifyAccumulatorTile(*this, getType());
+  if (failed(verifyAccumulatorTile(*this, getType())))
+    return failure();
+  int64_t values = getType().getShape()[getDim() == 0 ? 0 : 1];
+  return verifyInBounds(*this, describeTileAccess(false, getType(), false),
+                        getBuffer().getType(), {{0, values, getBase()}});
 }
 
 LogicalResult TileMapOp::verify() {
@@ -816,7 +1008,10 @@ LogicalResult TileWriteOp::verify() {
   if (buf.getRank() == 4 && (buf.getDimSize(2) != 8 || buf.getDimSize(3) != 8))
     return emitOpError("writes a 4-D buffer of 8 x 8 core matrices, got ")
            << buf;
-  return verifyAccumulatorTile(*this, getValue().getType());
+  if (failed(verifyAccumulatorTile(*this, getValue().getType())))
+    return failure();
+  return verifyTileInBuffer(*this, /*writes=*/true, getValue().getType(),
+                            getTransposed(), buf, getRow(), getCol());
 }
 
 LogicalResult TileAccumulateOp::verify() {
@@ -828,11 +1023,24 @@ LogicalResult TileAccumulateOp::verify() {
   if (int64_t(getIndices().size()) != rank)
     return emitOpError("takes ") << rank << " indices for a rank-" << rank
                                  << " buffer, not " << getIndices().size();
-  return success();
+  // Every element is written: no sequence bound guards the rows.
+  TileType tile = getValue().getType();
+  auto [rows, cols] = tileExtents(tile, getTransposed());
+  unsigned rowDim = rank - 3, colDim = rank - 1;
+  return verifyInBounds(*this, describeTileAccess(true, tile, getTransposed()),
+                        getDest().getType(),
+                        {{rowDim, rows, getIndices()[rowDim]},
+                         {colDim, cols, getIndices()[colDim]}});
 }
 
 LogicalResult TileStoreOp::verify() {
-  return verifyAccumulatorTile(*this, getValue().getType());
+  TileType tile = getValue().getType();
+  if (failed(verifyAccumulatorTile(*this, tile)))
+    return failure();
+  // Rows at or past seq_len are not written; columns are, up to col + cols.
+  int64_t cols = tileExtents(tile, getTransposed()).second;
+  return verifyInBounds(*this, describeTileAccess(true, tile, getTransposed()),
+                        getDest().getType(), {{kHeadDim, cols, getCol()}});
 }
 
 LogicalResult TileReduceOp::verify() {
@@ -934,11 +1142,12 @@ static LogicalResult verifyCopyDests(Operation *op, Type elt, int64_t rows,
                << chunk[0] << "x" << chunk[1];
       return success();
     }
-    if (ShapedType::isDynamic(shape[0]) || ShapedType::isDynamic(shape[1]) ||
-        shape[0] < r || shape[1] < c)
-      return op->emitOpError("stores a ")
-             << r << "x" << c << " tile into " << type << ", which is smaller";
-    return success();
+    if (ShapedType::isDynamic(shape[0]) || ShapedType::isDynamic(shape[1]))
+      return op->emitOpError("stores into tiles of static shape, got ") << type;
+    unsigned rowDim = slots ? 1 : 0;
+    return verifyInBounds(
+        op, "stores a " + Twine(r) + "x" + Twine(c) + " tile into", type,
+        {{rowDim, r}, {rowDim + 1, c}});
   };
   if (dest && failed(fits(dest, rows, cols)))
     return failure();

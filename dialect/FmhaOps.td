@@ -22,8 +22,16 @@ def Fmha_Dialect : Dialect {
                            "::mlir::nvgpu::NVGPUDialect"];
 }
 
+// Every fmha op rejects attributes it does not define (a misspelt `mask`
+// would otherwise be dropped); names with a '.', dialect-prefixed
+// discardable attributes such as `rocke.*` or `llvm.*`, stay allowed.
+def Fmha_KnownAttributesOnly : NativeOpTrait<"KnownAttributesOnly"> {
+  let cppNamespace = "::rocke::fmha";
+}
+
 class Fmha_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Fmha_Dialect, mnemonic, traits>;
+    : Op<Fmha_Dialect, mnemonic,
+         !listconcat([Fmha_KnownAttributesOnly], traits)>;
 
 //===----------------------------------------------------------------------===//
 // Enums and attributes

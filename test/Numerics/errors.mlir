@@ -139,11 +139,11 @@ func.func @stride_vs_layout(%q: memref<1x5x2x32xf32, strided<[?, ?, 64, 1]>>,
 // -----
 
 // CHECK: error: argument #0 has a memory space; rocke-run allocates host memory only
-func.func @memory_space(%q: memref<1x5x2x32xf32, 1>, %k: memref<1x5x2x32xf32>,
+func.func @memory_space(%q: memref<1x5x2x32xf32, #gpu.address_space<global>>, %k: memref<1x5x2x32xf32>,
                         %v: memref<1x5x2x32xf32>, %o: memref<1x5x2x32xf32>,
                         %lse: memref<1x2x5xf32>) {
   fmha.attention_fwd %q, %k, %v -> %o, stats(%lse)
-    : memref<1x5x2x32xf32, 1>, memref<1x5x2x32xf32>, memref<1x5x2x32xf32>
+    : memref<1x5x2x32xf32, #gpu.address_space<global>>, memref<1x5x2x32xf32>, memref<1x5x2x32xf32>
       -> memref<1x5x2x32xf32>, stats(memref<1x2x5xf32>)
   return
 }

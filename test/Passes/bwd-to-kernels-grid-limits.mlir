@@ -9,8 +9,9 @@
 
 // TILED: error: 'fmha.attention_bwd' op kernel 'fmha_bwd_zero_dq' needs 17592186044416 workgroups in x (ceildiv(B*ceildiv(Sq,64)*64*Hq*64,256)), past the GPU grid limit of 2147483647 (x < 2^31, y and z < 65536)
 // WARP: error: 'fmha.attention_bwd' op kernel 'fmha_bwd_zero_dk' needs 274877906944 workgroups in x (ceildiv(B*Sk*Hkv*Dqk,256)), past the GPU grid limit of 2147483647
-func.func @huge_batch(%q: memref<1099511627776x1x1x64xf16>, %lse: memref<1099511627776x1x1xf32>) {
-  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %q, %q, %q
+func.func @huge_batch(%q: memref<1099511627776x1x1x64xf16>, %lse: memref<1099511627776x1x1xf32>,
+    %dq: memref<1099511627776x1x1x64xf16>, %dk: memref<1099511627776x1x1x64xf16>, %dv: memref<1099511627776x1x1x64xf16>) {
+  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %dq, %dk, %dv
       : memref<1099511627776x1x1x64xf16>, memref<1099511627776x1x1x64xf16>, memref<1099511627776x1x1x64xf16>,
         memref<1099511627776x1x1x64xf16>, memref<1099511627776x1x1x64xf16>, stats(memref<1099511627776x1x1xf32>)
         -> memref<1099511627776x1x1x64xf16>, memref<1099511627776x1x1x64xf16>, memref<1099511627776x1x1x64xf16>
@@ -21,8 +22,9 @@ func.func @huge_batch(%q: memref<1099511627776x1x1x64xf16>, %lse: memref<1099511
 
 // TILED-NOT: error
 // WARP: error: 'fmha.attention_bwd' op kernel 'fmha_bwd_warp' needs 2147483648 workgroups in x (Sq), past the GPU grid limit of 2147483647
-func.func @long_seq(%q: memref<1x2147483648x1x64xf16>, %lse: memref<1x1x2147483648xf32>) {
-  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %q, %q, %q
+func.func @long_seq(%q: memref<1x2147483648x1x64xf16>, %lse: memref<1x1x2147483648xf32>,
+    %dq: memref<1x2147483648x1x64xf16>, %dk: memref<1x2147483648x1x64xf16>, %dv: memref<1x2147483648x1x64xf16>) {
+  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %dq, %dk, %dv
       : memref<1x2147483648x1x64xf16>, memref<1x2147483648x1x64xf16>, memref<1x2147483648x1x64xf16>,
         memref<1x2147483648x1x64xf16>, memref<1x2147483648x1x64xf16>, stats(memref<1x1x2147483648xf32>)
         -> memref<1x2147483648x1x64xf16>, memref<1x2147483648x1x64xf16>, memref<1x2147483648x1x64xf16>
@@ -34,8 +36,9 @@ func.func @long_seq(%q: memref<1x2147483648x1x64xf16>, %lse: memref<1x1x21474836
 // 65536 batches: z of the preprocess grid (query block, head, batch).
 // TILED: error: 'fmha.attention_bwd' op kernel 'fmha_bwd_preprocess' needs 65536 workgroups in z (B), past the GPU grid limit of 65535
 // WARP: error: 'fmha.attention_bwd' op kernel 'fmha_bwd_preprocess' needs 65536 workgroups in z (B), past the GPU grid limit of 65535
-func.func @batch_z(%q: memref<65536x1x1x64xf16>, %lse: memref<65536x1x1xf32>) {
-  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %q, %q, %q
+func.func @batch_z(%q: memref<65536x1x1x64xf16>, %lse: memref<65536x1x1xf32>,
+    %dq: memref<65536x1x1x64xf16>, %dk: memref<65536x1x1x64xf16>, %dv: memref<65536x1x1x64xf16>) {
+  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %dq, %dk, %dv
       : memref<65536x1x1x64xf16>, memref<65536x1x1x64xf16>, memref<65536x1x1x64xf16>,
         memref<65536x1x1x64xf16>, memref<65536x1x1x64xf16>, stats(memref<65536x1x1xf32>)
         -> memref<65536x1x1x64xf16>, memref<65536x1x1x64xf16>, memref<65536x1x1x64xf16>

@@ -7,9 +7,10 @@
 // the same op lowers.
 // CHECK: gpu.func @fmha_bwd_tiled_main
 // CHECK: gpu.func @fmha_bwd_tiled_main
-func.func @big(%q: memref<2x262144x32x256xf16>, %lse: memref<2x32x262144xf32>) {
+func.func @big(%q: memref<2x262144x32x256xf16>, %lse: memref<2x32x262144xf32>,
+    %dq: memref<2x262144x32x256xf16>, %dk: memref<2x262144x32x256xf16>, %dv: memref<2x262144x32x256xf16>) {
   // expected-error @below {{operand of type 'memref<2x262144x32x256xf16>' has element offsets past 2147483647, beyond the target's 32-bit indexing}}
-  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %q, %q, %q
+  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %dq, %dk, %dv
       : memref<2x262144x32x256xf16>, memref<2x262144x32x256xf16>, memref<2x262144x32x256xf16>,
         memref<2x262144x32x256xf16>, memref<2x262144x32x256xf16>, stats(memref<2x32x262144xf32>)
         -> memref<2x262144x32x256xf16>, memref<2x262144x32x256xf16>, memref<2x262144x32x256xf16>
@@ -19,9 +20,10 @@ func.func @big(%q: memref<2x262144x32x256xf16>, %lse: memref<2x32x262144xf32>) {
 // -----
 
 // Sq = 2^31 alone is past 32-bit indexing.
-func.func @long_seq(%q: memref<1x2147483648x1x64xf16>, %lse: memref<1x1x2147483648xf32>) {
+func.func @long_seq(%q: memref<1x2147483648x1x64xf16>, %lse: memref<1x1x2147483648xf32>,
+    %dq: memref<1x2147483648x1x64xf16>, %dk: memref<1x2147483648x1x64xf16>, %dv: memref<1x2147483648x1x64xf16>) {
   // expected-error @below {{operand of type 'memref<1x2147483648x1x64xf16>' has element offsets past 2147483647, beyond the target's 32-bit indexing}}
-  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %q, %q, %q
+  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %dq, %dk, %dv
       : memref<1x2147483648x1x64xf16>, memref<1x2147483648x1x64xf16>, memref<1x2147483648x1x64xf16>,
         memref<1x2147483648x1x64xf16>, memref<1x2147483648x1x64xf16>, stats(memref<1x1x2147483648xf32>)
         -> memref<1x2147483648x1x64xf16>, memref<1x2147483648x1x64xf16>, memref<1x2147483648x1x64xf16>

@@ -20,9 +20,10 @@
 // TILEDWG: error: fmha-bwd-to-kernels: warpgroup-mma is an option of strategy=tiled; strategy=warp has no use for it
 
 // Head dim 96 does not split over 64 lanes.
-func.func @head_dim(%q: memref<1x16x2x96xf16>, %lse: memref<1x2x16xf32>) {
+func.func @head_dim(%q: memref<1x16x2x96xf16>, %lse: memref<1x2x16xf32>,
+    %dq: memref<1x16x2x96xf16>, %dk: memref<1x16x2x96xf16>, %dv: memref<1x16x2x96xf16>) {
   // expected-error @below {{strategy=warp splits the head dims over the 64 lanes of a subgroup; the qk head dim 96 is not a multiple of it}}
-  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %q, %q, %q
+  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %dq, %dk, %dv
       : memref<1x16x2x96xf16>, memref<1x16x2x96xf16>, memref<1x16x2x96xf16>,
         memref<1x16x2x96xf16>, memref<1x16x2x96xf16>, stats(memref<1x2x16xf32>)
         -> memref<1x16x2x96xf16>, memref<1x16x2x96xf16>, memref<1x16x2x96xf16>
@@ -31,9 +32,10 @@ func.func @head_dim(%q: memref<1x16x2x96xf16>, %lse: memref<1x2x16xf32>) {
 
 // -----
 
-func.func @v_head_dim(%q: memref<1x16x2x64xf16>, %v: memref<1x16x2x96xf16>, %lse: memref<1x2x16xf32>) {
+func.func @v_head_dim(%q: memref<1x16x2x64xf16>, %v: memref<1x16x2x96xf16>, %lse: memref<1x2x16xf32>,
+    %dq: memref<1x16x2x64xf16>, %dk: memref<1x16x2x64xf16>, %dv: memref<1x16x2x96xf16>) {
   // expected-error @below {{the v head dim 96 is not a multiple of it}}
-  fmha.attention_bwd %q, %q, %v, %v, %v, stats(%lse) -> %q, %q, %v
+  fmha.attention_bwd %q, %q, %v, %v, %v, stats(%lse) -> %dq, %dk, %dv
       : memref<1x16x2x64xf16>, memref<1x16x2x64xf16>, memref<1x16x2x96xf16>,
         memref<1x16x2x96xf16>, memref<1x16x2x96xf16>, stats(memref<1x2x16xf32>)
         -> memref<1x16x2x64xf16>, memref<1x16x2x64xf16>, memref<1x16x2x96xf16>

@@ -32,9 +32,10 @@
 // LDS: the tiles need {{[0-9]+}} bytes of workgroup memory, more than the 49152 the target has; lower block-q or block-kv
 
 // Matrix cores take f16 / bf16; f32 inputs need the warp strategy on a GPU.
-func.func @f32_inputs(%q: memref<1x16x2x64xf32>, %lse: memref<1x2x16xf32>) {
+func.func @f32_inputs(%q: memref<1x16x2x64xf32>, %lse: memref<1x2x16xf32>,
+    %dq: memref<1x16x2x64xf32>, %dk: memref<1x16x2x64xf32>, %dv: memref<1x16x2x64xf32>) {
   // expected-error @below {{strategy=tiled on a GPU needs f16 or bf16 inputs (matrix cores); use strategy=warp for f32}}
-  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %q, %q, %q
+  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %dq, %dk, %dv
       : memref<1x16x2x64xf32>, memref<1x16x2x64xf32>, memref<1x16x2x64xf32>,
         memref<1x16x2x64xf32>, memref<1x16x2x64xf32>, stats(memref<1x2x16xf32>)
         -> memref<1x16x2x64xf32>, memref<1x16x2x64xf32>, memref<1x16x2x64xf32>
@@ -43,8 +44,9 @@ func.func @f32_inputs(%q: memref<1x16x2x64xf32>, %lse: memref<1x2x16xf32>) {
 
 // -----
 
-func.func @big_head_dim(%q: memref<1x16x2x256xf16>, %lse: memref<1x2x16xf32>) {
-  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %q, %q, %q
+func.func @big_head_dim(%q: memref<1x16x2x256xf16>, %lse: memref<1x2x16xf32>,
+    %dq: memref<1x16x2x256xf16>, %dk: memref<1x16x2x256xf16>, %dv: memref<1x16x2x256xf16>) {
+  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %dq, %dk, %dv
       : memref<1x16x2x256xf16>, memref<1x16x2x256xf16>, memref<1x16x2x256xf16>,
         memref<1x16x2x256xf16>, memref<1x16x2x256xf16>, stats(memref<1x2x16xf32>)
         -> memref<1x16x2x256xf16>, memref<1x16x2x256xf16>, memref<1x16x2x256xf16>
@@ -55,8 +57,9 @@ func.func @big_head_dim(%q: memref<1x16x2x256xf16>, %lse: memref<1x2x16xf32>) {
 
 // 16 query rows of 64 f16 are 128 16-byte copies: fewer than the 256
 // work-items of sm_90's default tile (ASYNCTILES).
-func.func @short_query_block(%q: memref<1x16x2x64xf16>, %lse: memref<1x2x16xf32>) {
-  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %q, %q, %q
+func.func @short_query_block(%q: memref<1x16x2x64xf16>, %lse: memref<1x2x16xf32>,
+    %dq: memref<1x16x2x64xf16>, %dk: memref<1x16x2x64xf16>, %dv: memref<1x16x2x64xf16>) {
+  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %dq, %dk, %dv
       : memref<1x16x2x64xf16>, memref<1x16x2x64xf16>, memref<1x16x2x64xf16>,
         memref<1x16x2x64xf16>, memref<1x16x2x64xf16>, stats(memref<1x2x16xf32>)
         -> memref<1x16x2x64xf16>, memref<1x16x2x64xf16>, memref<1x16x2x64xf16>

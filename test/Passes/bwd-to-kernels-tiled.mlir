@@ -172,8 +172,9 @@ func.func @deterministic_bf16(%q: memref<?x?x4x128xbf16>, %k: memref<?x?x4x128xb
 // AMDCOPY-NOT: memref<64x104xf16, #gpu.address_space<workgroup>>, vector<2xf16>
 // AMDCOPY: fmha.tile_write
 // AMD: fmha.tile_write {{.*}} : <64x128xf32, c, "mfma_f32_16x16x16_f16", subgroups 1x4>, memref<64x136xf16, #gpu.address_space<workgroup>>
-func.func @v_head_dim(%q: memref<1x16x2x64xf16>, %v: memref<1x16x2x96xf16>, %lse: memref<1x2x16xf32>) {
-  fmha.attention_bwd %q, %q, %v, %v, %v, stats(%lse) -> %q, %q, %v
+func.func @v_head_dim(%q: memref<1x16x2x64xf16>, %v: memref<1x16x2x96xf16>, %lse: memref<1x2x16xf32>,
+    %dq: memref<1x16x2x64xf16>, %dk: memref<1x16x2x64xf16>, %dv: memref<1x16x2x96xf16>) {
+  fmha.attention_bwd %q, %q, %v, %v, %v, stats(%lse) -> %dq, %dk, %dv
       : memref<1x16x2x64xf16>, memref<1x16x2x64xf16>, memref<1x16x2x96xf16>,
         memref<1x16x2x96xf16>, memref<1x16x2x96xf16>, stats(memref<1x2x16xf32>)
         -> memref<1x16x2x64xf16>, memref<1x16x2x64xf16>, memref<1x16x2x96xf16>

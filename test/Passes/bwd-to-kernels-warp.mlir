@@ -194,12 +194,12 @@ func.func @gqa_window_f32(%q: memref<?x?x8x64xbf16>, %k: memref<?x?x2x64xbf16>,
 // HOST-NOT:     call @fmha_bwd_warp_
 
 func.func @two_ops(%q: memref<1x64x2x64xf32>, %lse: memref<1x2x64xf32>,
-    %g: memref<1x64x2x64xf32>) {
-  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %g, %g, %g
+    %g: memref<1x64x2x64xf32>, %dk: memref<1x64x2x64xf32>, %dv: memref<1x64x2x64xf32>) {
+  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %g, %dk, %dv
       : memref<1x64x2x64xf32>, memref<1x64x2x64xf32>, memref<1x64x2x64xf32>,
         memref<1x64x2x64xf32>, memref<1x64x2x64xf32>, stats(memref<1x2x64xf32>)
         -> memref<1x64x2x64xf32>, memref<1x64x2x64xf32>, memref<1x64x2x64xf32>
-  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %g, %g, %g
+  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %g, %dk, %dv
       : memref<1x64x2x64xf32>, memref<1x64x2x64xf32>, memref<1x64x2x64xf32>,
         memref<1x64x2x64xf32>, memref<1x64x2x64xf32>, stats(memref<1x2x64xf32>)
         -> memref<1x64x2x64xf32>, memref<1x64x2x64xf32>, memref<1x64x2x64xf32>

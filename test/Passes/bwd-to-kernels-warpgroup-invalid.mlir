@@ -44,8 +44,9 @@
 // ON-NOT: fmha.tile_mma
 // ON: gpu.return
 
-func.func @bf16_d64(%q: memref<?x?x4x64xbf16>, %lse: memref<?x4x?xf32>) {
-  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %q, %q, %q
+func.func @bf16_d64(%q: memref<?x?x4x64xbf16>, %lse: memref<?x4x?xf32>,
+    %dq: memref<?x?x4x64xbf16>, %dk: memref<?x?x4x64xbf16>, %dv: memref<?x?x4x64xbf16>) {
+  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %dq, %dk, %dv
       {mask = #fmha.mask<causal>}
       : memref<?x?x4x64xbf16>, memref<?x?x4x64xbf16>, memref<?x?x4x64xbf16>,
         memref<?x?x4x64xbf16>, memref<?x?x4x64xbf16>, stats(memref<?x4x?xf32>)
@@ -55,8 +56,9 @@ func.func @bf16_d64(%q: memref<?x?x4x64xbf16>, %lse: memref<?x4x?xf32>) {
 
 // -----
 
-func.func @strided_rows(%q: memref<?x?x4x64xbf16, strided<[?, ?, ?, 2]>>, %k: memref<?x?x4x64xbf16>, %lse: memref<?x4x?xf32>) {
-  fmha.attention_bwd %q, %k, %k, %k, %k, stats(%lse) -> %k, %k, %k
+func.func @strided_rows(%q: memref<?x?x4x64xbf16, strided<[?, ?, ?, 2]>>, %k: memref<?x?x4x64xbf16>, %lse: memref<?x4x?xf32>,
+    %dq: memref<?x?x4x64xbf16>, %dk: memref<?x?x4x64xbf16>, %dv: memref<?x?x4x64xbf16>) {
+  fmha.attention_bwd %q, %k, %k, %k, %k, stats(%lse) -> %dq, %dk, %dv
       : memref<?x?x4x64xbf16, strided<[?, ?, ?, 2]>>, memref<?x?x4x64xbf16>, memref<?x?x4x64xbf16>,
         memref<?x?x4x64xbf16>, memref<?x?x4x64xbf16>, stats(memref<?x4x?xf32>)
         -> memref<?x?x4x64xbf16>, memref<?x?x4x64xbf16>, memref<?x?x4x64xbf16>

@@ -39,14 +39,15 @@
 // JSON: "name": "fmha_bwd_tiled_main"
 // JSON: "name": "fmha_bwd_reduce_dq"
 // JSON-NOT: "name": "fmha_bwd
-func.func @many(%q: memref<1x64x2x64xf16>, %lse: memref<1x2x64xf32>, %dq: memref<1x64x2x64xf16>) {
-  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %dq, %dq, %dq {mask = #fmha.mask<causal>, deterministic}
+func.func @many(%q: memref<1x64x2x64xf16>, %lse: memref<1x2x64xf32>, %dq: memref<1x64x2x64xf16>,
+    %dk: memref<1x64x2x64xf16>, %dv: memref<1x64x2x64xf16>) {
+  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %dq, %dk, %dv {mask = #fmha.mask<causal>, deterministic}
       : memref<1x64x2x64xf16>, memref<1x64x2x64xf16>, memref<1x64x2x64xf16>, memref<1x64x2x64xf16>, memref<1x64x2x64xf16>, stats(memref<1x2x64xf32>)
         -> memref<1x64x2x64xf16>, memref<1x64x2x64xf16>, memref<1x64x2x64xf16>
-  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %dq, %dq, %dq {mask = #fmha.mask<causal>, deterministic}
+  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %dq, %dk, %dv {mask = #fmha.mask<causal>, deterministic}
       : memref<1x64x2x64xf16>, memref<1x64x2x64xf16>, memref<1x64x2x64xf16>, memref<1x64x2x64xf16>, memref<1x64x2x64xf16>, stats(memref<1x2x64xf32>)
         -> memref<1x64x2x64xf16>, memref<1x64x2x64xf16>, memref<1x64x2x64xf16>
-  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %dq, %dq, %dq {mask = #fmha.mask<causal>, deterministic}
+  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %dq, %dk, %dv {mask = #fmha.mask<causal>, deterministic}
       : memref<1x64x2x64xf16>, memref<1x64x2x64xf16>, memref<1x64x2x64xf16>, memref<1x64x2x64xf16>, memref<1x64x2x64xf16>, stats(memref<1x2x64xf32>)
         -> memref<1x64x2x64xf16>, memref<1x64x2x64xf16>, memref<1x64x2x64xf16>
   return

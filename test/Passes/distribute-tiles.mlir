@@ -49,13 +49,13 @@ func.func @convert(%c0: vector<4xf32>, %c1: vector<4xf32>) -> (vector<4xbf16>, v
 // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (vector<4xf32>, vector<4xf32>)
 // CHECK-COUNT-2: fmha.mma
 // CHECK: scf.yield {{.*}} : vector<4xf32>, vector<4xf32>
-func.func @loop(%buf: memref<16x24xbf16>, %n: index, %lane: index) -> (vector<4xf32>, vector<4xf32>) {
+func.func @loop(%buf: memref<32x24xbf16>, %n: index, %lane: index) -> (vector<4xf32>, vector<4xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %z = fmha.tile_zero : !fmha.tile<16x32xf32, c, "mfma_f32_16x16x16_bf16">
   %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %z) -> (!fmha.tile<16x32xf32, c, "mfma_f32_16x16x16_bf16">) {
-    %a = fmha.tile_read %buf[%c0, %c0] lane %lane : memref<16x24xbf16> -> !fmha.tile<16x16xbf16, a, "mfma_f32_16x16x16_bf16">
-    %b = fmha.tile_read %buf[%c0, %c0] lane %lane {transposed} : memref<16x24xbf16> -> !fmha.tile<16x32xbf16, b, "mfma_f32_16x16x16_bf16">
+    %a = fmha.tile_read %buf[%c0, %c0] lane %lane : memref<32x24xbf16> -> !fmha.tile<16x16xbf16, a, "mfma_f32_16x16x16_bf16">
+    %b = fmha.tile_read %buf[%c0, %c0] lane %lane {transposed} : memref<32x24xbf16> -> !fmha.tile<16x32xbf16, b, "mfma_f32_16x16x16_bf16">
     %d = fmha.tile_mma %a, %b, %acc : !fmha.tile<16x16xbf16, a, "mfma_f32_16x16x16_bf16">, !fmha.tile<16x32xbf16, b, "mfma_f32_16x16x16_bf16"> -> !fmha.tile<16x32xf32, c, "mfma_f32_16x16x16_bf16">
     scf.yield %d : !fmha.tile<16x32xf32, c, "mfma_f32_16x16x16_bf16">
   }
