@@ -532,10 +532,16 @@ def PlaceWorkgroupBarriers : Pass<"fmha-place-workgroup-barriers",
     in between. A barrier goes right after the last workgroup-memory access
     before the access that needs it (as few barriers as the accesses allow,
     reached as early as possible), inside
-    scf.for loops whose bounds are the same for every work-item (the body is
-    walked until the hazards an iteration leaves to the next are stable),
-    never inside scf.if or loops with work-item dependent bounds, whose
-    accesses are ordered as one. Existing barriers stay. An
+    scf.for loops whose bounds, and scf.while loops whose condition, are the
+    same for every work-item (the body is walked until the hazards an
+    iteration leaves to the next are stable), and inside the branches of an
+    scf.if whose condition is. Never inside an scf.if or loop that a part of
+    the workgroup only may run (condition or bounds from the work-item): its
+    accesses are ordered as one, by barriers before and after it, and a
+    hazard only a barrier inside it would order is an error naming both
+    accesses. Workgroup-memory accesses in other ops with regions, or in a
+    kernel whose body is blocks joined by branches (cf), are errors: the
+    pass follows scf only. Existing barriers stay. An
     nvgpu.device_async_copy writes its destination at some point up to the
     nvgpu.device_async_wait covering its group: a write at the issue against
     earlier reads, at the wait against later ones (a barrier after the

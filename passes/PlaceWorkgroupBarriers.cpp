@@ -22,14 +22,23 @@
 //    before the next query block's global loads instead of after them made
 //    the D=128 backward 5 % faster);
 //  - the bodies of scf.for loops whose bounds are the same for every
-//    work-item are walked until the state entering an iteration is stable,
-//    so a write at the top of an iteration is ordered against the reads of
-//    the previous one, then once more placing the barriers that state
-//    needs; barriers may go inside such bodies;
-//  - every other op with regions (scf.if, loops with work-item dependent
-//    bounds, ...) may be executed by a part of the workgroup only: its
-//    accesses count as one access of the op, and a barrier goes before it,
-//    never inside.
+//    work-item, and of scf.while loops whose condition is, are walked until
+//    the state entering an iteration is stable, so a write at the top of an
+//    iteration is ordered against the reads of the previous one, then once
+//    more placing the barriers that state needs; barriers may go inside
+//    such bodies;
+//  - an scf.if whose condition every work-item shares gets a barrier before
+//    it for a hazard between an access before it and one inside, and
+//    barriers inside its branches for hazards within them;
+//  - an scf.if, scf.for or scf.while that a part of the workgroup only may
+//    run (its condition or bounds depend on the work-item) gets no barrier
+//    inside, where the other work-items would not reach it: its accesses
+//    count as one access of the op, ordered by barriers before and after
+//    it. A hazard between two accesses inside it (or two of its
+//    iterations), which only a barrier inside would order, is an error;
+//  - other ops with regions holding workgroup-memory accesses, and kernels
+//    whose body is blocks joined by branches (cf), are errors: which
+//    work-items run those accesses, and how often, is not known here.
 // Existing barriers are kept and clear the state. A barrier placed (or
 // found) while writes to bytes the matrix cores read through the async proxy
 // (fmha.warpgroup_mma: wgmma reads its B operand so) are pending is preceded
@@ -42,9 +51,10 @@
 // does not clear them, a wait moves them to the pending accesses, and a
 // barrier that a read needs after a wait goes after the wait. A wait for
 // all but the newest N groups (numGroups = N > 0) leaves them all in flight
-// as well: which groups complete is not tracked. Copies and waits inside an
-// op with regions are ordered like its other accesses, in flight from the
-// op on; a wait there does not order the reads after it in that region.
+// as well: which groups complete is not tracked. Copies and waits inside a
+// divergent op are ordered like its other accesses, in flight from the op
+// on; a read after a wait there, which a barrier after the wait would
+// order, is an error.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
@@ -102,7 +112,9 @@ class BarrierPlacer {
 public:
   explicit BarrierPlacer(gpu::GPUFuncOp func) : func(func) {}
 
-  void run() {
+  LogicalResult run() {
+    if (!func.getBody().hasOneBlock())
+      return diagnoseUnstructured();
     func.walk([&](rocke::fmha::WarpgroupMmaOp mma) {
       for (Value buffer : mma.getBuffers())
         addAll(asyncProxyReads,
@@ -110,15 +122,60 @@ public:
     });
     State state;
     walkBlock(func.getBody().front(), state);
+    return failure(reported);
   }
 
 private:
+  /// A body of blocks joined by branches: the walk follows structured
+  /// control flow only, so it is an error where there is anything to order.
+  LogicalResult diagnoseUnstructured() {
+    Operation *access = nestedWorkgroupAccess(func);
+    if (!access)
+      return success();
+    Operation *branch = nullptr;
+    func.walk([&](Operation *op) {
+      if (!branch && op->getNumSuccessors() != 0)
+        branch = op;
+    });
+    InFlightDiagnostic diag =
+        (branch ? branch : func.getOperation())->emitError()
+        << "fmha-place-workgroup-barriers needs structured control flow "
+           "(scf) in a kernel that accesses workgroup memory; this kernel's "
+           "body is blocks joined by branches";
+    diag.attachNote(access->getLoc()) << "workgroup memory accessed here";
+    return failure();
+  }
+
+  /// The first op nested in `op` (not `op` itself) that accesses workgroup
+  /// memory or waits for copies into it, or null.
+  static Operation *nestedWorkgroupAccess(Operation *op) {
+    Operation *found = nullptr;
+    for (Region &region : op->getRegions()) {
+      region.walk([&](Operation *nested) {
+        if (!isa<nvgpu::DeviceAsyncWaitOp>(nested) &&
+            rocke::ownWorkgroupAccesses(nested).empty())
+          return WalkResult::advance();
+        found = nested;
+        return WalkResult::interrupt();
+      });
+      if (found)
+        break;
+    }
+    return found;
+  }
+
   /// True when `v` may differ between the work-items of a workgroup.
   bool dependsOnWorkItem(Value v) {
     auto it = workItemDependent.find(v);
     if (it != workItemDependent.end())
       return it->second;
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      if (auto loop = dyn_cast<scf::WhileOp>(arg.getOwner()->getParentOp())) {
+        classifyCarriedValues(loop);
+        return workItemDependent.lookup(v);
+      }
     workItemDependent[v] = true; // cycles (loop-carried values): dependent
+    evaluating.push_back(v);
     bool result = true;
     if (auto arg = dyn_cast<BlockArgument>(v)) {
       Operation *owner = arg.getOwner()->getParentOp();
@@ -141,8 +198,44 @@ private:
         });
       }
     }
+    evaluating.pop_back();
     workItemDependent[v] = result;
     return result;
+  }
+
+  /// The values an scf.while carries into its regions are shared by the
+  /// work-items where every value fed into them is (its operands,
+  /// scf.yield's and scf.condition's): a greatest fixpoint, from all shared,
+  /// making dependent each one fed a dependent value until none changes.
+  /// Each guess is evaluated on a copy of the cache, since what it concludes
+  /// rests on the guess, without the placeholders of the values being
+  /// evaluated (the loop's condition, say).
+  void classifyCarriedValues(scf::WhileOp loop) {
+    SmallVector<std::pair<BlockArgument, SmallVector<Value, 2>>> carried;
+    for (auto [arg, init, yielded] :
+         llvm::zip_equal(loop.getBeforeArguments(), loop.getInits(),
+                         loop.getYieldOp().getResults()))
+      carried.push_back({arg, {init, yielded}});
+    for (auto [arg, forwarded] : llvm::zip_equal(
+             loop.getAfterArguments(), loop.getConditionOp().getArgs()))
+      carried.push_back({arg, {forwarded}});
+    SmallVector<bool> dependent(carried.size(), false);
+    for (bool changed = true; changed;) {
+      changed = false;
+      llvm::DenseMap<Value, bool> cache = workItemDependent;
+      for (Value placeholder : evaluating)
+        workItemDependent.erase(placeholder);
+      for (auto [value, isDependent] : llvm::zip_equal(carried, dependent))
+        workItemDependent[value.first] = isDependent;
+      for (auto [value, isDependent] : llvm::zip_equal(carried, dependent))
+        if (!isDependent &&
+            llvm::any_of(value.second,
+                         [&](Value in) { return dependsOnWorkItem(in); }))
+          isDependent = changed = true;
+      workItemDependent = std::move(cache);
+    }
+    for (auto [value, isDependent] : llvm::zip_equal(carried, dependent))
+      workItemDependent[value.first] = isDependent;
   }
 
   /// A loop every work-item of the workgroup runs with the same trip count.
@@ -150,6 +243,17 @@ private:
     return !dependsOnWorkItem(loop.getLowerBound()) &&
            !dependsOnWorkItem(loop.getUpperBound()) &&
            !dependsOnWorkItem(loop.getStep());
+  }
+
+  /// Every work-item of the workgroup runs the same regions of `op` (an
+  /// scf.for, scf.if or scf.while) as often.
+  bool isUniform(Operation *op) {
+    if (auto loop = dyn_cast<scf::ForOp>(op))
+      return isUniformLoop(loop);
+    if (auto ifOp = dyn_cast<scf::IfOp>(op))
+      return !dependsOnWorkItem(ifOp.getCondition());
+    return !dependsOnWorkItem(
+        cast<scf::WhileOp>(op).getConditionOp().getCondition());
   }
 
   /// True when `op` or an op nested in it accesses workgroup memory or
@@ -162,15 +266,22 @@ private:
         .wasInterrupted();
   }
 
-  /// Clears `pending` with a barrier before `op` when `accesses` conflict.
+  /// Clears `pending` with a barrier before `op` when `accesses` conflict;
+  /// in divergent code, reports the conflict instead.
   void orderBefore(Operation *op, ArrayRef<Access> accesses,
                    AccessSet &pending) {
-    bool conflict = llvm::any_of(accesses, [&](const Access &a) {
-      return llvm::any_of(pending,
-                          [&](const Access &p) { return a.conflicts(p); });
+    const Access *conflict = llvm::find_if(pending, [&](const Access &p) {
+      return llvm::any_of(accesses,
+                          [&](const Access &a) { return a.conflicts(p); });
     });
-    if (!conflict)
+    if (conflict == pending.end())
       return;
+    if (divergentOp) {
+      if (insert && !divergentHazardReported)
+        reportDivergentHazard(op, *conflict);
+      pending.clear();
+      return;
+    }
     bool fence = crossesProxy(pending);
     pending.clear();
     if (!insert)
@@ -188,6 +299,35 @@ private:
     if (fence)
       createProxyFence(b, op->getLoc());
     gpu::BarrierOp::create(b, op->getLoc());
+  }
+
+  /// `op` conflicts with `pending`, and only a barrier inside `divergentOp`
+  /// would order them.
+  void reportDivergentHazard(Operation *op, const Access &pending) {
+    StringRef kind = pending.write ? "write" : "read";
+    InFlightDiagnostic diag =
+        op->emitError()
+        << "needs a gpu.barrier after a conflicting workgroup-memory " << kind
+        << ", but both are inside control flow that not every work-item "
+           "takes, where a barrier would not be reached by the whole "
+           "workgroup";
+    if (pending.op)
+      diag.attachNote(pending.op->getLoc()) << "the conflicting " << kind;
+    diag.attachNote(divergentOp->getLoc())
+        << "control flow depending on the work-item";
+    reported = divergentHazardReported = true;
+  }
+
+  /// `op` holds workgroup-memory accesses (`access`) in regions the walk
+  /// does not follow: which work-items run them, and how often, is unknown.
+  void reportUnknownRegions(Operation *op, Operation *access) {
+    InFlightDiagnostic diag =
+        op->emitError()
+        << "holds workgroup-memory accesses in regions that "
+           "fmha-place-workgroup-barriers does not follow (it follows "
+           "scf.for, scf.if and scf.while)";
+    diag.attachNote(access->getLoc()) << "workgroup memory accessed here";
+    reported = true;
   }
 
   /// Some pending access writes bytes the matrix cores read through the
@@ -220,7 +360,7 @@ private:
   void walkBlock(Block &block, State &state) {
     for (Operation &op : llvm::make_early_inc_range(block)) {
       if (isa<gpu::BarrierOp>(op)) {
-        if (insert && crossesProxy(state.pending) &&
+        if (insert && !divergentOp && crossesProxy(state.pending) &&
             !isa_and_nonnull<NVVM::FenceProxyOp>(op.getPrevNode())) {
           OpBuilder b(&op);
           createProxyFence(b, op.getLoc());
@@ -228,8 +368,11 @@ private:
         state.pending.clear();
         continue;
       }
-      if (auto loop = dyn_cast<scf::ForOp>(op); loop && isUniformLoop(loop)) {
-        walkLoop(loop, state);
+      if (isa<scf::ForOp, scf::IfOp, scf::WhileOp>(op)) {
+        if (divergentOp || isUniform(&op))
+          walkStructured(&op, state);
+        else
+          walkDivergent(&op, state);
         continue;
       }
       if (auto wait = dyn_cast<nvgpu::DeviceAsyncWaitOp>(op)) {
@@ -244,36 +387,82 @@ private:
         addAll(state.inFlight, dst);
         continue;
       }
-      AccessSet accesses =
-          op.getNumRegions() ? rocke::allWorkgroupAccesses(&op) : rocke::ownWorkgroupAccesses(&op);
-      AccessSet copies;
-      op.walk([&](Operation *nested) {
-        if (auto wait = dyn_cast<nvgpu::DeviceAsyncWaitOp>(nested))
-          completeCopies(wait, state);
-        else if (isa<nvgpu::DeviceAsyncCopyOp>(nested))
-          addAll(copies, rocke::ownWorkgroupAccesses(nested));
-      });
+      if (Operation *access = nestedWorkgroupAccess(&op)) {
+        if (insert)
+          reportUnknownRegions(&op, access);
+        continue;
+      }
+      AccessSet accesses = rocke::ownWorkgroupAccesses(&op);
       if (accesses.empty())
         continue;
       orderBefore(&op, accesses, state.pending);
       addAll(state.pending, accesses);
-      addAll(state.inFlight, copies);
     }
   }
 
-  /// The body runs zero or more times: walked without placing barriers
-  /// until the state entering an iteration no longer changes, then once
-  /// placing them for that state (a barrier placed for the first iteration's
-  /// hazards would stay though a later one placed for the previous
-  /// iteration's clears them too); the loop leaves what entered it plus what
-  /// an iteration leaves.
-  void walkLoop(scf::ForOp loop, State &state) {
-    State entry = state;
+  void walkStructured(Operation *op, State &state) {
+    if (auto loop = dyn_cast<scf::ForOp>(op))
+      walkLoop(loop, state);
+    else if (auto ifOp = dyn_cast<scf::IfOp>(op))
+      walkIf(ifOp, state);
+    else
+      walkWhile(cast<scf::WhileOp>(op), state);
+  }
+
+  /// An op a part of the workgroup only may run: its accesses count as one
+  /// access of the op, ordered before and after it. Its regions are walked
+  /// as divergent code, reporting the hazards only a barrier inside would
+  /// order. Copies and waits inside are ordered like its other accesses, in
+  /// flight from the op on.
+  void walkDivergent(Operation *op, State &state) {
+    if (insert) {
+      State inside;
+      inside.inFlight = state.inFlight;
+      divergentOp = op;
+      divergentHazardReported = false;
+      walkStructured(op, inside);
+      divergentOp = nullptr;
+    }
+    AccessSet accesses = rocke::allWorkgroupAccesses(op);
+    AccessSet copies;
+    op->walk([&](Operation *nested) {
+      if (auto wait = dyn_cast<nvgpu::DeviceAsyncWaitOp>(nested))
+        completeCopies(wait, state);
+      else if (isa<nvgpu::DeviceAsyncCopyOp>(nested))
+        addAll(copies, rocke::ownWorkgroupAccesses(nested));
+    });
+    if (accesses.empty())
+      return;
+    orderBefore(op, accesses, state.pending);
+    addAll(state.pending, accesses);
+    addAll(state.inFlight, copies);
+  }
+
+  /// A barrier before the scf.if for a hazard between an access before it
+  /// and one inside (the work-items reach it before branching), then each
+  /// branch from there; the if leaves what either branch leaves.
+  void walkIf(scf::IfOp ifOp, State &state) {
+    if (!divergentOp)
+      orderBefore(ifOp, rocke::allWorkgroupAccesses(ifOp), state.pending);
+    State elseState = state;
+    walkBlock(*ifOp.thenBlock(), state);
+    if (Block *elseBlock = ifOp.elseBlock())
+      walkBlock(*elseBlock, elseState);
+    state.merge(elseState);
+  }
+
+  /// The state entering an iteration of `body` (its blocks run in order)
+  /// from `entry` on: walked without placing barriers until it no longer
+  /// changes (a barrier placed for the first iteration's hazards would stay
+  /// though a later one placed for the previous iteration's clears them
+  /// too).
+  State stableEntry(ArrayRef<Block *> body, State entry) {
     bool placing = insert;
     insert = false;
     for (;;) {
       State iteration = entry;
-      walkBlock(*loop.getBody(), iteration);
+      for (Block *block : body)
+        walkBlock(*block, iteration);
       State next = entry;
       next.merge(iteration);
       if (next == entry)
@@ -281,17 +470,45 @@ private:
       entry = std::move(next);
     }
     insert = placing;
-    State exit = entry;
+    return entry;
+  }
+
+  /// The body runs zero or more times: walked once placing barriers for
+  /// its stable entry state; the loop leaves what entered it plus what an
+  /// iteration leaves.
+  void walkLoop(scf::ForOp loop, State &state) {
+    State exit = stableEntry({loop.getBody()}, state);
     walkBlock(*loop.getBody(), exit);
     state.merge(exit);
   }
 
+  /// The before region runs once more than the after region: the loop
+  /// leaves what the before region leaves.
+  void walkWhile(scf::WhileOp loop, State &state) {
+    Block *before = loop.getBeforeBody(), *after = loop.getAfterBody();
+    state = stableEntry({before, after}, state);
+    walkBlock(*before, state);
+    State iterationEnd = state;
+    walkBlock(*after, iterationEnd);
+  }
+
   gpu::GPUFuncOp func;
   llvm::DenseMap<Value, bool> workItemDependent;
+  /// The values dependsOnWorkItem is evaluating, innermost last.
+  SmallVector<Value> evaluating;
   /// What fmha.warpgroup_mma reads (wgmma, through the async proxy).
   AccessSet asyncProxyReads;
-  /// False while a loop's entry state is being found.
+  /// False while a loop's entry state is being found: nothing is placed or
+  /// reported.
   bool insert = true;
+  /// The outermost op a part of the workgroup only may run that the walk is
+  /// in, or null: no barrier goes there, a hazard is reported.
+  Operation *divergentOp = nullptr;
+  /// A hazard in `divergentOp` was reported: the first only, those after it
+  /// may follow from it.
+  bool divergentHazardReported = false;
+  /// An error was reported.
+  bool reported = false;
 };
 
 struct PlaceWorkgroupBarriersPass
@@ -301,7 +518,8 @@ struct PlaceWorkgroupBarriersPass
     gpu::GPUFuncOp func = getOperation();
     if (!func.isKernel() || func.isExternal())
       return;
-    BarrierPlacer(func).run();
+    if (failed(BarrierPlacer(func).run()))
+      signalPassFailure();
   }
 };
 

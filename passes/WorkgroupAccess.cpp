@@ -72,7 +72,8 @@ WorkgroupAccess rocke::workgroupAccessOf(Value memref, bool write) {
   return {v, bytes, write};
 }
 
-WorkgroupAccesses rocke::ownWorkgroupAccesses(Operation *op) {
+/// ownWorkgroupAccesses, before each names `op`.
+static WorkgroupAccesses ownAccessesOf(Operation *op) {
   WorkgroupAccesses out;
   // The destination only: the source of a copy to workgroup memory is
   // global memory.
@@ -106,6 +107,13 @@ WorkgroupAccesses rocke::ownWorkgroupAccesses(Operation *op) {
       if (isWorkgroupMemref(value.getType()))
         addAll(out, {workgroupAccessOf(value, write)});
   }
+  return out;
+}
+
+WorkgroupAccesses rocke::ownWorkgroupAccesses(Operation *op) {
+  WorkgroupAccesses out = ownAccessesOf(op);
+  for (WorkgroupAccess &access : out)
+    access.op = op;
   return out;
 }
 

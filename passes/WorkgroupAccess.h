@@ -21,6 +21,8 @@ struct WorkgroupAccess {
   mlir::Value root;
   std::optional<std::pair<int64_t, int64_t>> bytes;
   bool write = false;
+  /// The op that makes the access (for diagnostics; not part of identity).
+  mlir::Operation *op = nullptr;
 
   bool overlaps(const WorkgroupAccess &other) const {
     if (root != other.root)
@@ -57,7 +59,7 @@ WorkgroupAccess workgroupAccessOf(mlir::Value memref, bool write);
 
 /// The workgroup-memory accesses of `op` alone (not of its regions): from
 /// its memory effects; an op without them reads and writes its workgroup
-/// memref operands; an async copy writes its destination.
+/// memref operands; an async copy writes its destination. Each names `op`.
 WorkgroupAccesses ownWorkgroupAccesses(mlir::Operation *op);
 
 /// Every workgroup-memory access of `op` and the ops nested in it.

@@ -317,3 +317,130 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// A divergent scf.if (its condition from the work-item id) between two reads
+// of what it writes: barriers before it (write after read) and after it
+// (read after write), none inside.
+// CHECK-LABEL: gpu.func @divergent_between
+// CHECK: memref.load
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: arith.cmpi
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: memref.load
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+gpu.module @m {
+  gpu.func @divergent_between(%out: memref<64xf32>)
+      workgroup(%buf : memref<64xf32, #gpu.address_space<workgroup>>) kernel {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c32 = arith.constant 32 : index
+    %x = arith.constant 1.0 : f32
+    %y = memref.load %buf[%c0] : memref<64xf32, #gpu.address_space<workgroup>>
+    %first = arith.cmpi ult, %tid, %c32 : index
+    scf.if %first {
+      memref.store %x, %buf[%tid] : memref<64xf32, #gpu.address_space<workgroup>>
+    }
+    %z = memref.load %buf[%c0] : memref<64xf32, #gpu.address_space<workgroup>>
+    %s = arith.addf %y, %z : f32
+    memref.store %s, %out[%tid] : memref<64xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// An scf.if whose condition every work-item shares (a kernel argument): a
+// barrier before it for the read before it and the writes inside, one inside
+// its then branch between the write and the read of it; the else branch's
+// write is still pending after the if, so the read after it gets one too.
+// CHECK-LABEL: gpu.func @uniform_if
+// CHECK: memref.load
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: memref.load
+// CHECK-NEXT: scf.yield
+// CHECK-NEXT: } else {
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: memref.load
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+gpu.module @m {
+  gpu.func @uniform_if(%out: memref<64xf32>, %flag: i1)
+      workgroup(%buf : memref<64xf32, #gpu.address_space<workgroup>>) kernel {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %x = arith.constant 1.0 : f32
+    %y = memref.load %buf[%c0] : memref<64xf32, #gpu.address_space<workgroup>>
+    %r = scf.if %flag -> (f32) {
+      memref.store %x, %buf[%tid] : memref<64xf32, #gpu.address_space<workgroup>>
+      %a = memref.load %buf[%c0] : memref<64xf32, #gpu.address_space<workgroup>>
+      scf.yield %a : f32
+    } else {
+      memref.store %y, %buf[%tid] : memref<64xf32, #gpu.address_space<workgroup>>
+      scf.yield %x : f32
+    }
+    %z = memref.load %buf[%c0] : memref<64xf32, #gpu.address_space<workgroup>>
+    %s = arith.addf %r, %z : f32
+    memref.store %s, %out[%tid] : memref<64xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// An scf.while whose condition every work-item shares: a counter from a
+// constant, stepped by a constant, against a kernel argument (the sum
+// carried beside it, from loads, may differ). Like a uniform scf.for,
+// barriers inside: before the after region's write (this iteration's read)
+// and before the before region's read (the previous iteration's write). The
+// loop leaves the read pending: the write after it gets a barrier.
+// CHECK-LABEL: gpu.func @uniform_while
+// CHECK: scf.while
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: memref.load
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.condition
+// CHECK-NEXT: } do {
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: memref.store
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: gpu.barrier
+// CHECK-NEXT: memref.store
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+gpu.module @m {
+  gpu.func @uniform_while(%n: index)
+      workgroup(%buf : memref<64xf32, #gpu.address_space<workgroup>>) kernel {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %x = arith.constant 1.0 : f32
+    %r:2 = scf.while (%i = %c0, %sum = %x) : (index, f32) -> (index, f32) {
+      %y = memref.load %buf[%i] : memref<64xf32, #gpu.address_space<workgroup>>
+      %s = arith.addf %sum, %y : f32
+      %go = arith.cmpi ult, %i, %n : index
+      scf.condition(%go) %i, %s : index, f32
+    } do {
+    ^bb0(%j: index, %t: f32):
+      memref.store %t, %buf[%tid] : memref<64xf32, #gpu.address_space<workgroup>>
+      %next = arith.addi %j, %c1 : index
+      scf.yield %next, %t : index, f32
+    }
+    memref.store %r#1, %buf[%tid] : memref<64xf32, #gpu.address_space<workgroup>>
+    gpu.return
+  }
+}

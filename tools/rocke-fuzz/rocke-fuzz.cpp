@@ -257,10 +257,7 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
       {"fmha-bwd-to-kernels{chip=gfx942 forward=true}",
        "fmha-lower-tile-copies", "fmha-split-workgroup-tiles",
        "fmha-distribute-tiles", "fmha-lower-subgroup-reduce{subgroup-size=64}",
-       "fmha-lower-mma",
-       "gpu.module(convert-vector-to-scf,expand-strided-metadata,lower-affine,"
-       "convert-scf-to-cf)",
-       "fmha-rocdl-to-hsaco{chip=gfx942 format=isa}", dump},
+       "fmha-lower-mma", "fmha-rocdl-to-hsaco{chip=gfx942 format=isa}", dump},
       // The NVIDIA end-to-end pipeline as it is: PTX text, no tool spawned;
       // the dump reads the PTX entries back.
       {"fmha-bwd-nvvm{chip=sm_90}", dump},
