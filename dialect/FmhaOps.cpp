@@ -334,11 +334,26 @@ MaskAttr maskOrNone(MLIRContext *ctx, std::optional<MaskAttr> mask) {
 }
 } // namespace
 
+/// The attention ops are host-level: their lowerings launch kernels (or run
+/// host loops), which kernel code cannot.
+static LogicalResult verifyOutsideKernels(Operation *op) {
+  for (Operation *parent = op->getParentOp(); parent;
+       parent = parent->getParentOp())
+    if (isa<gpu::GPUFuncOp, gpu::GPUModuleOp, gpu::LaunchOp>(parent))
+      return op->emitOpError("is a host-level op (its lowerings launch "
+                             "kernels or run host loops): it may not be "
+                             "inside kernel code ('")
+             << parent->getName() << "')";
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // AttentionFwdOp
 //===----------------------------------------------------------------------===//
 
 LogicalResult AttentionFwdOp::verify() {
+  if (failed(verifyOutsideKernels(getOperation())))
+    return failure();
   AttentionVerifier v{getOperation()};
   if (failed(v.verifyInputs(getQuery(), getKey(), getValue(), getOut(),
                             getStats(), getStatsEncoding(),
@@ -370,6 +385,8 @@ MaskAttr AttentionFwdOp::getMaskOrDefault() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult AttentionBwdOp::verify() {
+  if (failed(verifyOutsideKernels(getOperation())))
+    return failure();
   AttentionVerifier v{getOperation()};
   if (failed(v.verifyInputs(getQuery(), getKey(), getValue(), getOut(),
                             getStats(), getStatsEncoding(),

@@ -40,20 +40,21 @@ struct BwdToKernelsPass
     : public rocke::impl::BwdToKernelsBase<BwdToKernelsPass> {
   using Base::Base;
 
-  /// Options -> AttentionKernelOptions, or a diagnostic on the module.
+  /// Options -> AttentionKernelOptions, or a diagnostic at the module's
+  /// location (module.emitError would print the whole module with it).
   FailureOr<rocke::AttentionKernelOptions> parseOptions() {
-    ModuleOp module = getOperation();
+    Location loc = getOperation().getLoc();
     rocke::AttentionKernelOptions opts;
     unsigned lanes = subgroupSize;
     if (!chip.empty()) {
       opts.chip = rocke::lookupChip(chip);
       if (!opts.chip)
-        return module.emitError("fmha-bwd-to-kernels: unknown chip '")
+        return emitError(loc, "fmha-bwd-to-kernels: unknown chip '")
                << chip << "'; supported: "
                << rocke::supportedChipList(rocke::GpuVendor::Amd) << ", "
                << rocke::supportedChipList(rocke::GpuVendor::Nvidia);
       if (lanes != 0 && lanes != opts.chip->waveSize)
-        return module.emitError("fmha-bwd-to-kernels: subgroup-size ")
+        return emitError(loc, "fmha-bwd-to-kernels: subgroup-size ")
                << lanes << " does not match " << chip << "'s "
                << opts.chip->waveSize << "-lane subgroups";
       lanes = opts.chip->waveSize;
@@ -65,11 +66,15 @@ struct BwdToKernelsPass
       opts.chip.reset();
     } else {
       if (!llvm::isPowerOf2_32(lanes))
-        return module.emitError("fmha-bwd-to-kernels: subgroup-size must be a "
-                                "power of two, got ")
+        return emitError(loc, "fmha-bwd-to-kernels: subgroup-size must be a "
+                              "power of two, got ")
                << lanes;
       opts.target = rocke::KernelTarget::gpu(lanes);
     }
+    if (opts.chip)
+      if (std::optional<std::string> error =
+              rocke::checkMatrixAtom(*opts.chip, matrixAtom))
+        return emitError(loc, "fmha-bwd-to-kernels: ") << *error;
     // 0: the tiled strategy picks the tiles from the chip and head dims.
     for (auto [name, value] : {std::pair<StringRef, int64_t>{"block-q", blockQ},
                                {"block-kv", blockKv},
@@ -78,11 +83,11 @@ struct BwdToKernelsPass
                                {"fwd-block-kv", fwdBlockKv},
                                {"fwd-num-warps", fwdNumWarps}})
       if (value < 0)
-        return module.emitError("fmha-bwd-to-kernels: ")
+        return emitError(loc, "fmha-bwd-to-kernels: ")
                << name << " must be positive or 0 (auto), got " << value;
     if (indexBitwidth != 32 && indexBitwidth != 64)
-      return module.emitError("fmha-bwd-to-kernels: index-bitwidth must be 32 "
-                              "or 64, got ")
+      return emitError(loc, "fmha-bwd-to-kernels: index-bitwidth must be 32 "
+                            "or 64, got ")
              << static_cast<unsigned>(indexBitwidth);
     // Both strategies launch num-warps subgroups per workgroup (the warp
     // strategy's preprocess too); no target runs more than 1024 work-items.
@@ -92,7 +97,7 @@ struct BwdToKernelsPass
           {"fwd-num-warps", fwdNumWarps}})
       if (!opts.target.host &&
           value > kMaxWorkgroupSize / static_cast<int64_t>(lanes))
-        return module.emitError("fmha-bwd-to-kernels: ")
+        return emitError(loc, "fmha-bwd-to-kernels: ")
                << name << " (" << value << ") times the " << lanes
                << "-lane subgroup exceeds the " << kMaxWorkgroupSize
                << "-work-item workgroup limit";
@@ -108,7 +113,7 @@ struct BwdToKernelsPass
              queryPipelining != rocke::QueryPipelining::Auto},
             {"warpgroup-mma", warpgroupMma != rocke::WarpgroupMma::Auto}})
         if (given)
-          return module.emitError("fmha-bwd-to-kernels: ")
+          return emitError(loc, "fmha-bwd-to-kernels: ")
                  << name
                  << " is an option of strategy=tiled; strategy=warp has no "
                     "use for it";
@@ -224,7 +229,8 @@ struct BwdToKernelsPass
   /// come out without the code asked for.
   LogicalResult checkEndToEnd(ArrayRef<Operation *> ops) {
     if (ops.empty())
-      return getOperation().emitError(
+      return emitError(
+          getOperation().getLoc(),
           "fmha-bwd-to-kernels: the module has no fmha.attention_fwd or "
           "fmha.attention_bwd to lower");
     for (Operation *op : ops)

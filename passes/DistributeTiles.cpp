@@ -32,6 +32,9 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Iterators.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace rocke {
@@ -852,13 +855,43 @@ struct DistributeStoreLines : OpConversionPattern<fmha::TileStoreLinesOp> {
   }
 };
 
+/// A tile becomes several fragment values. Structured control flow (scf)
+/// carries them, but a function's signature, a call or an unstructured
+/// branch cannot change types with it: say so, not "failed to legalize".
+LogicalResult checkTilesStayInScf(Operation *root) {
+  auto isTile = [](Type t) { return isa<fmha::TileType>(t); };
+  WalkResult crossing = root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    StringRef what;
+    if (auto fn = dyn_cast<FunctionOpInterface>(op)) {
+      if (!fn.isExternal() && (llvm::any_of(fn.getArgumentTypes(), isTile) ||
+                               llvm::any_of(fn.getResultTypes(), isTile)))
+        what = "takes or returns a tile";
+    } else if (isa<CallOpInterface>(op)) {
+      if (llvm::any_of(op->getOperandTypes(), isTile) ||
+          llvm::any_of(op->getResultTypes(), isTile))
+        what = "passes or returns a tile";
+    } else if (isa<BranchOpInterface>(op) &&
+               llvm::any_of(op->getOperandTypes(), isTile)) {
+      what = "passes a tile to another block";
+    }
+    if (what.empty())
+      return WalkResult::advance();
+    op->emitOpError(what) << ": tiles may not cross function calls or "
+                             "unstructured branches (keep them within one "
+                             "function, in scf control flow)";
+    return WalkResult::interrupt();
+  });
+  return failure(crossing.wasInterrupted());
+}
+
 struct DistributeTilesPass
     : public rocke::impl::DistributeTilesBase<DistributeTilesPass> {
   using Base::Base;
   void runOnOperation() override {
     if (mfmaReadBatch < 1) {
-      getOperation()->emitError("fmha-distribute-tiles: mfma-read-batch must "
-                                "be at least 1, got ")
+      emitError(getOperation()->getLoc(),
+                "fmha-distribute-tiles: mfma-read-batch must be at least 1, "
+                "got ")
           << mfmaReadBatch.getValue();
       return signalPassFailure();
     }
@@ -872,7 +905,7 @@ struct DistributeTilesPass
                       "fmha-distribute-tiles");
       return WalkResult::interrupt();
     });
-    if (unsplit.wasInterrupted())
+    if (unsplit.wasInterrupted() || failed(checkTilesStayInScf(getOperation())))
       return signalPassFailure();
     MLIRContext *ctx = &getContext();
     TypeConverter converter;

@@ -15,9 +15,9 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVM/ROCDL/Utils.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -161,14 +161,24 @@ static bool hasReadableMetadata(gpu::ObjectAttr obj) {
   return ok;
 }
 
+/// Writes `contents` to `path`; a failure is one line at `op`'s location
+/// (op->emitError would print `op`, the whole binary, with it).
 static LogicalResult writeFile(Operation *op, StringRef path,
                                StringRef contents) {
-  std::string err;
-  auto file = openOutputFile(path, &err);
-  if (!file)
-    return op->emitError() << "cannot open '" << path << "': " << err;
-  file->os() << contents;
-  file->keep();
+  std::error_code error;
+  llvm::ToolOutputFile file(path, error, llvm::sys::fs::OF_None);
+  if (error)
+    return emitError(op->getLoc()) << "fmha-dump-binary: cannot open '" << path
+                                   << "': " << error.message();
+  file.os() << contents;
+  // A write error left set would abort at the stream's destruction.
+  file.os().close();
+  if (std::error_code writeError = file.os().error()) {
+    file.os().clear_error();
+    return emitError(op->getLoc()) << "fmha-dump-binary: cannot write '" << path
+                                   << "': " << writeError.message();
+  }
+  file.keep();
   return success();
 }
 
@@ -179,7 +189,7 @@ struct DumpBinaryPass : public rocke::impl::DumpBinaryBase<DumpBinaryPass> {
     SmallVector<gpu::BinaryOp> binaries(
         getOperation().getOps<gpu::BinaryOp>());
     if (binaries.empty()) {
-      getOperation()->emitError()
+      emitError(getOperation().getLoc())
           << "fmha-dump-binary: no gpu.binary (run gpu-module-to-binary "
              "first)";
       return signalPassFailure();

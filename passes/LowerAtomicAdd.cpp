@@ -186,7 +186,7 @@ struct LowerAtomicAddPass
     if (!chip.empty()) {
       std::optional<rocke::ChipInfo> info = rocke::lookupChip(chip);
       if (!info) {
-        getOperation()->emitError()
+        emitError(getOperation()->getLoc())
             << "fmha-lower-atomic-add: unknown chip '" << chip << "'";
         return signalPassFailure();
       }

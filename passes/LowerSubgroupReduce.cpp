@@ -38,8 +38,8 @@ struct LowerSubgroupReducePass
     Operation *root = getOperation();
     const unsigned lanes = subgroupSize;
     if (lanes == 0 || !llvm::isPowerOf2_32(lanes)) {
-      root->emitError("fmha-lower-subgroup-reduce: subgroup-size must be a "
-                      "power of two, got ")
+      emitError(root->getLoc(), "fmha-lower-subgroup-reduce: subgroup-size "
+                                "must be a power of two, got ")
           << lanes;
       return signalPassFailure();
     }

@@ -16,9 +16,9 @@ struct NvvmVerifyChipPass
   void runOnOperation() override {
     if (rocke::lookupChip(chip, rocke::GpuVendor::Nvidia))
       return;
-    getOperation()->emitError()
-        << "unsupported NVIDIA chip '" << chip
-        << "'; supported: " << rocke::supportedChipList(rocke::GpuVendor::Nvidia);
+    mlir::emitError(getOperation()->getLoc())
+        << "unsupported NVIDIA chip '" << chip << "'; supported: "
+        << rocke::supportedChipList(rocke::GpuVendor::Nvidia);
     signalPassFailure();
   }
 };

@@ -88,6 +88,13 @@ inline constexpr llvm::StringLiteral kLaunchAttrName = "rocke.launch";
 /// Module attribute fmha-record-kernel-abi writes and fmha-dump-binary reads.
 inline constexpr llvm::StringLiteral kKernelsAttrName = "rocke.kernels";
 
+/// The passes, as a pass pipeline in order, that lower `op` (an fmha op
+/// other than the attention ops) and what it becomes: a tile copy needs
+/// "fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,
+/// fmha-lower-mma", an fmha.mma "fmha-lower-mma", an fmha.mask_fragment
+/// "fmha-lower-masks". For diagnostics about an op a pipeline left.
+llvm::StringRef passesToLower(mlir::Operation *op);
+
 /// Registers the named pipelines (fmha-*-pipeline).
 void registerPipelines();
 

@@ -405,6 +405,18 @@ struct BwdPipelineOptions
                             llvm::cl::init(3)};
 };
 
+/// Fails unless the chip has the matrix-atom asked for (the backend failed
+/// late on an instruction the chip lacks).
+mlir::LogicalResult checkMatrixAtom(llvm::StringRef pipeline,
+                                    const BwdPipelineOptions &opts,
+                                    const rocke::ChipInfo &chip,
+                                    ErrorHandler emitError) {
+  if (std::optional<std::string> error =
+          rocke::checkMatrixAtom(chip, opts.matrixAtom))
+    return emitError(pipeline + ": " + *error);
+  return mlir::success();
+}
+
 /// The target-neutral part: fmha.attention_fwd / attention_bwd -> gpu.module
 /// kernels with shuffles, matrix-core ops and plain control flow.
 void addBwdKernelPasses(mlir::OpPassManager &pm, const BwdPipelineOptions &opts,
@@ -456,8 +468,11 @@ mlir::LogicalResult buildBwdNvvmPipeline(mlir::OpPassManager &pm,
   finish.optLevel = opts.optLevel;
   if (failed(checkNvvmChip("fmha-bwd-nvvm", finish.chip, emitError)))
     return mlir::failure();
-  addBwdKernelPasses(
-      pm, opts, *rocke::lookupChip(finish.chip, rocke::GpuVendor::Nvidia));
+  rocke::ChipInfo chip =
+      *rocke::lookupChip(finish.chip, rocke::GpuVendor::Nvidia);
+  if (failed(checkMatrixAtom("fmha-bwd-nvvm", opts, chip, emitError)))
+    return mlir::failure();
+  addBwdKernelPasses(pm, opts, chip);
   return buildNvvmToPtxPipeline(pm, finish, emitError);
 }
 
@@ -475,6 +490,8 @@ mlir::LogicalResult buildBwdRocdlPipeline(mlir::OpPassManager &pm,
   if (!info)
     return emitError("fmha-bwd-rocdl: unsupported AMD chip '" + finish.chip +
                      "'; supported: " + rocke::supportedChipList(rocke::GpuVendor::Amd));
+  if (failed(checkMatrixAtom("fmha-bwd-rocdl", opts, *info, emitError)))
+    return mlir::failure();
   addBwdKernelPasses(pm, opts, *info);
   return buildRocdlToHsacoPipeline(pm, finish, emitError);
 }

@@ -117,6 +117,27 @@ struct RecordKernelAbiPass
     return b.getDictionaryAttr(entry);
   }
 
+  /// The finishes lower the masks, atomics and warpgroup products of a
+  /// kernel, nothing else of the fmha dialect: a tile op left over (a
+  /// pipeline that stopped after fmha-bwd-to-kernels) failed deep inside the
+  /// LLVM translation.
+  LogicalResult checkKernelsLowered(gpu::GPUModuleOp gpuModule) {
+    WalkResult leftover =
+        gpuModule.walk<WalkOrder::PreOrder>([](Operation *op) {
+          using namespace rocke::fmha;
+          if (!isa<FmhaDialect>(op->getDialect()) ||
+              isa<MaskFragmentOp, AtomicAddOp, WarpgroupMmaOp, WarpgroupWaitOp>(
+                  op))
+            return WalkResult::advance();
+          op->emitOpError("is left in a kernel; it needs '")
+              << rocke::passesToLower(op)
+              << "' before the finish (fmha-bwd-rocdl / fmha-bwd-nvvm run "
+                 "every pass after fmha-bwd-to-kernels)";
+          return WalkResult::interrupt();
+        });
+    return failure(leftover.wasInterrupted());
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
@@ -136,6 +157,8 @@ struct RecordKernelAbiPass
     }
     SmallVector<NamedAttribute> perModule;
     for (auto gpuModule : module.getOps<gpu::GPUModuleOp>()) {
+      if (failed(checkKernelsLowered(gpuModule)))
+        return signalPassFailure();
       // Index width from the gpu.module's data layout, as the lowering does.
       LowerToLLVMOptions options(ctx, DataLayout(gpuModule));
       LLVMTypeConverter converter(ctx, options);

@@ -16,7 +16,7 @@ struct RocdlVerifyChipPass
   void runOnOperation() override {
     if (rocke::lookupChip(chip, rocke::GpuVendor::Amd))
       return;
-    getOperation()->emitError()
+    mlir::emitError(getOperation()->getLoc())
         << "unsupported AMD chip '" << chip
         << "'; supported: " << rocke::supportedChipList(rocke::GpuVendor::Amd);
     signalPassFailure();

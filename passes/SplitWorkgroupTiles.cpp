@@ -18,6 +18,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -219,8 +220,8 @@ void retype(Value v) {
     v.setType(cast<TileType>(v.getType()).getSubgroupTile());
 }
 
-/// A function whose signature holds workgroup tiles: its callers' values
-/// and its own would disagree after the split.
+/// A function whose signature holds workgroup tiles, or a call passing
+/// them: its callers' values and its own would disagree after the split.
 LogicalResult checkSignatures(Operation *root) {
   WalkResult signatures = root->walk([](FunctionOpInterface fn) {
     if (llvm::none_of(fn.getArgumentTypes(), fmha::isWorkgroupTile) &&
@@ -231,7 +232,19 @@ LogicalResult checkSignatures(Operation *root) {
                    "of a function's body, not its signature");
     return WalkResult::interrupt();
   });
-  return failure(signatures.wasInterrupted());
+  if (signatures.wasInterrupted())
+    return failure();
+  // A callee outside the pass's root (a function value, another module's
+  // function) would keep the workgroup type.
+  WalkResult calls = root->walk([](CallOpInterface call) {
+    if (llvm::none_of(call->getOperandTypes(), fmha::isWorkgroupTile) &&
+        llvm::none_of(call->getResultTypes(), fmha::isWorkgroupTile))
+      return WalkResult::advance();
+    call->emitOpError("passes or returns a workgroup tile (split over "
+                      "subgroups): tiles may not cross function calls");
+    return WalkResult::interrupt();
+  });
+  return failure(calls.wasInterrupted());
 }
 
 struct SplitWorkgroupTilesPass

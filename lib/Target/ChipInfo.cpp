@@ -2,6 +2,7 @@
 #include "lib/Target/ChipInfo.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
@@ -73,6 +74,18 @@ std::string rocke::supportedChipList(GpuVendor vendor) {
       getSupportedChips(vendor), [&](const ChipInfo &c) { s += c.name.str(); },
       [&] { s += ", "; });
   return s;
+}
+
+std::optional<std::string> rocke::checkMatrixAtom(const ChipInfo &chip,
+                                                  llvm::StringRef atom) {
+  llvm::StringRef family = atom;
+  if (!family.consume_back("_bf16"))
+    family.consume_back("_f16");
+  if (atom == "auto" || llvm::is_contained(chip.matrixAtoms, family))
+    return std::nullopt;
+  return ("chip " + chip.name + " has no matrix atom '" + atom +
+          "'; its atoms: " + llvm::join(chip.matrixAtoms, ", "))
+      .str();
 }
 
 /// Waves per SIMD that fit with `sgprs` scalar registers per wave: the GFX8+

@@ -101,6 +101,13 @@ std::optional<ChipInfo> lookupChip(llvm::StringRef chip);
 /// "gfx90a, gfx942, gfx950" / "sm_80, ..." (for diagnostics).
 std::string supportedChipList(GpuVendor vendor);
 
+/// A diagnostic naming `chip`'s matrix atoms when `atom` (a
+/// lib/Target/FragmentLayout name, with or without its _f16 / _bf16 suffix)
+/// is not one of them; std::nullopt when it is, or is "auto". The backend
+/// would otherwise fail late on an instruction the chip lacks.
+std::optional<std::string> checkMatrixAtom(const ChipInfo &chip,
+                                           llvm::StringRef atom);
+
 } // namespace rocke
 
 #endif

@@ -25,7 +25,7 @@
 // PIPE: error: invalid --lowering pipeline 'no-such-pass'
 // PIPE: case 0: FAIL
 // LEFT: error: 'fmha.attention_fwd' left by --lowering; append ',fmha-lower-to-loops'
-// LEFTTILE: error: 'fmha.{{tile_[a-z_]+}}' left by --lowering; the kernels' tile ops need 'fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,fmha-lower-mma' after fmha-bwd-to-kernels
+// LEFTTILE: error: 'fmha.tile_copy' left by --lowering; it needs 'fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,fmha-lower-mma' after fmha-bwd-to-kernels
 // FD: error: --fd-check needs an attention_bwd
 // HUGE: error: argument #0 spans {{[0-9]+}} elements, more than rocke-run's limit
 // OVERFLOW: error: argument #0 spans more elements than 64-bit arithmetic counts, more than rocke-run's limit of 268435456

@@ -8,7 +8,7 @@
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=gfx942 score-layout=kv-q' 2>&1 | FileCheck %s --check-prefix=LAYOUT
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='score-layout=diagonal' 2>&1 | FileCheck %s --check-prefix=BADLAYOUT
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='operand-staging=swizzled' 2>&1 | FileCheck %s --check-prefix=BADSTAGING
-// RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=gfx950 matrix-atom=mfma_f32_32x32x8' 2>&1 | FileCheck %s --check-prefix=NOREUSE
+// RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='matrix-atom=mfma_f32_32x32x8' 2>&1 | FileCheck %s --check-prefix=NOREUSE
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=sm_90 subgroup-size=64' 2>&1 | FileCheck %s --check-prefix=CHIPLANES
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=gfx942 query-pipelining=async-copies' 2>&1 | FileCheck %s --check-prefix=ASYNCAMD
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='target=host query-pipelining=async-copies' 2>&1 | FileCheck %s --check-prefix=ASYNCHOST

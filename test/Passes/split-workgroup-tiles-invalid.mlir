@@ -8,3 +8,13 @@ func.func @signature(%t: !fmha.tile<32x16xf32, c, "mfma_f32_16x16x16_bf16", subg
     -> !fmha.tile<32x16xf32, c, "mfma_f32_16x16x16_bf16", subgroups 2x1> {
   return %t : !fmha.tile<32x16xf32, c, "mfma_f32_16x16x16_bf16", subgroups 2x1>
 }
+
+// -----
+
+// A callee (here a function value) would keep the workgroup type.
+func.func @indirect(%f: (!fmha.tile<32x16xf32, c, "mfma_f32_16x16x16_bf16", subgroups 2x1>) -> ()) {
+  %t = fmha.tile_zero : !fmha.tile<32x16xf32, c, "mfma_f32_16x16x16_bf16", subgroups 2x1>
+  // expected-error @+1 {{'func.call_indirect' op passes or returns a workgroup tile (split over subgroups): tiles may not cross function calls}}
+  func.call_indirect %f(%t) : (!fmha.tile<32x16xf32, c, "mfma_f32_16x16x16_bf16", subgroups 2x1>) -> ()
+  return
+}

@@ -697,7 +697,7 @@ FailureOr<std::unique_ptr<ExecutionEngine>> compile(ModuleOp module,
     return module.emitError() << "the --lowering pipeline changed or removed "
                                  "the function @"
                               << name;
-  WalkResult leftover = module.walk([](Operation *op) {
+  WalkResult leftover = module.walk<WalkOrder::PreOrder>([](Operation *op) {
     if (isa<fmha::FmhaDialect>(op->getDialect())) {
       // Kernel ops carry their fmha op's location: name the op left.
       InFlightDiagnostic diag = op->emitError() << "'" << op->getName()
@@ -706,10 +706,8 @@ FailureOr<std::unique_ptr<ExecutionEngine>> compile(ModuleOp module,
         diag << "append ',fmha-lower-to-loops' to lower what a strategy "
                 "does not handle";
       else
-        diag << "the kernels' tile ops need "
-                "'fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-"
-                "distribute-tiles,fmha-lower-mma' "
-                "after fmha-bwd-to-kernels";
+        diag << "it needs '" << rocke::passesToLower(op)
+             << "' after fmha-bwd-to-kernels";
       return WalkResult::interrupt();
     }
     return WalkResult::advance();
