@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/AttrTypeSubElements.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -675,6 +676,55 @@ LogicalResult splitNdVectorMemoryOps(ModuleOp module) {
   return applyPatternsGreedily(module, std::move(patterns));
 }
 
+/// bf16 data moved as i16. LLVM's x86 backend has vector bf16 types only
+/// with AVX512-BF16; elsewhere it legalizes every <N x bfloat> load, store
+/// and shuffle element by element, and one tiled bf16 case (<256 x bfloat>
+/// host atoms) takes minutes to JIT instead of two seconds. Once the host
+/// pipeline has expanded bf16 arithmetic into integer ops (arith-expand),
+/// bf16 values are only moved and bit-cast, and moving 16-bit integers
+/// instead is the same program. Modules where any other op touches bf16 are
+/// left alone (correct, only slower to compile).
+void moveBf16AsI16(ModuleOp module) {
+  auto isBf16 = [](Type type) {
+    bool found = false;
+    type.walk([&](BFloat16Type) { found = true; });
+    return found;
+  };
+  WalkResult arithmetic = module.walk([&](Operation *op) {
+    // Ops that move bits, whatever their element type.
+    if (isa<LLVM::LoadOp, LLVM::StoreOp, LLVM::ShuffleVectorOp, LLVM::GEPOp,
+            LLVM::InsertValueOp, LLVM::ExtractValueOp, LLVM::InsertElementOp,
+            LLVM::ExtractElementOp, LLVM::BitcastOp, LLVM::SelectOp,
+            LLVM::ConstantOp, LLVM::PoisonOp, LLVM::UndefOp, LLVM::ZeroOp,
+            LLVM::AllocaOp, LLVM::CallOp, LLVM::LLVMFuncOp, LLVM::ReturnOp,
+            LLVM::BrOp, LLVM::CondBrOp, LLVM::MaskedLoadOp,
+            LLVM::MaskedStoreOp>(op))
+      return WalkResult::advance();
+    bool touches = llvm::any_of(op->getOperandTypes(), isBf16) ||
+                   llvm::any_of(op->getResultTypes(), isBf16);
+    return touches ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  if (arithmetic.wasInterrupted())
+    return;
+  Type i16 = IntegerType::get(module.getContext(), 16);
+  AttrTypeReplacer replacer;
+  replacer.addReplacement([&](BFloat16Type) { return i16; });
+  replacer.addReplacement(
+      [&](DenseElementsAttr attr) -> std::optional<Attribute> {
+        if (!attr.getElementType().isBF16())
+          return std::nullopt;
+        return attr.bitcast(i16);
+      });
+  replacer.addReplacement([&](FloatAttr attr) -> std::optional<Attribute> {
+    if (!attr.getType().isBF16())
+      return std::nullopt;
+    return IntegerAttr::get(i16, attr.getValue().bitcastToAPInt());
+  });
+  replacer.recursivelyReplaceElementsIn(module, /*replaceAttrs=*/true,
+                                        /*replaceLocs=*/false,
+                                        /*replaceTypes=*/true);
+}
+
 FailureOr<std::unique_ptr<ExecutionEngine>> compile(ModuleOp module,
                                                     StringRef name) {
   FunctionType type = module.lookupSymbol<func::FuncOp>(name).getFunctionType();
@@ -724,6 +774,7 @@ FailureOr<std::unique_ptr<ExecutionEngine>> compile(ModuleOp module,
       failed(host.run(module)))
     return module.emitError()
            << "rocke-run's host lowering to the LLVM dialect failed";
+  moveBf16AsI16(module);
 
   ExecutionEngineOptions options;
   // Test-sized problems run in microseconds; what costs is compiling the
