@@ -17,6 +17,7 @@
 // conversion).
 //
 //===----------------------------------------------------------------------===//
+#include "passes/OptionChecks.h"
 #include "passes/Passes.h"
 
 #include "dialect/FmhaDialect.h"
@@ -853,7 +854,8 @@ struct DistributeStoreLines : OpConversionPattern<fmha::TileStoreLinesOp> {
 };
 
 struct DistributeTilesPass
-    : public rocke::impl::DistributeTilesBase<DistributeTilesPass> {
+    : public rocke::RejectRepeatedOptions<
+          rocke::impl::DistributeTilesBase<DistributeTilesPass>> {
   using Base::Base;
   void runOnOperation() override {
     if (mfmaReadBatch < 1) {
