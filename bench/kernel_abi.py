@@ -1,11 +1,17 @@
 """The launch recipe of generated kernels, from fmha-dump-binary's sidecar.
 
-Pure Python (no GPU, no NumPy): memref argument types, grid and scratch-shape
-expressions over the problem sizes, scratch-buffer roles (conventions in
-lib/Kernels/KernelBuilder.h) and the kernels of one sidecar in launch order.
-bench/run_bwd.py binds these to tensors; python/tests checks them on CI.
+No GPU needed: memref argument types, grid and scratch-shape expressions
+over the problem sizes, scratch-buffer roles (conventions in
+lib/Kernels/KernelBuilder.h), the kernels of one sidecar in launch order and
+their grids, checked against the recipe's grid limits. bench/run_bwd.py binds
+these to tensors; python/tests checks them on CI.
 """
 import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+from rocke.launch_cuda import check_grid  # noqa: E402
 
 SIZE_NAMES = ("B", "Sq", "Sk", "Hq", "Hkv", "Dqk", "Dv")
 
@@ -120,12 +126,13 @@ def with_shape(role, symbols):
 
 def launch_list(sidecar):
     """Kernels of a fmha-dump-binary sidecar (dict) in launch order (by
-    first fmha op, then order): [{name, ops, order, grid, block, shared,
-    args: [{role, type}]}] (shared: the dynamic shared memory bytes to launch
-    with). The launch's `symbols` are substituted into the grid and into
-    scratch roles (which then carry their shape), so the sidecar alone is the
-    recipe. Checks that the recorded calling-convention expansion matches the
-    PTX parameter count."""
+    first fmha op, then order): [{name, ops, order, grid, grid_limit, block,
+    shared, args: [{role, type}]}] (shared: the dynamic shared memory bytes
+    to launch with; grid_limit: the most workgroups per grid dimension). The
+    launch's `symbols` are substituted into the grid and into scratch roles
+    (which then carry their shape), so the sidecar alone is the recipe.
+    Checks that the recorded calling-convention expansion matches the PTX
+    parameter count."""
     kernels = []
     for k in sidecar["kernels"]:
         if "launch" not in k:
@@ -141,15 +148,29 @@ def launch_list(sidecar):
         if len(roles) != len(k["args"]):
             raise ValueError("%s: %d roles for %d arguments"
                              % (k["name"], len(roles), len(k["args"])))
+        if "grid_limit" not in launch:
+            raise ValueError("%s: the recipe states no grid_limit (rebuild "
+                             "it: fmha-record-kernel-abi adds the chip's)"
+                             % k["name"])
         symbols = launch.get("symbols", {})
         roles = [with_shape(r, symbols) for r in roles]
         kernels.append(dict(name=k["name"], ops=launch.get("ops", [0]),
                             order=launch["order"],
                             grid=[resolve_symbols(g, symbols)
                                   for g in launch["grid"]],
+                            grid_limit=launch["grid_limit"],
                             block=launch["block"],
                             shared=launch.get("dynamic_shared_bytes", 0),
                             args=[dict(role=r, type=a["type"])
                                   for r, a in zip(roles, k["args"])]))
     kernels.sort(key=lambda k: (k["ops"][0], k["order"]))
     return kernels
+
+
+def launch_grid(kernel, env):
+    """A kernel of launch_list's grid for the problem sizes `env`; a
+    ValueError naming the kernel, dimension and size where it passes the
+    recipe's grid_limit."""
+    grid = tuple(eval_expr(g, env) for g in kernel["grid"])
+    check_grid(grid, kernel["grid_limit"], kernel["name"], kernel["grid"])
+    return grid

@@ -40,7 +40,7 @@ from torch.nn.attention import sdpa_kernel
 
 from cases import (BENCH_HEADS, backward_flops, bench_batch, config_names,
                    mask_label, sanitize_sizes, validation_sizes)
-from kernel_abi import (eval_expr, is_scratch, launch_list, parse_memref,
+from kernel_abi import (is_scratch, launch_grid, launch_list, parse_memref,
                         scratch_spec)
 from peers import (bench_header, bench_line, causal_block_mask,
                    compiled_flex, markdown_bench, raise_recompile_limits,
@@ -76,9 +76,10 @@ class KernelModule:
                 fn.max_dynamic_shared_size_bytes = k["shared"]
 
     def bind(self, env, tensors, scratch_fill=None):
-        """Launch list [(function, grid, block, args)] for one problem; the
-        scratch buffers are allocated here (filled with `scratch_fill` to
-        catch kernels that read what nobody wrote)."""
+        """Launch list [(function, grid, block, args)] for one problem, each
+        grid checked against the recipe's limits; the scratch buffers are
+        allocated here (filled with `scratch_fill` to catch kernels that read
+        what nobody wrote)."""
         scratch = {}
         launches = []
         for k, fn in self.kernels:
@@ -102,7 +103,7 @@ class KernelModule:
                     if role in ALIGNED_ROLES:
                         check_aligned(t, "%s:%s" % (k["name"], role))
                 args += memref_args(t, mt, "%s:%s" % (k["name"], role))
-            grid = tuple(eval_expr(g, env) for g in k["grid"])
+            grid = launch_grid(k, env)
             block = tuple(int(b) for b in k["block"])
             launches.append((fn, grid, block, tuple(args), k["shared"]))
         return launches

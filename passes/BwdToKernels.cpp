@@ -8,6 +8,7 @@
 #include "dialect/FmhaDialect.h"
 #include "lib/Kernels/AttentionKernels.h"
 #include "lib/Target/ChipInfo.h"
+#include "passes/OptionChecks.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -36,8 +37,8 @@ namespace {
 /// Query rows per tile the host target uses for block-q=0 (auto).
 constexpr int64_t kHostAutoBlockQ = 16;
 
-struct BwdToKernelsPass
-    : public rocke::impl::BwdToKernelsBase<BwdToKernelsPass> {
+struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
+                              rocke::impl::BwdToKernelsBase<BwdToKernelsPass>> {
   using Base::Base;
 
   /// Options -> AttentionKernelOptions, or a diagnostic at the module's
@@ -70,6 +71,8 @@ struct BwdToKernelsPass
                               "power of two, got ")
                << lanes;
       opts.target = rocke::KernelTarget::gpu(lanes);
+      if (opts.chip)
+        opts.target.launch = opts.chip->launch;
     }
     if (opts.chip)
       if (std::optional<std::string> error =
@@ -90,16 +93,16 @@ struct BwdToKernelsPass
                             "or 64, got ")
              << static_cast<unsigned>(indexBitwidth);
     // Both strategies launch num-warps subgroups per workgroup (the warp
-    // strategy's preprocess too); no target runs more than 1024 work-items.
-    constexpr int64_t kMaxWorkgroupSize = 1024;
+    // strategy's preprocess too).
+    int64_t maxWorkgroupSize = opts.target.launch.maxWorkgroupSize;
     for (auto [name, value] :
          {std::pair<StringRef, int64_t>{"num-warps", numWarps},
           {"fwd-num-warps", fwdNumWarps}})
       if (!opts.target.host &&
-          value > kMaxWorkgroupSize / static_cast<int64_t>(lanes))
+          value > maxWorkgroupSize / static_cast<int64_t>(lanes))
         return emitError(loc, "fmha-bwd-to-kernels: ")
                << name << " (" << value << ") times the " << lanes
-               << "-lane subgroup exceeds the " << kMaxWorkgroupSize
+               << "-lane subgroup exceeds the " << maxWorkgroupSize
                << "-work-item workgroup limit";
     // The warp strategy has no tiles, atoms' layouts or pipelining: the
     // tiled strategy's backward options would be dropped without a word.
@@ -117,6 +120,18 @@ struct BwdToKernelsPass
                  << name
                  << " is an option of strategy=tiled; strategy=warp has no "
                     "use for it";
+    // The forward's options shape nothing unless the pass lowers forwards.
+    if (!forward)
+      for (auto [name, given] :
+           {std::pair<StringRef, bool>{"fwd-block-q", fwdBlockQ != 0},
+            {"fwd-block-kv", fwdBlockKv != 0},
+            {"fwd-num-warps", fwdNumWarps != 0},
+            {"fwd-kv-pipelining", fwdKvPipelining != rocke::KvPipelining::Auto},
+            {"fwd-score-layout", fwdScoreLayout != rocke::ScoreLayout::Auto}})
+        if (given)
+          return emitError(loc, "fmha-bwd-to-kernels: ")
+                 << name << " is an option of the forward; without "
+                 << "forward=true the pass lowers none";
     opts.scoreLayout = scoreLayout;
     opts.operandStaging = operandStaging;
     opts.queryPipelining = queryPipelining;
@@ -267,6 +282,12 @@ struct BwdToKernelsPass
     if (endToEnd && failed(checkEndToEnd(ops)))
       return signalPassFailure();
     rocke::AttentionKernelOptions fwdOpts = forwardOptions(*opts);
+    // The forward's builder checks its tile options on each forward; a
+    // module without one gets the same check, so no value passes unread.
+    if (forward &&
+        llvm::none_of(ops, llvm::IsaPred<rocke::fmha::AttentionFwdOp>) &&
+        failed(rocke::checkFwdTileOptions(getOperation(), fwdOpts)))
+      return signalPassFailure();
     SmallVector<FunctionOpInterface> kernels;
     for (auto [index, op] : llvm::enumerate(ops)) {
       auto fwdOp = dyn_cast<rocke::fmha::AttentionFwdOp>(op);

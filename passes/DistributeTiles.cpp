@@ -17,6 +17,7 @@
 // conversion).
 //
 //===----------------------------------------------------------------------===//
+#include "passes/OptionChecks.h"
 #include "passes/Passes.h"
 
 #include "dialect/FmhaDialect.h"
@@ -885,7 +886,8 @@ LogicalResult checkTilesStayInScf(Operation *root) {
 }
 
 struct DistributeTilesPass
-    : public rocke::impl::DistributeTilesBase<DistributeTilesPass> {
+    : public rocke::RejectRepeatedOptions<
+          rocke::impl::DistributeTilesBase<DistributeTilesPass>> {
   using Base::Base;
   void runOnOperation() override {
     if (mfmaReadBatch < 1) {

@@ -8,6 +8,9 @@
 //===----------------------------------------------------------------------===//
 #include "lib/CodeObject/KernelReport.h"
 #include "lib/CodeObject/PtxEntries.h"
+#include "lib/Target/ChipInfo.h"
+#include "passes/LaunchRecipe.h"
+#include "passes/OptionChecks.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -125,10 +128,11 @@ static SmallVector<DictionaryAttr> recordedKernels(ModuleOp module,
   return kernels;
 }
 
-/// JSON of one recorded kernel: name, launch facts, and its arguments (named
-/// by `launch.args` when given) with their LLVM calling-convention fields.
-static llvm::json::Object recordedKernelJson(DictionaryAttr kernel) {
-  auto launch = kernel.getAs<DictionaryAttr>("launch");
+/// JSON of one recorded kernel: name, launch facts (`launch`, checked), and
+/// its arguments (named by `launch.args` when given) with their LLVM
+/// calling-convention fields.
+static llvm::json::Object recordedKernelJson(DictionaryAttr kernel,
+                                             DictionaryAttr launch) {
   auto argNames = launch ? launch.getAs<ArrayAttr>("args") : ArrayAttr();
   llvm::json::Array args;
   if (auto list = kernel.getAs<ArrayAttr>("args")) {
@@ -161,6 +165,18 @@ static bool hasReadableMetadata(gpu::ObjectAttr obj) {
   return ok;
 }
 
+/// The launch limits of the chip `target` names (those every chip shares
+/// when it names none the table knows).
+static rocke::LaunchLimits launchLimits(Attribute target) {
+  StringRef chip;
+  if (auto rocdl = dyn_cast<ROCDL::ROCDLTargetAttr>(target))
+    chip = rocdl.getChip();
+  else if (auto nvvm = dyn_cast<NVVM::NVVMTargetAttr>(target))
+    chip = nvvm.getChip();
+  std::optional<rocke::ChipInfo> info = rocke::lookupChip(chip);
+  return info ? info->launch : rocke::LaunchLimits();
+}
+
 /// Writes `contents` to `path`; a failure is one line at `op`'s location
 /// (op->emitError would print `op`, the whole binary, with it).
 static LogicalResult writeFile(Operation *op, StringRef path,
@@ -183,7 +199,8 @@ static LogicalResult writeFile(Operation *op, StringRef path,
 }
 
 namespace {
-struct DumpBinaryPass : public rocke::impl::DumpBinaryBase<DumpBinaryPass> {
+struct DumpBinaryPass : public rocke::RejectRepeatedOptions<
+                            rocke::impl::DumpBinaryBase<DumpBinaryPass>> {
   using Base::Base;
   void runOnOperation() override {
     SmallVector<gpu::BinaryOp> binaries(
@@ -298,7 +315,22 @@ struct DumpBinaryPass : public rocke::impl::DumpBinaryBase<DumpBinaryPass> {
               byName[*name] = o;
         llvm::json::Array ordered;
         for (DictionaryAttr kernel : recorded) {
-          llvm::json::Object out = recordedKernelJson(kernel);
+          // rocke.kernels may be written by hand: its launch facts get the
+          // checks fmha-record-kernel-abi makes.
+          auto launch = kernel.getAs<DictionaryAttr>("launch");
+          if (launch) {
+            auto name = kernel.getAs<StringAttr>("name");
+            auto args = kernel.getAs<ArrayAttr>("args");
+            FailureOr<DictionaryAttr> checked = rocke::checkLaunchRecipe(
+                launch, name ? name.getValue() : "<unnamed>",
+                launchLimits(obj.getTarget()),
+                args ? std::optional<size_t>(args.size()) : std::nullopt,
+                [&] { return bin.emitError(); });
+            if (failed(checked))
+              return signalPassFailure();
+            launch = *checked;
+          }
+          llvm::json::Object out = recordedKernelJson(kernel, launch);
           std::optional<StringRef> name = out.getString("name");
           llvm::json::Object *found = name ? byName.lookup(*name) : nullptr;
           if (found) {

@@ -9,6 +9,7 @@
 // f32 atomic is the scalar global_atomic_add_f32, see lib/Target/ChipInfo.h).
 //
 //===----------------------------------------------------------------------===//
+#include "passes/OptionChecks.h"
 #include "passes/Passes.h"
 
 #include "dialect/FmhaDialect.h"
@@ -179,7 +180,8 @@ private:
 };
 
 struct LowerAtomicAddPass
-    : public rocke::impl::LowerAtomicAddBase<LowerAtomicAddPass> {
+    : public rocke::RejectRepeatedOptions<
+          rocke::impl::LowerAtomicAddBase<LowerAtomicAddPass>> {
   using Base::Base;
   void runOnOperation() override {
     unsigned ptxRedWidth = 1;

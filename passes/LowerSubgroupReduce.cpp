@@ -7,6 +7,7 @@
 // log2(cluster size) `gpu.shuffle xor` steps (upstream GPU patterns).
 //
 //===----------------------------------------------------------------------===//
+#include "passes/OptionChecks.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -31,7 +32,8 @@ namespace {
 constexpr unsigned kShuffleBitwidth = 32;
 
 struct LowerSubgroupReducePass
-    : public rocke::impl::LowerSubgroupReduceBase<LowerSubgroupReducePass> {
+    : public rocke::RejectRepeatedOptions<
+          rocke::impl::LowerSubgroupReduceBase<LowerSubgroupReducePass>> {
   using Base::Base;
 
   void runOnOperation() override {

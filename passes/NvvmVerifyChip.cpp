@@ -1,5 +1,6 @@
 //===- NvvmVerifyChip.cpp - reject unsupported NVIDIA chips ----------------===//
 #include "lib/Target/ChipInfo.h"
+#include "passes/OptionChecks.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -11,7 +12,8 @@ namespace rocke {
 
 namespace {
 struct NvvmVerifyChipPass
-    : public rocke::impl::NvvmVerifyChipBase<NvvmVerifyChipPass> {
+    : public rocke::RejectRepeatedOptions<
+          rocke::impl::NvvmVerifyChipBase<NvvmVerifyChipPass>> {
   using Base::Base;
   void runOnOperation() override {
     if (rocke::lookupChip(chip, rocke::GpuVendor::Nvidia))

@@ -82,8 +82,18 @@ def RecordKernelAbi : Pass<"fmha-record-kernel-abi", "::mlir::ModuleOp"> {
     dictionary (grid, block, args, lds_bytes, order, ... as the kernel
     generator set them), in the module attribute
     `rocke.kernels = {<gpu.module name> = [{name, args, launch}, ...]}`.
-    fmha-dump-binary writes these into the JSON sidecar.
+    fmha-dump-binary writes these into the JSON sidecar. The launch facts
+    are checked first (passes/LaunchRecipe.h: block within the chip's
+    workgroup size, grid expressions well formed, one role per argument,
+    ...; a diagnostic names the kernel and the field), and get the chip's
+    `grid_limit` (workgroups per grid dimension), which runners check the
+    grids they evaluate against.
   }];
+  let options = [
+    Option<"chip", "chip", "std::string", /*default=*/"\"\"",
+           "Chip whose launch limits apply (default: those every supported "
+           "chip shares)">,
+  ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
@@ -175,7 +185,13 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
     tiles like the tiled backward. Kernels record the fmha ops that launch
     them in module order, forward and backward alike, so runners launch a
     forward -> backward chain in order. Without it the forward ops stay (the
-    CPU oracle's reference lowers them, fmha-lower-to-loops).
+    CPU oracle's reference lowers them, fmha-lower-to-loops), and the `fwd-*`
+    options are errors; with it they are checked against what the forward
+    accepts even in a module without a forward.
+
+    Explicit tiles get the register estimate of the automatic choice: past
+    150 % of what a lane of the workgroup holds they are an error, past the
+    automatic choice's budget a warning (spills predicted).
 
     `target=gpu` puts the kernels in `gpu.module @fmha_kernels` and launches
     them with gpu.launch_func; `target=host` makes each kernel a private

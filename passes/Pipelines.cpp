@@ -2,6 +2,7 @@
 #include "passes/Passes.h"
 
 #include "lib/Target/ChipInfo.h"
+#include "passes/OptionChecks.h"
 
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
@@ -30,48 +31,26 @@
 namespace {
 using ErrorHandler = llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)>;
 
-/// Splits `key=value key2='v w' key3={...}` at top-level spaces (quotes and
-/// brackets nest), the syntax MLIR's pass options take.
-llvm::SmallVector<llvm::StringRef> splitOptions(llvm::StringRef text) {
-  llvm::SmallVector<llvm::StringRef> words;
-  size_t start = 0, depth = 0;
-  char quote = 0;
-  for (size_t i = 0; i <= text.size(); ++i) {
-    char c = i < text.size() ? text[i] : ' ';
-    if (quote) {
-      quote = c == quote ? 0 : quote;
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-    } else if (c == '{' || c == '[' || c == '(') {
-      ++depth;
-    } else if ((c == '}' || c == ']' || c == ')') && depth) {
-      --depth;
-    } else if (c == ' ' && depth == 0) {
-      if (i > start)
-        words.push_back(text.slice(start, i));
-      start = i + 1;
-    }
-  }
-  return words;
-}
-
 /// Parses pipeline options one `key=value` at a time, so a failure names
-/// the key (an unknown one with the list of valid keys) or the bad value in
-/// one diagnostic; PassOptions::parseFromString reported only the whole
-/// option string.
+/// the key (an unknown or repeated one, the first with the list of valid
+/// keys) or the bad value in one diagnostic; PassOptions::parseFromString
+/// reported only the whole option string, and kept the last of a repeated
+/// key.
 template <typename Options>
 mlir::LogicalResult parseOptions(llvm::StringRef pipeline,
                                  llvm::StringRef text, Options &options,
                                  ErrorHandler emitError) {
+  if (failed(rocke::checkRepeatedOptions(pipeline, text, emitError)))
+    return mlir::failure();
   // The valid keys, from the options' own printed form {k1=v1 k2=v2 ...}.
   std::string printed;
   llvm::raw_string_ostream os(printed);
   Options().print(os);
   llvm::SmallVector<llvm::StringRef> keys;
-  for (llvm::StringRef word :
-       splitOptions(llvm::StringRef(printed).trim().drop_front().drop_back()))
+  for (llvm::StringRef word : rocke::splitOptions(
+           llvm::StringRef(printed).trim().drop_front().drop_back()))
     keys.push_back(word.split('=').first);
-  for (llvm::StringRef word : splitOptions(text)) {
+  for (llvm::StringRef word : rocke::splitOptions(text)) {
     auto [key, value] = word.split('=');
     if (!llvm::is_contained(keys, key))
       return emitError(pipeline + ": unknown option '" + key +
@@ -185,7 +164,9 @@ mlir::LogicalResult buildRocdlToHsacoPipeline(mlir::OpPassManager &pm,
     return mlir::failure();
 
   // Signatures and launch facts first: the next passes erase the gpu.funcs.
-  pm.addPass(rocke::createRecordKernelAbi());
+  rocke::RecordKernelAbiOptions record;
+  record.chip = opts.chip;
+  pm.addPass(rocke::createRecordKernelAbi(record));
   mlir::GpuROCDLAttachTargetOptions attach;
   attach.chip = opts.chip;
   attach.optLevel = opts.optLevel;
@@ -266,7 +247,9 @@ mlir::LogicalResult buildNvvmToPtxPipeline(mlir::OpPassManager &pm,
     return emitError(llvm::Twine(name) + ": toolkit '" + opts.toolkit +
                      "' is not a directory");
 
-  pm.addPass(rocke::createRecordKernelAbi());
+  rocke::RecordKernelAbiOptions record;
+  record.chip = opts.chip;
+  pm.addPass(rocke::createRecordKernelAbi(record));
   mlir::GpuNVVMAttachTargetOptions attach;
   attach.chip = opts.chip;
   attach.optLevel = opts.optLevel;

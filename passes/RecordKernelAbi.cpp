@@ -12,6 +12,9 @@
 #include "passes/Passes.h"
 
 #include "dialect/FmhaDialect.h"
+#include "lib/Target/ChipInfo.h"
+#include "passes/LaunchRecipe.h"
+#include "passes/OptionChecks.h"
 
 #include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
 #include "mlir/Conversion/LLVMCommon/LoweringOptions.h"
@@ -65,13 +68,15 @@ SmallVector<std::string> fieldNames(Type type, size_t count) {
 }
 
 struct RecordKernelAbiPass
-    : public rocke::impl::RecordKernelAbiBase<RecordKernelAbiPass> {
+    : public rocke::RejectRepeatedOptions<
+          rocke::impl::RecordKernelAbiBase<RecordKernelAbiPass>> {
   using Base::Base;
 
   /// {name, args = [{type, abi = [{field, type}...]}...], launch?} for one
   /// kernel, or failure with a diagnostic.
   FailureOr<DictionaryAttr> recordKernel(gpu::GPUFuncOp func,
-                                         const LLVMTypeConverter &converter) {
+                                         const LLVMTypeConverter &converter,
+                                         const rocke::LaunchLimits &limits) {
     MLIRContext *ctx = &getContext();
     Builder b(ctx);
     LLVMTypeConverter::SignatureConversion conversion(func.getNumArguments());
@@ -108,11 +113,12 @@ struct RecordKernelAbiPass
       if (!dict)
         return func.emitError() << rocke::kLaunchAttrName
                                 << " must be a dictionary, got " << launch;
-      Attribute order = dict.get("order");
-      if (order && !isa<IntegerAttr>(order))
-        return func.emitError() << rocke::kLaunchAttrName
-                                << ".order must be an integer, got " << order;
-      entry.push_back(b.getNamedAttr("launch", dict));
+      FailureOr<DictionaryAttr> checked = rocke::checkLaunchRecipe(
+          dict, func.getName(), limits, func.getNumArguments(),
+          [&] { return func.emitError(); });
+      if (failed(checked))
+        return failure();
+      entry.push_back(b.getNamedAttr("launch", *checked));
     }
     return b.getDictionaryAttr(entry);
   }
@@ -141,6 +147,18 @@ struct RecordKernelAbiPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
+    rocke::LaunchLimits limits;
+    if (!chip.empty()) {
+      std::optional<rocke::ChipInfo> info = rocke::lookupChip(chip);
+      if (!info) {
+        module.emitError("fmha-record-kernel-abi: unknown chip '")
+            << chip << "'; supported: "
+            << rocke::supportedChipList(rocke::GpuVendor::Amd) << ", "
+            << rocke::supportedChipList(rocke::GpuVendor::Nvidia);
+        return signalPassFailure();
+      }
+      limits = info->launch;
+    }
     // The finishes compile gpu.modules only: an fmha op with none beside it
     // never had its kernels built, and would pass through as a no-op.
     if (module.getOps<gpu::GPUModuleOp>().empty()) {
@@ -167,7 +185,8 @@ struct RecordKernelAbiPass
       for (auto func : gpuModule.getOps<gpu::GPUFuncOp>()) {
         if (!func.isKernel())
           continue;
-        FailureOr<DictionaryAttr> kernel = recordKernel(func, converter);
+        FailureOr<DictionaryAttr> kernel =
+            recordKernel(func, converter, limits);
         if (failed(kernel))
           return signalPassFailure();
         kernels.push_back(*kernel);

@@ -7,6 +7,7 @@
 // global_atomic_add_f32 / global_atomic_pk_add_bf16.
 //
 //===----------------------------------------------------------------------===//
+#include "passes/OptionChecks.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -22,7 +23,8 @@ using namespace mlir;
 
 namespace {
 struct RocdlNativeAtomicsPass
-    : public rocke::impl::RocdlNativeAtomicsBase<RocdlNativeAtomicsPass> {
+    : public rocke::RejectRepeatedOptions<
+          rocke::impl::RocdlNativeAtomicsBase<RocdlNativeAtomicsPass>> {
   using Base::Base;
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();

@@ -1,5 +1,6 @@
 //===- RocdlVerifyChip.cpp - reject unsupported AMD chips ------------------===//
 #include "lib/Target/ChipInfo.h"
+#include "passes/OptionChecks.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -11,7 +12,8 @@ namespace rocke {
 
 namespace {
 struct RocdlVerifyChipPass
-    : public rocke::impl::RocdlVerifyChipBase<RocdlVerifyChipPass> {
+    : public rocke::RejectRepeatedOptions<
+          rocke::impl::RocdlVerifyChipBase<RocdlVerifyChipPass>> {
   using Base::Base;
   void runOnOperation() override {
     if (rocke::lookupChip(chip, rocke::GpuVendor::Amd))

@@ -119,6 +119,13 @@ mlir::LogicalResult buildTiledBwdKernels(fmha::AttentionBwdOp op,
 mlir::LogicalResult buildTiledFwdKernels(fmha::AttentionFwdOp op,
                                          const AttentionKernelOptions &options);
 
+/// The forward's tile options (`options` as buildTiledFwdKernels takes
+/// them) against what it accepts whatever the problem: their bounds, and
+/// tiles that divide into the chip's atoms. A diagnostic on `anchor` when
+/// they fail, so a module without a forward checks them too.
+mlir::LogicalResult checkFwdTileOptions(mlir::Operation *anchor,
+                                        const AttentionKernelOptions &options);
+
 } // namespace rocke
 
 #endif // ROCKE_LIB_KERNELS_ATTENTIONKERNELS_H

@@ -36,11 +36,19 @@ Value ceilDiv(OpBuilder &b, Location loc, Value a, Value c) {
 
 SmallVector<Value> memrefSizes(OpBuilder &b, Location loc, Value memref) {
   auto type = cast<MemRefType>(memref.getType());
+  // A scratch buffer's sizes are the values it was allocated with
+  // (memref.dim does not fold on gpu.alloc): static problems keep static
+  // grids, which the launch limits are checked against.
+  auto alloc = memref.getDefiningOp<gpu::AllocOp>();
   SmallVector<Value> sizes;
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    sizes.push_back(type.isDynamicDim(d)
-                        ? b.createOrFold<memref::DimOp>(loc, memref, d)
-                        : constIndex(b, loc, type.getDimSize(d)));
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d))
+      sizes.push_back(constIndex(b, loc, type.getDimSize(d)));
+    else if (alloc)
+      sizes.push_back(alloc.getDynamicSizes()[type.getDynamicDimIndex(d)]);
+    else
+      sizes.push_back(b.createOrFold<memref::DimOp>(loc, memref, d));
+  }
   return sizes;
 }
 
@@ -101,9 +109,19 @@ static int64_t indexLimit(const KernelTarget &target) {
              : (int64_t(1) << (target.indexBitwidth - 1)) - 1;
 }
 
-/// The offset of the last element of a memref with static shape, strides and
-/// offset (INT64_MAX when it passes int64), or nullopt for any other layout.
-static std::optional<int64_t> lastElementOffset(MemRefType type) {
+/// Where the element offsets of a memref end: the last one's offset, or
+/// that it passes int64 (then `last` is meaningless).
+struct LastOffset {
+  int64_t last = 0;
+  bool overflows = false;
+
+  /// Whether an offset passes `limit`.
+  bool passes(int64_t limit) const { return overflows || last > limit; }
+};
+
+/// The last element offset of a memref with static shape, strides and
+/// offset, or nullopt for any other layout.
+static std::optional<LastOffset> lastElementOffset(MemRefType type) {
   SmallVector<int64_t> strides;
   int64_t offset;
   if (!type.hasStaticShape() ||
@@ -111,14 +129,22 @@ static std::optional<int64_t> lastElementOffset(MemRefType type) {
       ShapedType::isDynamic(offset) ||
       llvm::any_of(strides, ShapedType::isDynamic))
     return std::nullopt;
-  int64_t last = offset;
+  LastOffset result{offset};
   for (auto [size, stride] : llvm::zip(type.getShape(), strides)) {
     int64_t term;
     if (llvm::MulOverflow(size - 1, std::abs(stride), term) ||
-        llvm::AddOverflow(last, term, last))
-      return std::numeric_limits<int64_t>::max();
+        llvm::AddOverflow(result.last, term, result.last))
+      return LastOffset{0, /*overflows=*/true};
   }
-  return last;
+  return result;
+}
+
+/// "<n + 1> elements" or, past int64, "more than 2^63 - 1 elements".
+static std::string elementCount(const LastOffset &offsets) {
+  if (offsets.overflows)
+    return "more than " + std::to_string(std::numeric_limits<int64_t>::max()) +
+           " elements";
+  return std::to_string(offsets.last + 1) + " elements";
 }
 
 LogicalResult checkIndexRange(Operation *op, const KernelTarget &target) {
@@ -127,8 +153,8 @@ LogicalResult checkIndexRange(Operation *op, const KernelTarget &target) {
     auto type = dyn_cast<MemRefType>(operand.getType());
     if (!type)
       continue;
-    std::optional<int64_t> last = lastElementOffset(type);
-    if (last && *last > limit)
+    std::optional<LastOffset> offsets = lastElementOffset(type);
+    if (offsets && offsets->passes(limit))
       return op->emitOpError()
              << "operand of type " << type << " has element offsets past "
              << limit << ", beyond the target's " << target.indexBitwidth
@@ -510,6 +536,11 @@ LogicalResult KernelEmitter::emit(const KernelLaunch &launch,
     return fmhaOp->emitOpError("kernel '")
            << launch.name << "' has an invalid workgroup size "
            << launch.blockSize;
+  if (!target.host && launch.blockSize > target.launch.maxWorkgroupSize)
+    return fmhaOp->emitOpError("kernel '")
+           << launch.name << "' asks for " << launch.blockSize
+           << " work-items per workgroup, past the target's limit of "
+           << target.launch.maxWorkgroupSize;
 
   SmallVector<Value> argValues;
   SmallVector<Type> argTypes;
@@ -563,20 +594,19 @@ LogicalResult KernelEmitter::emit(const KernelLaunch &launch,
       wgTypes.push_back(MemRefType::Builder(t).setMemorySpace(wgSpace));
 
   OpBuilder kb(ctx);
-  // Both vendors launch at most 2^31 - 1 workgroups in x and 65535 in y
-  // and z; a static grid past that would only fail at launch time.
+  // A static grid past the target's limits would only fail at launch time
+  // (dynamic ones are the runner's to check: rocke.launch's grid_limit).
   // Checked before the function exists: a failure must leave nothing
   // unattached behind.
-  constexpr std::array<int64_t, 3> kMaxGrid = {
-      std::numeric_limits<int32_t>::max(), 65535, 65535};
+  const std::array<int64_t, 3> &maxGrid = target.launch.maxGrid;
   SmallVector<int32_t, 3> staticGrid;
   for (auto [d, g] : llvm::enumerate(launch.grid)) {
     std::optional<int64_t> c = getConstantIntValue(g);
-    if (c && *c > kMaxGrid[d])
+    if (c && *c > maxGrid[d])
       return fmhaOp->emitOpError("kernel '")
              << launch.name << "' needs " << *c << " workgroups in "
              << "xyz"[d] << " (" << launch.gridExpr[d]
-             << "), past the GPU grid limit of " << kMaxGrid[d]
+             << "), past the GPU grid limit of " << maxGrid[d]
              << " (x < 2^31, y and z < 65536)";
     if (c && *c > 0)
       staticGrid.push_back(static_cast<int32_t>(*c));
@@ -677,19 +707,14 @@ FailureOr<Value> KernelEmitter::allocScratch(MemRefType type,
     shape.push_back(known.value_or(ShapedType::kDynamic));
   }
   int64_t limit = indexLimit(target);
-  std::optional<int64_t> last =
+  std::optional<LastOffset> offsets =
       lastElementOffset(MemRefType::get(shape, type.getElementType()));
-  if (last && *last > limit) {
-    InFlightDiagnostic diag = fmhaOp->emitOpError()
-                              << "needs a scratch buffer " << type << " of ";
-    if (*last == std::numeric_limits<int64_t>::max())
-      diag << "more than " << *last;
-    else
-      diag << *last + 1;
-    return diag << " elements, whose offsets pass " << limit
-                << ", beyond the target's " << target.indexBitwidth
-                << "-bit indexing";
-  }
+  if (offsets && offsets->passes(limit))
+    return fmhaOp->emitOpError()
+           << "needs a scratch buffer " << type << " of "
+           << elementCount(*offsets) << ", whose offsets pass " << limit
+           << ", beyond the target's " << target.indexBitwidth
+           << "-bit indexing";
   Value buf;
   if (target.host)
     buf = memref::AllocOp::create(builder, loc, type, dynamicSizes);

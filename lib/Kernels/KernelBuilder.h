@@ -39,6 +39,7 @@
 #define ROCKE_LIB_KERNELS_KERNELBUILDER_H
 
 #include "dialect/Mask.h"
+#include "lib/Target/ChipInfo.h"
 #include "lib/Target/FragmentLayout.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -60,11 +61,13 @@ struct KernelTarget {
   unsigned subgroupSize = 64;
   /// Width of the target's index type (the offsets checkIndexRange allows).
   unsigned indexBitwidth = 64;
+  /// The chip's workgroup and grid limits (GPU).
+  LaunchLimits launch;
 
   static KernelTarget gpu(unsigned subgroupSize) {
-    return {false, subgroupSize, 64};
+    return {false, subgroupSize, 64, {}};
   }
-  static KernelTarget cpu() { return {true, 1, 64}; }
+  static KernelTarget cpu() { return {true, 1, 64, {}}; }
 };
 
 //===----------------------------------------------------------------------===//
@@ -293,8 +296,8 @@ public:
 
   const KernelTarget &getTarget() const { return target; }
   /// Emits `launch` with `body`; fails (diagnostic on the fmha op) on a
-  /// malformed launch or, on a GPU, a static grid past the hardware limits
-  /// (x < 2^31, y and z < 65536 workgroups).
+  /// malformed launch or, on a GPU, a workgroup or static grid past the
+  /// target's launch limits (x < 2^31, y and z < 65536 workgroups).
   mlir::LogicalResult emit(const KernelLaunch &launch, KernelBodyFn body);
 
   /// Allocates a scratch buffer at the call site (gpu.alloc on a GPU,

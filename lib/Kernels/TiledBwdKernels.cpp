@@ -437,20 +437,31 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
   // The first candidate that divides, fits workgroup memory and the register
   // budget; else the one that fits memory with the fewest live registers
   // (head dims past 128 keep more accumulators than fit without spilling).
-  std::optional<TileChoice> best;
-  int64_t bestRegs = std::numeric_limits<int64_t>::max();
+  std::optional<TileChoice> chosen, fewest;
+  int64_t fewestRegs = std::numeric_limits<int64_t>::max();
   for (const TileChoice &c : candidates) {
     if (failed(apply(c, /*report=*/false)) || cfg.workgroupBytes(ctx) > limit)
       continue;
-    if (cfg.liveRegisters() <= registerBudget(options, cfg.numWarps))
-      return success();
-    if (cfg.liveRegisters() < bestRegs) {
-      best = c;
-      bestRegs = cfg.liveRegisters();
+    if (cfg.liveRegisters() <= registerBudget(options, cfg.numWarps)) {
+      chosen = c;
+      break;
+    }
+    if (cfg.liveRegisters() < fewestRegs) {
+      fewest = c;
+      fewestRegs = cfg.liveRegisters();
     }
   }
-  if (best)
-    return apply(*best, /*report=*/false);
+  if (!chosen)
+    chosen = fewest;
+  if (chosen) {
+    (void)apply(*chosen, /*report=*/false);
+    std::string tiles = "block-q=" + std::to_string(cfg.blockQ) +
+                        " block-kv=" + std::to_string(cfg.blockKv) +
+                        " num-warps=" + std::to_string(cfg.numWarps);
+    return checkRegisterEstimate(
+        op, options, cfg.numWarps, cfg.liveRegisters(), tiles,
+        options.blockQ || options.blockKv || options.numWarps);
+  }
   // Nothing fits: report against the first candidate (the explicit options
   // when given).
   if (failed(apply(candidates.front(), /*report=*/true)))

@@ -31,6 +31,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Diagnostics.h"
 
 #include <limits>
 
@@ -110,15 +111,14 @@ SmallVector<FwdTileChoice> fwdTileCandidates(const KernelTarget &target) {
           {64, 2, 32},  {32, 2, 32}, {16, 1, 16}};
 }
 
-LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
-                            const AttentionKernelOptions &options,
-                            const AttentionSizes &sizes, FwdConfig &cfg) {
-  const KernelTarget &target = options.target;
-  cfg.elt = cast<MemRefType>(op.getQuery().getType()).getElementType();
-  if (!target.host && cfg.elt.isF32())
-    return op.emitOpError("has no GPU lowering for f32 inputs (the forward "
-                          "runs on matrix cores: f16 or bf16)");
-  FailureOr<const MatrixAtom *> atom = selectAtom(op, options, cfg.elt);
+/// The forward's atoms for `elt` inputs into `cfg`: S = Q K^T's
+/// (options.matrixAtom or the chip's first) and P V's, which takes P from
+/// S's accumulators, and the score orientation; a diagnostic on `op` when
+/// none fits.
+LogicalResult chooseFwdAtoms(Operation *op,
+                             const AttentionKernelOptions &options, Type elt,
+                             FwdConfig &cfg) {
+  FailureOr<const MatrixAtom *> atom = selectAtom(op, options, elt);
   if (failed(atom))
     return failure();
   cfg.atom = *atom;
@@ -131,7 +131,7 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
   SmallVector<const MatrixAtom *> pvCandidates{cfg.atom};
   if (options.chip)
     for (StringRef name : options.chip->matrixAtoms)
-      if (const MatrixAtom *c = lookupAtomFor(name, cfg.elt))
+      if (const MatrixAtom *c = lookupAtomFor(name, elt))
         pvCandidates.push_back(c);
   auto fits = [&](bool transposed) {
     if (options.scoreLayout != ScoreLayout::Auto &&
@@ -149,13 +149,65 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
     return false;
   };
   if (!fits(false) && !fits(true))
-    return op.emitOpError("matrix atom '")
+    return op->emitOpError("matrix atom '")
            << a.name
            << "' cannot take the probabilities from its accumulator registers"
            << (options.scoreLayout == ScoreLayout::Auto
                    ? ""
                    : " in the requested score layout");
   cfg.lanes = a.lanes;
+  return success();
+}
+
+/// The tile shapes to try: the candidates with the explicit options in
+/// place (the host runs one subgroup).
+SmallVector<FwdTileChoice>
+fwdTileChoices(const AttentionKernelOptions &options) {
+  const KernelTarget &target = options.target;
+  SmallVector<FwdTileChoice> choices;
+  for (const FwdTileChoice &c : fwdTileCandidates(target))
+    choices.push_back(
+        {options.blockQ ? options.blockQ : c.blockQ,
+         target.host ? 1 : (options.numWarps ? options.numWarps : c.numWarps),
+         options.blockKv ? options.blockKv : c.blockKv});
+  return choices;
+}
+
+/// What tile `c` must divide with the atoms of `cfg`: fwd-block-q the
+/// subgroups' query rows, fwd-block-kv the atoms' key extent.
+SmallVector<Divisibility> fwdTileNeeds(const FwdConfig &cfg,
+                                       const FwdTileChoice &c) {
+  const MatrixAtom &a = *cfg.atom, &pv = *cfg.pvAtom;
+  bool sT = cfg.scoresTransposed;
+  int64_t atomQ = sT ? a.n : a.m, atomKv = sT ? a.m : a.n;
+  return {{c.blockQ, c.numWarps * atomQ, "fwd-block-q",
+           "fwd-num-warps * the atom's query rows"},
+          {c.blockKv, std::max({atomKv, int64_t(pv.k)}), "fwd-block-kv",
+           "the atoms' key extent"}};
+}
+
+std::string fwdAtomContext(const FwdConfig &cfg) {
+  return ("the forward with atom " + cfg.atom->name).str();
+}
+
+/// "fwd-block-q=128 fwd-block-kv=64 fwd-num-warps=4", for diagnostics.
+std::string fwdTileOptions(const FwdConfig &cfg) {
+  return "fwd-block-q=" + std::to_string(cfg.blockQ) +
+         " fwd-block-kv=" + std::to_string(cfg.blockKv) +
+         " fwd-num-warps=" + std::to_string(cfg.numWarps);
+}
+
+LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
+                            const AttentionKernelOptions &options,
+                            const AttentionSizes &sizes, FwdConfig &cfg) {
+  const KernelTarget &target = options.target;
+  cfg.elt = cast<MemRefType>(op.getQuery().getType()).getElementType();
+  if (!target.host && cfg.elt.isF32())
+    return op.emitOpError("has no GPU lowering for f32 inputs (the forward "
+                          "runs on matrix cores: f16 or bf16)");
+  if (failed(chooseFwdAtoms(op, options, cfg.elt, cfg)))
+    return failure();
+  const MatrixAtom &a = *cfg.atom;
   cfg.wholeBlockLoops = useWholeBlockLoops(options);
   cfg.dqk = sizes.headDimQk;
   cfg.dv = sizes.headDimV;
@@ -184,23 +236,16 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
                           "(fwd-score-layout=q-kv)");
   bool wantAsync =
       asyncPossible && options.kvPipelining != KvPipelining::Synchronous;
-  // The atom extents along queries, keys and the output's head dims.
-  int64_t atomQ = sT ? a.n : a.m, atomKv = sT ? a.m : a.n;
+  // The output's head dims along the atom.
   int64_t atomDv = sT ? pv.m : pv.n;
   auto apply = [&](const FwdTileChoice &c, bool report) -> LogicalResult {
     cfg.blockQ = c.blockQ;
     cfg.numWarps = c.numWarps;
     cfg.blockKv = c.blockKv;
-    Divisibility needs[] = {
-        {cfg.blockQ, cfg.numWarps * atomQ, "fwd-block-q",
-         "fwd-num-warps * the atom's query rows"},
-        {cfg.blockKv, std::max({atomKv, int64_t(pv.k)}), "fwd-block-kv",
-         "the atoms' key extent"},
-        {cfg.dqk, a.k, "Dqk", "atom K"},
-        {cfg.dv, atomDv, "Dv", "the atom's output extent"},
-    };
-    std::string context = ("the forward with atom " + a.name).str();
-    if (failed(checkDivisible(op, needs, context, report)))
+    SmallVector<Divisibility> needs = fwdTileNeeds(cfg, c);
+    needs.push_back({cfg.dqk, a.k, "Dqk", "atom K"});
+    needs.push_back({cfg.dv, atomDv, "Dv", "the atom's output extent"});
+    if (failed(checkDivisible(op, needs, fwdAtomContext(cfg), report)))
       return failure();
     // Every work-item issues as many 16-byte copies of each block.
     int64_t threads = cfg.threads();
@@ -219,17 +264,12 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
   auto bytes = [&] { return workgroupBufferBytes(cfg.workgroupBuffers()); };
 
   int64_t limit = workgroupMemoryLimit(options);
-  SmallVector<FwdTileChoice> candidates;
-  for (const FwdTileChoice &c : fwdTileCandidates(target))
-    candidates.push_back(
-        {options.blockQ ? options.blockQ : c.blockQ,
-         target.host ? 1 : (options.numWarps ? options.numWarps : c.numWarps),
-         options.blockKv ? options.blockKv : c.blockKv});
+  SmallVector<FwdTileChoice> candidates = fwdTileChoices(options);
   // The first candidate that divides and fits workgroup memory and the
   // registers, with Q in registers where it fits, else read from memory;
   // else the one with the fewest live registers.
-  std::optional<std::pair<FwdTileChoice, bool>> best;
-  int64_t bestRegs = std::numeric_limits<int64_t>::max();
+  std::optional<std::pair<FwdTileChoice, bool>> chosen, fewest;
+  int64_t fewestRegs = std::numeric_limits<int64_t>::max();
   for (const FwdTileChoice &c : candidates) {
     if (failed(apply(c, /*report=*/false)))
       continue;
@@ -237,17 +277,26 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
       cfg.queryInRegisters = inRegisters;
       if (bytes() > limit)
         continue;
-      if (cfg.liveRegisters() <= registerBudget(options, cfg.numWarps))
-        return success();
-      if (cfg.liveRegisters() < bestRegs) {
-        best = {c, inRegisters};
-        bestRegs = cfg.liveRegisters();
+      if (cfg.liveRegisters() <= registerBudget(options, cfg.numWarps)) {
+        chosen = {c, inRegisters};
+        break;
+      }
+      if (cfg.liveRegisters() < fewestRegs) {
+        fewest = {c, inRegisters};
+        fewestRegs = cfg.liveRegisters();
       }
     }
+    if (chosen)
+      break;
   }
-  if (best) {
-    cfg.queryInRegisters = best->second;
-    return apply(best->first, /*report=*/false);
+  if (!chosen)
+    chosen = fewest;
+  if (chosen) {
+    cfg.queryInRegisters = chosen->second;
+    (void)apply(chosen->first, /*report=*/false);
+    return checkRegisterEstimate(
+        op, options, cfg.numWarps, cfg.liveRegisters(), fwdTileOptions(cfg),
+        options.blockQ || options.blockKv || options.numWarps);
   }
   if (failed(apply(candidates.front(), /*report=*/true)))
     return failure();
@@ -547,4 +596,33 @@ rocke::buildTiledFwdKernels(fmha::AttentionFwdOp op,
     return failure();
   emitter.finish();
   return success();
+}
+
+LogicalResult
+rocke::checkFwdTileOptions(Operation *anchor,
+                           const AttentionKernelOptions &options) {
+  if (failed(checkTileBounds(anchor, options, "fwd-")))
+    return failure();
+  // The atoms a forward of f16 (else bf16) inputs would take; their extents
+  // are alike. Atoms no forward can use are the builders' to report, on an
+  // op that uses them.
+  FwdConfig cfg;
+  MLIRContext *ctx = anchor->getContext();
+  bool haveAtoms = false;
+  {
+    ScopedDiagnosticHandler dropAtomErrors(
+        ctx, [](Diagnostic &) { return success(); });
+    for (Type elt : {Type(Float16Type::get(ctx)), Type(BFloat16Type::get(ctx))})
+      if (!haveAtoms)
+        haveAtoms = succeeded(chooseFwdAtoms(anchor, options, elt, cfg));
+  }
+  if (!haveAtoms)
+    return success();
+  SmallVector<FwdTileChoice> choices = fwdTileChoices(options);
+  for (const FwdTileChoice &c : choices)
+    if (succeeded(checkDivisible(anchor, fwdTileNeeds(cfg, c),
+                                 fwdAtomContext(cfg), /*report=*/false)))
+      return success();
+  return checkDivisible(anchor, fwdTileNeeds(cfg, choices.front()),
+                        fwdAtomContext(cfg), /*report=*/true);
 }

@@ -85,6 +85,39 @@ int64_t rocke::registerBudget(const AttentionKernelOptions &options,
   return 224;
 }
 
+int64_t rocke::registerLimit(const AttentionKernelOptions &options,
+                             int64_t numWarps) {
+  if (options.target.subgroupSize == 32)
+    return std::min(kNvidiaMaxRegistersPerThread,
+                    kNvidiaRegistersPerBlock / (numWarps * 32));
+  // CDNA's file without a chip: 512 VGPRs per lane of each of 4 SIMDs.
+  int64_t simds = options.chip ? options.chip->simdsPerCU : 4;
+  int64_t file = options.chip ? options.chip->vgprsPerSimd : 512;
+  return file / llvm::divideCeil(numWarps, simds);
+}
+
+LogicalResult rocke::checkRegisterEstimate(
+    Operation *op, const AttentionKernelOptions &options, int64_t numWarps,
+    int64_t liveRegisters, StringRef tiles, bool explicitTiles) {
+  if (options.target.host)
+    return success();
+  int64_t limit = registerLimit(options, numWarps);
+  if (liveRegisters * 100 > kRegisterOvercommitPercent * limit)
+    return op->emitOpError()
+           << tiles << ": the tiles keep an estimated " << liveRegisters
+           << " registers per lane live, more than "
+           << kRegisterOvercommitPercent << " % of the " << limit
+           << " a lane of this workgroup holds; use smaller tiles or more "
+              "subgroups";
+  int64_t budget = registerBudget(options, numWarps);
+  if (explicitTiles && liveRegisters > budget)
+    op->emitWarning() << tiles << ": the tiles keep an estimated "
+                      << liveRegisters
+                      << " registers per lane live, past the budget of "
+                      << budget << " (of " << limit << "): expect spills";
+  return success();
+}
+
 LogicalResult rocke::checkDivisible(Operation *op, ArrayRef<Divisibility> needs,
                                     StringRef context, bool report) {
   for (const Divisibility &n : needs)

@@ -38,6 +38,30 @@ selectAtom(Operation *op, const AttentionKernelOptions &options, Type elt);
 /// 128..256 on gfx942/gfx950); else 7/8 of 256 arch VGPRs.
 int64_t registerBudget(const AttentionKernelOptions &options, int64_t numWarps);
 
+/// 32-bit registers a lane of a workgroup of `numWarps` subgroups can hold
+/// at all: on an AMD chip (and a 64-lane target without one) its share of a
+/// SIMD's unified VGPR file, the workgroup's waves spread over the CU's
+/// SIMDs; on NVIDIA 255, fewer where the block's threads share an SM's 64 K.
+int64_t registerLimit(const AttentionKernelOptions &options, int64_t numWarps);
+
+/// How far past registerLimit a register estimate may go, in percent: the
+/// estimate counts every fragment live at once, and the compilers keep
+/// part of it in flight or spill a little; sm_90's default backward tiles
+/// at head dim 256 (368 of 255 registers, 144 %) pass the H200 validation.
+constexpr int64_t kRegisterOvercommitPercent = 150;
+
+/// The chosen tiles' register estimate (`liveRegisters`, as the tile
+/// choice counts them) on a GPU: an error past the overcommit above (LLVM's
+/// backend spilled 2561 VGPRs of a forward with fwd-block-q=512
+/// fwd-num-warps=1 fwd-block-kv=16 on gfx942, and ran for minutes at
+/// fwd-block-q=1024), and, where the options fixed some of the tiles
+/// (`explicitTiles`), a warning past registerBudget: spills are predicted.
+/// `tiles` names the options and their values for the message.
+LogicalResult checkRegisterEstimate(Operation *op,
+                                    const AttentionKernelOptions &options,
+                                    int64_t numWarps, int64_t liveRegisters,
+                                    StringRef tiles, bool explicitTiles);
+
 /// Which score blocks of a tiled loop go through fmha.tile_mask.
 enum class ScoreMask {
   none,      ///< a loop over blocks the mask leaves whole

@@ -12,6 +12,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -19,6 +20,16 @@
 namespace rocke {
 
 enum class GpuVendor { Amd, Nvidia };
+
+/// What one kernel launch may ask for: work-items per workgroup and
+/// workgroups per grid dimension (x, y, z). Every chip of the table has these
+/// (CUDA from compute capability 3.0 on; HIP reports the same on CDNA), and
+/// a target without a chip uses them too. Runners check dynamic grids
+/// against them (`grid_limit` of the launch recipe).
+struct LaunchLimits {
+  int64_t maxWorkgroupSize = 1024;
+  std::array<int64_t, 3> maxGrid = {2147483647, 65535, 65535};
+};
 
 struct ChipInfo {
   llvm::StringRef name; // e.g. "gfx942", "sm_90"
@@ -67,6 +78,7 @@ struct ChipInfo {
   /// on the H200 the split loops were 4-5 % slower at D=128 causal, forward
   /// and backward (docs/BENCHMARKS.md run 23).
   bool wholeBlockLoops = false;
+  LaunchLimits launch;
 
   bool isAmd() const { return vendor == GpuVendor::Amd; }
   bool isNvidia() const { return vendor == GpuVendor::Nvidia; }
@@ -74,6 +86,10 @@ struct ChipInfo {
 
 /// Static shared memory a CUDA kernel may declare without opting in.
 constexpr uint64_t kNvidiaStaticSharedBytes = 48 * 1024;
+/// 32-bit registers an NVIDIA thread may address, and those the threads of
+/// one block share (sm_80 to sm_90).
+constexpr int64_t kNvidiaMaxRegistersPerThread = 255;
+constexpr int64_t kNvidiaRegistersPerBlock = 64 * 1024;
 
 /// Waves per SIMD a kernel can keep resident, and what limits it.
 struct Occupancy {

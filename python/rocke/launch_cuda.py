@@ -19,7 +19,12 @@ except Exception as e:  # ImportError, or CUDA runtime missing
     _IMPORT_ERROR = e
 
 __all__ = ["available", "require_cupy", "load_ptx", "extract_ptx", "launch",
-           "PtxModule"]
+           "check_grid", "GRID_LIMIT", "PtxModule"]
+
+# Workgroups per grid dimension (x, y, z) every supported chip launches
+# (lib/Target/ChipInfo's LaunchLimits); a launch recipe states its own as
+# `grid_limit`.
+GRID_LIMIT = (2**31 - 1, 65535, 65535)
 
 _MSG = ("rocke.launch_cuda needs CuPy with a working CUDA runtime "
         "(e.g. a cupy-cuda12x package); importing cupy failed: %r")
@@ -88,12 +93,32 @@ def _dim3(x: Dim3) -> Tuple[int, int, int]:
     return tuple(t) + (1,) * (3 - len(t))
 
 
+def check_grid(grid: Sequence[int], grid_limit: Sequence[int] = GRID_LIMIT,
+               kernel: str = "kernel",
+               exprs: Optional[Sequence[str]] = None) -> None:
+    """Raise ValueError, naming the kernel, the dimension and the size,
+    when a dimension of `grid` passes `grid_limit` (a recipe's `grid_limit`;
+    `exprs` its grid expressions, for the message): a dynamic problem the
+    compiler could not check would otherwise fail at launch."""
+    for d, (n, limit) in enumerate(zip(grid, grid_limit)):
+        if n > limit:
+            raise ValueError(
+                "kernel %r needs %d workgroups in %s%s, past the grid limit "
+                "of %d" % (kernel, n, "xyz"[d],
+                           " (%s)" % exprs[d] if exprs else "", limit))
+
+
 def launch(kernel, grid: Dim3, block: Dim3, args: Sequence,
-           shared_mem: int = 0, stream=None) -> None:
+           shared_mem: int = 0, stream=None,
+           grid_limit: Sequence[int] = GRID_LIMIT) -> None:
     """Launch a RawKernel (or (PtxModule, name)); args are CuPy arrays/ints.
     shared_mem: the dynamic shared memory bytes (a kernel's
     `dynamic_shared_bytes` in the sidecar); past the 48 KiB every kernel may
-    use, the kernel is opted in first."""
+    use, the kernel is opted in first. The grid is checked against
+    `grid_limit` (a recipe's) first."""
+    name = kernel[1] if isinstance(kernel, tuple) else \
+        getattr(kernel, "name", "kernel")
+    check_grid(_dim3(grid), grid_limit, name)
     require_cupy()
     if isinstance(kernel, tuple):
         mod, name = kernel

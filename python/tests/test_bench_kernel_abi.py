@@ -9,6 +9,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
                                 "bench"))
 import kernel_abi as abi  # noqa: E402
 
+# What fmha-record-kernel-abi states for every supported chip.
+GRID_LIMIT = [2147483647, 65535, 65535]
+
 
 def memref_arg(t, rank):
     fields = ["allocated", "aligned", "offset"] + \
@@ -22,10 +25,12 @@ def sidecar(param_count=11):
         {"name": "main", "args": [memref_arg("memref<?x?x16x64xbf16, "
                                              "strided<[?, 64, ?, 1]>>", 4)],
          "launch": {"order": 1, "grid": ["ceildiv(Sk,64)", "Hkv", "B"],
+                    "grid_limit": GRID_LIMIT,
                     "block": [128, 1, 1], "args": ["q"]},
          "metadata": {"param_count": param_count}},
         {"name": "zero", "args": [memref_arg("memref<?x16x?xf32>", 3)],
          "launch": {"order": 0, "grid": ["ceildiv(B*Hq*Sq,256)", "1", "1"],
+                    "grid_limit": GRID_LIMIT,
                     "block": [256, 1, 1], "args": ["delta:f32:none"]},
          "metadata": {"param_count": 9}},
     ]}
@@ -97,10 +102,12 @@ def test_symbols_and_ops_from_the_sidecar():
         {"name": "main", "args": [memref_arg("memref<?x?x?x16x64xf32>", 5)],
          "launch": {"ops": [1], "order": 0, "grid": ["ceildiv(Sk,BKV)", "1",
                                                       "1"],
+                    "grid_limit": GRID_LIMIT,
                     "block": [128, 1, 1], "args": ["dq_partial:f32:zero"],
                     "symbols": {"BKV": 32}}},
         {"name": "first", "args": [memref_arg("memref<?x16x?xf32>", 3)],
          "launch": {"ops": [0, 1], "order": 1, "grid": ["B", "1", "1"],
+                    "grid_limit": GRID_LIMIT,
                     "block": [64, 1, 1], "args": ["delta:f32:none"]}},
     ]}
     ks = abi.launch_list(s)
@@ -111,3 +118,51 @@ def test_symbols_and_ops_from_the_sidecar():
     role = ks[1]["args"][0]["role"]
     assert abi.scratch_spec(role, env) == \
         ("dq_partial", "f32", [5, 2, 100, 16, 64], "zero")
+
+
+def test_missing_grid_limit():
+    s = sidecar()
+    del s["kernels"][0]["launch"]["grid_limit"]
+    with pytest.raises(ValueError, match="main: the recipe states no "
+                                         "grid_limit"):
+        abi.launch_list(s)
+
+
+def zero_fill_sidecar():
+    """The deterministic tiled backward's zero-fill of its dQ partials, as
+    fmha-dump-binary writes it (default tiles: BKV = 128, BQ = 64)."""
+    return {"kernels": [
+        {"name": "fmha_bwd_zero_dq",
+         "args": [memref_arg("memref<?x?x?x16x64xf32>", 5)],
+         "launch": {"order": 0,
+                    "grid": ["ceildiv(ceildiv(Sk,BKV)*B*ceildiv(Sq,BQ)*BQ*"
+                             "Hq*Dqk,256)", "1", "1"],
+                    "grid_limit": GRID_LIMIT, "block": [256, 1, 1],
+                    "args": ["dq_partial:f32:zero:[ceildiv(Sk,BKV),B,"
+                             "ceildiv(Sq,BQ)*BQ,Hq,Dqk]"],
+                    "symbols": {"BKV": 128, "BQ": 64}}},
+    ]}
+
+
+def test_grid_past_the_limit_is_an_error():
+    """Sizes the compiler could not see (dynamic Sq, Sk): the runner's grid
+    for Sq = 2^17, Sk = 2^20 needs 2^32 workgroups in x, past the recipe's
+    limit, and is refused before any launch."""
+    (k,) = abi.launch_list(zero_fill_sidecar())
+    small = dict(B=1, Sq=4096, Sk=4096, Hq=16, Hkv=16, Dqk=64, Dv=64)
+    assert abi.launch_grid(k, small) == (32 * 4096 * 4, 1, 1)
+    huge = dict(small, Sq=2**17, Sk=2**20)
+    with pytest.raises(ValueError, match=r"'fmha_bwd_zero_dq' needs "
+                       r"4294967296 workgroups in x \(ceildiv\(.*\), past "
+                       r"the grid limit of 2147483647"):
+        abi.launch_grid(k, huge)
+
+
+def test_grid_limit_of_the_recipe_applies():
+    """y and z have their own limits (65535 on every chip)."""
+    s = sidecar()
+    (zero, main) = abi.launch_list(s)
+    env = dict(B=65536, Sq=1, Sk=64, Hq=1, Hkv=1, Dqk=64, Dv=64)
+    with pytest.raises(ValueError, match="'main' needs 65536 workgroups in "
+                                         "z \\(B\\)"):
+        abi.launch_grid(main, env)

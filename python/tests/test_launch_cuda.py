@@ -18,6 +18,21 @@ def test_extract_ptx_from_text():
     assert launch_cuda.extract_ptx(mlir) == ptx
 
 
+def test_grid_past_the_recipe_limit_is_refused_before_launch():
+    """The grid a runner evaluated for sizes the compiler could not see is
+    checked against the recipe's grid_limit before CuPy is needed."""
+    recipe = {"name": "fmha_bwd_zero_dq",
+              "grid_limit": [2147483647, 65535, 65535]}
+    with pytest.raises(ValueError, match="'fmha_bwd_zero_dq' needs "
+                       "4294967296 workgroups in x, past the grid limit of "
+                       "2147483647"):
+        launch_cuda.launch(("module", recipe["name"]), (2**32, 1, 1), 256,
+                           (), grid_limit=recipe["grid_limit"])
+    with pytest.raises(ValueError, match="needs 65536 workgroups in y"):
+        launch_cuda.launch(("module", "k"), (1, 65536), 256, ())
+    launch_cuda.check_grid((2**31 - 1, 65535, 65535))
+
+
 def test_launch_trivial_kernel():
     cp = pytest.importorskip("cupy")
     ptx = """.version 7.0

@@ -44,6 +44,11 @@
 // JSON-NEXT:     "Hq",
 // JSON-NEXT:     "B"
 // JSON-NEXT:   ],
+// JSON-NEXT:        "grid_limit": [
+// JSON-NEXT:          2147483647,
+// JSON-NEXT:          65535,
+// JSON-NEXT:          65535
+// JSON-NEXT:        ],
 // JSON-NEXT:   "ops": [
 // JSON-NEXT:     0
 // JSON-NEXT:   ],
@@ -65,6 +70,11 @@
 // JSON-NEXT:     "Hkv",
 // JSON-NEXT:     "B"
 // JSON-NEXT:   ],
+// JSON-NEXT:        "grid_limit": [
+// JSON-NEXT:          2147483647,
+// JSON-NEXT:          65535,
+// JSON-NEXT:          65535
+// JSON-NEXT:        ],
 // JSON-NEXT:   "ops": [
 // JSON-NEXT:     1
 // JSON-NEXT:   ],

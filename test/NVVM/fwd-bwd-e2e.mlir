@@ -41,6 +41,11 @@
 // JSON-NEXT:     "Hq",
 // JSON-NEXT:     "B"
 // JSON-NEXT:   ],
+// JSON-NEXT:   "grid_limit": [
+// JSON-NEXT:     2147483647,
+// JSON-NEXT:     65535,
+// JSON-NEXT:     65535
+// JSON-NEXT:   ],
 // JSON-NEXT:   "ops": [
 // JSON-NEXT:     0
 // JSON-NEXT:   ],
@@ -62,6 +67,11 @@
 // JSON-NEXT:     "ceildiv(Sk,128)",
 // JSON-NEXT:     "Hkv",
 // JSON-NEXT:     "B"
+// JSON-NEXT:   ],
+// JSON-NEXT:   "grid_limit": [
+// JSON-NEXT:     2147483647,
+// JSON-NEXT:     65535,
+// JSON-NEXT:     65535
 // JSON-NEXT:   ],
 // JSON-NEXT:   "ops": [
 // JSON-NEXT:     1

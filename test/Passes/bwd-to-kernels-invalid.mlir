@@ -7,6 +7,8 @@
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=warp matrix-atom=mfma_f32_16x16x16_f16' 2>&1 | FileCheck %s --check-prefix=ATOM
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=warp block-q=32' 2>&1 | FileCheck %s --check-prefix=TILEDQ
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=warp chip=gfx942 warpgroup-mma=on' 2>&1 | FileCheck %s --check-prefix=TILEDWG
+// RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=gfx1100 chip=gfx942' 2>&1 | FileCheck %s --check-prefix=TWICE
+// RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=warp block-q=0 strategy=tiled' 2>&1 | FileCheck %s --check-prefix=TWICE-STRATEGY
 
 // STRATEGY: for the --strategy option: Cannot find option named 'bogus'!
 // TARGET: for the --target option: Cannot find option named 'fpga'!
@@ -18,6 +20,9 @@
 // would drop them.
 // TILEDQ: error: fmha-bwd-to-kernels: block-q is an option of strategy=tiled; strategy=warp has no use for it
 // TILEDWG: error: fmha-bwd-to-kernels: warpgroup-mma is an option of strategy=tiled; strategy=warp has no use for it
+// An option given twice is an error (MLIR's option parser kept the last).
+// TWICE: error: fmha-bwd-to-kernels: option 'chip' is given twice; give each option once
+// TWICE-STRATEGY: error: fmha-bwd-to-kernels: option 'strategy' is given twice
 
 // Head dim 96 does not split over 64 lanes.
 func.func @head_dim(%q: memref<1x16x2x96xf16>, %lse: memref<1x2x16xf32>,

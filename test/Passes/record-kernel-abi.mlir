@@ -10,7 +10,8 @@
 // CHECK-SAME: rocke.kernels = {bwd = [
 // Recorded in program order; the launch order is applied by the JSON writer.
 // CHECK-SAME: {args = [{abi = [{field = "allocated", type = !llvm.ptr<1>}, {field = "aligned", type = !llvm.ptr<1>}, {field = "offset", type = i64}, {field = "size0", type = i64}, {field = "size1", type = i64}, {field = "size2", type = i64}, {field = "size3", type = i64}, {field = "stride0", type = i64}, {field = "stride1", type = i64}, {field = "stride2", type = i64}, {field = "stride3", type = i64}], type = memref<?x?x8x64xf32, strided<[?, 512, 64, 1]>, #gpu.address_space<global>>}, {abi = [{field = "value", type = f32}], type = f32}, {abi = [{field = "value", type = i64}], type = index}]
-// CHECK-SAME: launch = {args = ["dq_acc", "scale", "seqlen"], block = [256, 1, 1], grid = ["B*Hq", "ceildiv(Sq,64)", "1"], lds_bytes = 0 : i64, order = 2 : i64}
+// The chip's grid limits join the launch facts.
+// CHECK-SAME: launch = {args = ["dq_acc", "scale", "seqlen"], block = [256, 1, 1], grid = ["B*Hq", "ceildiv(Sq,64)", "1"], grid_limit = [2147483647, 65535, 65535], lds_bytes = 0 : i64, order = 2 : i64}
 // CHECK-SAME: name = "postprocess"
 // CHECK-SAME: {args = [{abi = [{field = "allocated", type = !llvm.ptr<1>}, {field = "aligned", type = !llvm.ptr<1>}, {field = "offset", type = i64}, {field = "size0", type = i64}, {field = "stride0", type = i64}], type = memref<128xf16, 1>}]
 // CHECK-SAME: lds_bytes = 16384 : i64, order = 1 : i64}, name = "main"
@@ -39,6 +40,8 @@
 // JSON-NEXT: "B*Hq",
 // JSON-NEXT: "ceildiv(Sq,64)",
 // JSON-NEXT: "1"
+// JSON: "grid_limit": [
+// JSON-NEXT: 2147483647,
 // JSON: "order": 2
 // JSON: "vgpr_count":
 // JSON: "name": "postprocess"
