@@ -21,8 +21,8 @@
 // NOFWDPIPE: error: fmha-bwd-to-kernels: fwd-kv-pipelining is an option of the forward; without forward=true the pass lowers none
 // OK: gpu.func @fmha_bwd_tiled_main
 
-func.func @bwd(%q: memref<1x64x2x64xf16>, %lse: memref<1x2x64xf32>) {
-  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %q, %q, %q
+func.func @bwd(%q: memref<1x64x2x64xf16>, %lse: memref<1x2x64xf32>, %dq_out: memref<1x64x2x64xf16>, %dk_out: memref<1x64x2x64xf16>, %dv_out: memref<1x64x2x64xf16>) {
+  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %dq_out, %dk_out, %dv_out
       : memref<1x64x2x64xf16>, memref<1x64x2x64xf16>, memref<1x64x2x64xf16>,
         memref<1x64x2x64xf16>, memref<1x64x2x64xf16>, stats(memref<1x2x64xf32>)
         -> memref<1x64x2x64xf16>, memref<1x64x2x64xf16>, memref<1x64x2x64xf16>

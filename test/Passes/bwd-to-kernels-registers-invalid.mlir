@@ -15,9 +15,9 @@ func.func @fwd(%q: memref<1x256x2x128xf16>, %o: memref<1x256x2x128xf16>, %lse: m
 
 // -----
 
-func.func @bwd(%q: memref<1x256x2x64xf16>, %lse: memref<1x2x256xf32>) {
+func.func @bwd(%q: memref<1x256x2x64xf16>, %lse: memref<1x2x256xf32>, %dq_out: memref<1x256x2x64xf16>, %dk_out: memref<1x256x2x64xf16>, %dv_out: memref<1x256x2x64xf16>) {
   // expected-error @below {{'fmha.attention_bwd' op block-q=16 block-kv=256 num-warps=1: the tiles keep an estimated 1040 registers per lane live, more than 150 % of the 512 a lane of this workgroup holds}}
-  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %q, %q, %q
+  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %dq_out, %dk_out, %dv_out
       : memref<1x256x2x64xf16>, memref<1x256x2x64xf16>, memref<1x256x2x64xf16>,
         memref<1x256x2x64xf16>, memref<1x256x2x64xf16>, stats(memref<1x2x256xf32>)
         -> memref<1x256x2x64xf16>, memref<1x256x2x64xf16>, memref<1x256x2x64xf16>

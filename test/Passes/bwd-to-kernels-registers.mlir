@@ -19,9 +19,9 @@ func.func @fwd(%q: memref<1x256x2x64xf16>, %o: memref<1x256x2x64xf16>, %lse: mem
 
 // -----
 
-func.func @bwd(%q: memref<1x256x2x64xf16>, %lse: memref<1x2x256xf32>) {
+func.func @bwd(%q: memref<1x256x2x64xf16>, %lse: memref<1x2x256xf32>, %dq_out: memref<1x256x2x64xf16>, %dk_out: memref<1x256x2x64xf16>, %dv_out: memref<1x256x2x64xf16>) {
   // expected-warning @below {{block-q=64 block-kv=64 num-warps=1: the tiles keep an estimated 416 registers per lane live, past the budget of 320 (of 512): expect spills}}
-  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %q, %q, %q
+  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %dq_out, %dk_out, %dv_out
       : memref<1x256x2x64xf16>, memref<1x256x2x64xf16>, memref<1x256x2x64xf16>,
         memref<1x256x2x64xf16>, memref<1x256x2x64xf16>, stats(memref<1x2x256xf32>)
         -> memref<1x256x2x64xf16>, memref<1x256x2x64xf16>, memref<1x256x2x64xf16>

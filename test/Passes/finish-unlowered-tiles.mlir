@@ -7,8 +7,8 @@
 // CHECK-NOT: LLVM Translation failed
 // CHECK-NOT: error:
 
-func.func @bwd(%q: memref<1x64x2x64xf16>, %lse: memref<1x2x64xf32>) {
-  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %q, %q, %q
+func.func @bwd(%q: memref<1x64x2x64xf16>, %lse: memref<1x2x64xf32>, %dq_out: memref<1x64x2x64xf16>, %dk_out: memref<1x64x2x64xf16>, %dv_out: memref<1x64x2x64xf16>) {
+  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %dq_out, %dk_out, %dv_out
       : memref<1x64x2x64xf16>, memref<1x64x2x64xf16>, memref<1x64x2x64xf16>,
         memref<1x64x2x64xf16>, memref<1x64x2x64xf16>, stats(memref<1x2x64xf32>)
         -> memref<1x64x2x64xf16>, memref<1x64x2x64xf16>, memref<1x64x2x64xf16>

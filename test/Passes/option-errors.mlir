@@ -30,8 +30,8 @@
 // ROCDLATOM: error: fmha-bwd-rocdl: chip gfx942 has no matrix atom 'mfma_f32_16x16x32'; its atoms: mfma_f32_16x16x16, mfma_f32_32x32x8{{$}}
 // NVVMATOM: error: fmha-bwd-nvvm: chip sm_90 has no matrix atom 'mfma_f32_16x16x16_bf16'; its atoms: mma_sync_m16n8k16{{$}}
 
-func.func @bwd(%q: memref<1x64x2x64xf16>, %lse: memref<1x2x64xf32>) {
-  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %q, %q, %q
+func.func @bwd(%q: memref<1x64x2x64xf16>, %lse: memref<1x2x64xf32>, %dq_out: memref<1x64x2x64xf16>, %dk_out: memref<1x64x2x64xf16>, %dv_out: memref<1x64x2x64xf16>) {
+  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %dq_out, %dk_out, %dv_out
       : memref<1x64x2x64xf16>, memref<1x64x2x64xf16>, memref<1x64x2x64xf16>,
         memref<1x64x2x64xf16>, memref<1x64x2x64xf16>, stats(memref<1x2x64xf32>)
         -> memref<1x64x2x64xf16>, memref<1x64x2x64xf16>, memref<1x64x2x64xf16>
