@@ -9,15 +9,15 @@
 // by integer rounding (fmha-rocdl-truncf-bf16). gfx950: 22.2 %, 0.68 LDS,
 // 0.116 waits (reads of 2 k steps per wait).
 // RUN: rocke-opt %S/Inputs/tiled_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-rocdl{chip=gfx942},fmha-dump-binary{output=%t.gfx942.hsaco})'
-// RUN: rocke-report %t.gfx942.hsaco --kernel=fmha_bwd_tiled_main --min-mfma-share=25 --max-lds-per-mfma=0.5 --max-waits-per-mfma=0.1 --no-spills | FileCheck %s --check-prefix=GFX942
+// RUN: rocke-report %t.gfx942.hsaco --no-estimate --kernel=fmha_bwd_tiled_main --min-mfma-share=25 --max-lds-per-mfma=0.5 --max-waits-per-mfma=0.1 --no-spills | FileCheck %s --check-prefix=GFX942
 // RUN: rocke-opt %S/Inputs/tiled_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-rocdl{chip=gfx950},fmha-dump-binary{output=%t.gfx950.hsaco})'
-// RUN: rocke-report %t.gfx950.hsaco --kernel=fmha_bwd_tiled_main --min-mfma-share=22.1 --max-lds-per-mfma=0.68 --max-waits-per-mfma=0.12 --no-spills | FileCheck %s --check-prefix=GFX950
+// RUN: rocke-report %t.gfx950.hsaco --no-estimate --kernel=fmha_bwd_tiled_main --min-mfma-share=22.1 --max-lds-per-mfma=0.68 --max-waits-per-mfma=0.12 --no-spills | FileCheck %s --check-prefix=GFX950
 // RUN: llvm-objdump -d --mcpu=gfx950 %t.gfx950.hsaco | FileCheck %s --check-prefix=GFX950ISA
 // RUN: rocke-opt %S/Inputs/tiled_bf16_d128_none.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-rocdl{chip=gfx942},fmha-dump-binary{output=%t.none.hsaco})'
-// RUN: rocke-report %t.none.hsaco --kernel=fmha_bwd_tiled_main --min-mfma-share=25 --max-lds-per-mfma=0.5 --max-waits-per-mfma=0.1 --no-spills | FileCheck %s --check-prefix=GFX942
+// RUN: rocke-report %t.none.hsaco --no-estimate --kernel=fmha_bwd_tiled_main --min-mfma-share=25 --max-lds-per-mfma=0.5 --max-waits-per-mfma=0.1 --no-spills | FileCheck %s --check-prefix=GFX942
 // A budget that does not hold is an error and a non-zero exit.
-// RUN: not rocke-report %t.gfx942.hsaco --kernel=fmha_bwd_tiled_main --max-lds-per-mfma=0.4 --max-waits-per-mfma=0.05 --min-mfma-share=30 2>&1 | FileCheck %s --check-prefix=OVER
-// RUN: not rocke-report %t.gfx942.hsaco --kernel=no_such_kernel 2>&1 | FileCheck %s --check-prefix=NOKERNEL
+// RUN: not rocke-report %t.gfx942.hsaco --no-estimate --kernel=fmha_bwd_tiled_main --max-lds-per-mfma=0.4 --max-waits-per-mfma=0.05 --min-mfma-share=30 2>&1 | FileCheck %s --check-prefix=OVER
+// RUN: not rocke-report %t.gfx942.hsaco --no-estimate --kernel=no_such_kernel 2>&1 | FileCheck %s --check-prefix=NOKERNEL
 
 // GFX942: kernel fmha_bwd_tiled_main
 // GFX942: hot loop [0x{{[0-9a-f]+}}, 0x{{[0-9a-f]+}}): {{[0-9]+}} instructions: mfma 160,

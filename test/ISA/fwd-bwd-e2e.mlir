@@ -9,7 +9,7 @@
 // RUN: FileCheck %s --check-prefix=HOST < %t.mlir
 // RUN: FileCheck %s --check-prefix=JSON < %t.hsaco.json
 // RUN: llvm-objdump -d --mcpu=gfx942 %t.hsaco | FileCheck %s --check-prefix=ISA
-// RUN: rocke-report %t.hsaco | FileCheck %s --check-prefix=REPORT
+// RUN: rocke-report %t.hsaco --no-estimate | FileCheck %s --check-prefix=REPORT
 // Kernels shared between ops: two alike forwards launch one kernel (ops
 // [0, 1]); a third of other types gets its own, under a uniqued name.
 // RUN: rocke-opt %S/Inputs/fwd_three.mlir -pass-pipeline='builtin.module(fmha-bwd-rocdl{chip=gfx942},fmha-dump-binary{output=%t.three.hsaco})' -o %t.three.mlir

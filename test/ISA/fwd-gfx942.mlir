@@ -10,25 +10,25 @@
 // RUN: llvm-objdump -d --mcpu=gfx942 %t.f16_d64_causal.hsaco > %t.f16_d64_causal.hsaco.s
 // RUN: FileCheck %s --check-prefixes=ISA,GFX942F16 --implicit-check-not=scratch_ --implicit-check-not=buffer_store --implicit-check-not=s_swappc < %t.f16_d64_causal.hsaco.s
 // RUN: FileCheck %s --check-prefix=EXP < %t.f16_d64_causal.hsaco.s
-// RUN: rocke-report %t.f16_d64_causal.hsaco --kernel=fmha_fwd_tiled_main --no-spills --max-sgpr-spills=8 --min-mfma-share=13 | FileCheck %s --check-prefixes=REPORT,D64
+// RUN: rocke-report %t.f16_d64_causal.hsaco --no-estimate --kernel=fmha_fwd_tiled_main --no-spills --max-sgpr-spills=8 --min-mfma-share=13 | FileCheck %s --check-prefixes=REPORT,D64
 // Its masked KV loop spills 8 SGPRs into VGPR lanes (outside the loops, no
 // scratch): a spill budget of 0 names them.
-// RUN: not rocke-report %t.f16_d64_causal.hsaco --kernel=fmha_fwd_tiled_main --no-spills 2>&1 | FileCheck %s --check-prefix=SGPRS
+// RUN: not rocke-report %t.f16_d64_causal.hsaco --no-estimate --kernel=fmha_fwd_tiled_main --no-spills 2>&1 | FileCheck %s --check-prefix=SGPRS
 // RUN: rocke-opt %S/Inputs/fwd_f16_d128_none.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-rocdl{chip=gfx942},fmha-dump-binary{output=%t.f16_d128_none.hsaco})'
 // RUN: llvm-objdump -d --mcpu=gfx942 %t.f16_d128_none.hsaco > %t.f16_d128_none.hsaco.s
 // RUN: FileCheck %s --check-prefixes=ISA,GFX942F16 --implicit-check-not=scratch_ --implicit-check-not=buffer_store --implicit-check-not=s_swappc < %t.f16_d128_none.hsaco.s
 // RUN: FileCheck %s --check-prefix=EXP < %t.f16_d128_none.hsaco.s
-// RUN: rocke-report %t.f16_d128_none.hsaco --kernel=fmha_fwd_tiled_main --no-spills --min-mfma-share=21 | FileCheck %s --check-prefixes=REPORT,D128
+// RUN: rocke-report %t.f16_d128_none.hsaco --no-estimate --kernel=fmha_fwd_tiled_main --no-spills --min-mfma-share=21 | FileCheck %s --check-prefixes=REPORT,D128
 // RUN: rocke-opt %S/Inputs/fwd_bf16_d64_none.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-rocdl{chip=gfx942},fmha-dump-binary{output=%t.bf16_d64_none.hsaco})'
 // RUN: llvm-objdump -d --mcpu=gfx942 %t.bf16_d64_none.hsaco > %t.bf16_d64_none.hsaco.s
 // RUN: FileCheck %s --check-prefixes=ISA,GFX942BF16 --implicit-check-not=scratch_ --implicit-check-not=buffer_store --implicit-check-not=s_swappc < %t.bf16_d64_none.hsaco.s
 // RUN: FileCheck %s --check-prefix=EXP < %t.bf16_d64_none.hsaco.s
-// RUN: rocke-report %t.bf16_d64_none.hsaco --kernel=fmha_fwd_tiled_main --no-spills --min-mfma-share=10.5 | FileCheck %s --check-prefixes=REPORT,D64
+// RUN: rocke-report %t.bf16_d64_none.hsaco --no-estimate --kernel=fmha_fwd_tiled_main --no-spills --min-mfma-share=10.5 | FileCheck %s --check-prefixes=REPORT,D64
 // RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-rocdl{chip=gfx942},fmha-dump-binary{output=%t.bf16_d128_causal.hsaco})'
 // RUN: llvm-objdump -d --mcpu=gfx942 %t.bf16_d128_causal.hsaco > %t.bf16_d128_causal.hsaco.s
 // RUN: FileCheck %s --check-prefixes=ISA,GFX942BF16 --implicit-check-not=scratch_ --implicit-check-not=buffer_store --implicit-check-not=s_swappc < %t.bf16_d128_causal.hsaco.s
 // RUN: FileCheck %s --check-prefix=EXP < %t.bf16_d128_causal.hsaco.s
-// RUN: rocke-report %t.bf16_d128_causal.hsaco --kernel=fmha_fwd_tiled_main --no-spills --min-mfma-share=17 | FileCheck %s --check-prefixes=REPORT,D128
+// RUN: rocke-report %t.bf16_d128_causal.hsaco --no-estimate --kernel=fmha_fwd_tiled_main --no-spills --min-mfma-share=17 | FileCheck %s --check-prefixes=REPORT,D128
 
 // ISA-LABEL:      <fmha_fwd_tiled_main>:
 // GFX942F16-DAG:  v_mfma_f32_16x16x16_f16

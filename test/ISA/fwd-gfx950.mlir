@@ -12,22 +12,22 @@
 // RUN: llvm-objdump -d --mcpu=gfx950 %t.f16_d64_causal.hsaco > %t.f16_d64_causal.hsaco.s
 // RUN: FileCheck %s --check-prefixes=ISA,GFX950F16 --implicit-check-not=scratch_ --implicit-check-not=buffer_store --implicit-check-not=s_swappc < %t.f16_d64_causal.hsaco.s
 // RUN: FileCheck %s --check-prefix=EXP < %t.f16_d64_causal.hsaco.s
-// RUN: rocke-report %t.f16_d64_causal.hsaco --kernel=fmha_fwd_tiled_main --no-spills --min-mfma-share=10.2 | FileCheck %s --check-prefixes=REPORT,D64
+// RUN: rocke-report %t.f16_d64_causal.hsaco --no-estimate --kernel=fmha_fwd_tiled_main --no-spills --min-mfma-share=10.2 | FileCheck %s --check-prefixes=REPORT,D64
 // RUN: rocke-opt %S/Inputs/fwd_f16_d128_none.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-rocdl{chip=gfx950},fmha-dump-binary{output=%t.f16_d128_none.hsaco})'
 // RUN: llvm-objdump -d --mcpu=gfx950 %t.f16_d128_none.hsaco > %t.f16_d128_none.hsaco.s
 // RUN: FileCheck %s --check-prefixes=ISA,GFX950F16 --implicit-check-not=scratch_ --implicit-check-not=buffer_store --implicit-check-not=s_swappc < %t.f16_d128_none.hsaco.s
 // RUN: FileCheck %s --check-prefix=EXP < %t.f16_d128_none.hsaco.s
-// RUN: rocke-report %t.f16_d128_none.hsaco --kernel=fmha_fwd_tiled_main --no-spills --min-mfma-share=16.5 | FileCheck %s --check-prefixes=REPORT,D128
+// RUN: rocke-report %t.f16_d128_none.hsaco --no-estimate --kernel=fmha_fwd_tiled_main --no-spills --min-mfma-share=16.5 | FileCheck %s --check-prefixes=REPORT,D128
 // RUN: rocke-opt %S/Inputs/fwd_bf16_d64_none.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-rocdl{chip=gfx950},fmha-dump-binary{output=%t.bf16_d64_none.hsaco})'
 // RUN: llvm-objdump -d --mcpu=gfx950 %t.bf16_d64_none.hsaco > %t.bf16_d64_none.hsaco.s
 // RUN: FileCheck %s --check-prefixes=ISA,GFX950BF16 --implicit-check-not=scratch_ --implicit-check-not=buffer_store --implicit-check-not=s_swappc < %t.bf16_d64_none.hsaco.s
 // RUN: FileCheck %s --check-prefix=EXP < %t.bf16_d64_none.hsaco.s
-// RUN: rocke-report %t.bf16_d64_none.hsaco --kernel=fmha_fwd_tiled_main --no-spills --min-mfma-share=9.8 | FileCheck %s --check-prefixes=REPORT,D64
+// RUN: rocke-report %t.bf16_d64_none.hsaco --no-estimate --kernel=fmha_fwd_tiled_main --no-spills --min-mfma-share=9.8 | FileCheck %s --check-prefixes=REPORT,D64
 // RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-rocdl{chip=gfx950},fmha-dump-binary{output=%t.bf16_d128_causal.hsaco})'
 // RUN: llvm-objdump -d --mcpu=gfx950 %t.bf16_d128_causal.hsaco > %t.bf16_d128_causal.hsaco.s
 // RUN: FileCheck %s --check-prefixes=ISA,GFX950BF16 --implicit-check-not=scratch_ --implicit-check-not=buffer_store --implicit-check-not=s_swappc < %t.bf16_d128_causal.hsaco.s
 // RUN: FileCheck %s --check-prefix=EXP < %t.bf16_d128_causal.hsaco.s
-// RUN: rocke-report %t.bf16_d128_causal.hsaco --kernel=fmha_fwd_tiled_main --no-spills --min-mfma-share=15 | FileCheck %s --check-prefixes=REPORT,D128
+// RUN: rocke-report %t.bf16_d128_causal.hsaco --no-estimate --kernel=fmha_fwd_tiled_main --no-spills --min-mfma-share=15 | FileCheck %s --check-prefixes=REPORT,D128
 
 // ISA-LABEL:      <fmha_fwd_tiled_main>:
 // GFX950F16-DAG:  v_mfma_f32_16x16x32_f16

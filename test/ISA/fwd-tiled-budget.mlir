@@ -8,11 +8,11 @@
 // conversions by integer rounding and two s_barrier per KV block; gfx950:
 // 16.5 %, 0.37 LDS and 0.24 waits.
 // RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-rocdl{chip=gfx942},fmha-dump-binary{output=%t.gfx942.hsaco})'
-// RUN: rocke-report %t.gfx942.hsaco --kernel=fmha_fwd_tiled_main --min-mfma-share=21.5 --max-lds-per-mfma=0.35 --max-waits-per-mfma=0.21 --no-spills | FileCheck %s --check-prefix=GFX942
+// RUN: rocke-report %t.gfx942.hsaco --no-estimate --kernel=fmha_fwd_tiled_main --min-mfma-share=21.5 --max-lds-per-mfma=0.35 --max-waits-per-mfma=0.21 --no-spills | FileCheck %s --check-prefix=GFX942
 // RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-rocdl{chip=gfx950},fmha-dump-binary{output=%t.gfx950.hsaco})'
-// RUN: rocke-report %t.gfx950.hsaco --kernel=fmha_fwd_tiled_main --min-mfma-share=16.3 --max-lds-per-mfma=0.37 --max-waits-per-mfma=0.25 --no-spills | FileCheck %s --check-prefix=GFX950
+// RUN: rocke-report %t.gfx950.hsaco --no-estimate --kernel=fmha_fwd_tiled_main --min-mfma-share=16.3 --max-lds-per-mfma=0.37 --max-waits-per-mfma=0.25 --no-spills | FileCheck %s --check-prefix=GFX950
 // Budgets the kernel does not meet are errors and a non-zero exit.
-// RUN: not rocke-report %t.gfx942.hsaco --kernel=fmha_fwd_tiled_main --min-mfma-share=30 --max-lds-per-mfma=0.2 --max-waits-per-mfma=0.1 2>&1 | FileCheck %s --check-prefix=OVER
+// RUN: not rocke-report %t.gfx942.hsaco --no-estimate --kernel=fmha_fwd_tiled_main --min-mfma-share=30 --max-lds-per-mfma=0.2 --max-waits-per-mfma=0.1 2>&1 | FileCheck %s --check-prefix=OVER
 
 // GFX942: target amdgcn-amd-amdhsa--gfx942
 // GFX942: kernel fmha_fwd_tiled_main
