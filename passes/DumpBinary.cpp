@@ -38,20 +38,10 @@ static std::string typeToString(Type t) {
   return s;
 }
 
-/// An integer attribute's value when it fits in int64_t.
-static std::optional<int64_t> toInt64(IntegerAttr i) {
-  const APInt &v = i.getValue();
-  if (i.getType().isUnsignedInteger())
-    return v.getActiveBits() < 64 ? std::optional<int64_t>(v.getZExtValue())
-                                  : std::nullopt;
-  return v.getSignificantBits() <= 64 ? std::optional<int64_t>(v.getSExtValue())
-                                      : std::nullopt;
-}
-
 static std::string attrToString(Attribute a) {
   // Wider values keep their printed form instead of being truncated.
   if (auto i = dyn_cast<IntegerAttr>(a))
-    if (std::optional<int64_t> v = toInt64(i))
+    if (std::optional<int64_t> v = rocke::int64Value(i))
       return std::to_string(*v);
   if (auto s = dyn_cast<StringAttr>(a))
     return s.getValue().str();
@@ -67,7 +57,7 @@ static llvm::json::Value attrToJson(Attribute a) {
   if (auto b = dyn_cast<BoolAttr>(a))
     return b.getValue();
   if (auto i = dyn_cast<IntegerAttr>(a))
-    if (std::optional<int64_t> v = toInt64(i))
+    if (std::optional<int64_t> v = rocke::int64Value(i))
       return *v;
   if (auto f = dyn_cast<FloatAttr>(a))
     return f.getValueAsDouble();
@@ -118,8 +108,8 @@ static SmallVector<DictionaryAttr> recordedKernels(ModuleOp module,
     auto ops = launch ? launch.getAs<ArrayAttr>("ops") : ArrayAttr();
     auto firstOp = ops && !ops.empty() ? dyn_cast<IntegerAttr>(ops[0])
                                        : IntegerAttr();
-    std::optional<int64_t> v = o ? toInt64(o) : std::nullopt;
-    std::optional<int64_t> op = firstOp ? toInt64(firstOp) : std::nullopt;
+    std::optional<int64_t> v = o ? rocke::int64Value(o) : std::nullopt;
+    std::optional<int64_t> op = firstOp ? rocke::int64Value(firstOp) : std::nullopt;
     return std::make_pair(v ? op.value_or(0) : kLast, v.value_or(kLast));
   };
   llvm::stable_sort(kernels, [&](DictionaryAttr a, DictionaryAttr b) {

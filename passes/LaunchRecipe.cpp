@@ -112,18 +112,12 @@ private:
   }
 };
 
-/// An integer attribute's value when it fits in int64_t (unsigned types
-/// read as unsigned).
+/// An integer (not a boolean) attribute's value when it fits in int64_t.
 std::optional<int64_t> intValue(Attribute attr) {
   auto integer = dyn_cast_or_null<IntegerAttr>(attr);
   if (!integer || integer.getType().isInteger(1))
     return std::nullopt;
-  const APInt &v = integer.getValue();
-  if (integer.getType().isUnsignedInteger())
-    return v.getActiveBits() < 64 ? std::optional<int64_t>(v.getZExtValue())
-                                  : std::nullopt;
-  return v.getSignificantBits() <= 64 ? std::optional<int64_t>(v.getSExtValue())
-                                      : std::nullopt;
+  return rocke::int64Value(integer);
 }
 
 /// The three integers of `attr`, an array of three integers.
@@ -142,6 +136,15 @@ std::optional<std::array<int64_t, 3>> threeInts(Attribute attr) {
 }
 
 } // namespace
+
+std::optional<int64_t> rocke::int64Value(IntegerAttr attr) {
+  const APInt &v = attr.getValue();
+  if (attr.getType().isUnsignedInteger())
+    return v.getActiveBits() < 64 ? std::optional<int64_t>(v.getZExtValue())
+                                  : std::nullopt;
+  return v.getSignificantBits() <= 64 ? std::optional<int64_t>(v.getSExtValue())
+                                      : std::nullopt;
+}
 
 FailureOr<DictionaryAttr>
 rocke::checkLaunchRecipe(DictionaryAttr launch, StringRef kernel,

@@ -19,6 +19,10 @@
 
 namespace rocke {
 
+/// An integer attribute's value when it fits in int64_t (unsigned types
+/// read as unsigned).
+std::optional<int64_t> int64Value(mlir::IntegerAttr attr);
+
 /// `launch` with its fields checked and `grid_limit` (the most workgroups
 /// per grid dimension, which runners check the grid they evaluate against)
 /// set to `limits`' unless it gives a tighter one; or failure with a

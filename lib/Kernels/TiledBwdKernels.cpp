@@ -455,11 +455,9 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
     chosen = fewest;
   if (chosen) {
     (void)apply(*chosen, /*report=*/false);
-    std::string tiles = "block-q=" + std::to_string(cfg.blockQ) +
-                        " block-kv=" + std::to_string(cfg.blockKv) +
-                        " num-warps=" + std::to_string(cfg.numWarps);
     return checkRegisterEstimate(
-        op, options, cfg.numWarps, cfg.liveRegisters(), tiles,
+        op, options, cfg.numWarps, cfg.liveRegisters(),
+        tileOptionsText("", cfg.blockQ, cfg.blockKv, cfg.numWarps),
         options.blockQ || options.blockKv || options.numWarps);
   }
   // Nothing fits: report against the first candidate (the explicit options

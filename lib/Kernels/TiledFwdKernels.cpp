@@ -190,13 +190,6 @@ std::string fwdAtomContext(const FwdConfig &cfg) {
   return ("the forward with atom " + cfg.atom->name).str();
 }
 
-/// "fwd-block-q=128 fwd-block-kv=64 fwd-num-warps=4", for diagnostics.
-std::string fwdTileOptions(const FwdConfig &cfg) {
-  return "fwd-block-q=" + std::to_string(cfg.blockQ) +
-         " fwd-block-kv=" + std::to_string(cfg.blockKv) +
-         " fwd-num-warps=" + std::to_string(cfg.numWarps);
-}
-
 LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
                             const AttentionKernelOptions &options,
                             const AttentionSizes &sizes, FwdConfig &cfg) {
@@ -295,7 +288,8 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
     cfg.queryInRegisters = chosen->second;
     (void)apply(chosen->first, /*report=*/false);
     return checkRegisterEstimate(
-        op, options, cfg.numWarps, cfg.liveRegisters(), fwdTileOptions(cfg),
+        op, options, cfg.numWarps, cfg.liveRegisters(),
+        tileOptionsText("fwd-", cfg.blockQ, cfg.blockKv, cfg.numWarps),
         options.blockQ || options.blockKv || options.numWarps);
   }
   if (failed(apply(candidates.front(), /*report=*/true)))

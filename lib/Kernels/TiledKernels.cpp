@@ -78,10 +78,8 @@ int64_t rocke::registerBudget(const AttentionKernelOptions &options,
                               int64_t numWarps) {
   if (options.target.subgroupSize == 32)
     return 232;
-  if (options.chip && options.chip->isAmd()) {
-    int64_t wavesPerSimd = llvm::divideCeil(numWarps, options.chip->simdsPerCU);
-    return options.chip->vgprsPerSimd / wavesPerSimd * 5 / 8;
-  }
+  if (options.chip && options.chip->isAmd())
+    return registerLimit(options, numWarps) * 5 / 8;
   return 224;
 }
 
@@ -94,6 +92,13 @@ int64_t rocke::registerLimit(const AttentionKernelOptions &options,
   int64_t simds = options.chip ? options.chip->simdsPerCU : 4;
   int64_t file = options.chip ? options.chip->vgprsPerSimd : 512;
   return file / llvm::divideCeil(numWarps, simds);
+}
+
+std::string rocke::tileOptionsText(StringRef prefix, int64_t blockQ,
+                                   int64_t blockKv, int64_t numWarps) {
+  return (prefix + "block-q=" + Twine(blockQ) + " " + prefix + "block-kv=" +
+          Twine(blockKv) + " " + prefix + "num-warps=" + Twine(numWarps))
+      .str();
 }
 
 LogicalResult rocke::checkRegisterEstimate(

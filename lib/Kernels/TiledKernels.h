@@ -50,6 +50,11 @@ int64_t registerLimit(const AttentionKernelOptions &options, int64_t numWarps);
 /// at head dim 256 (368 of 255 registers, 144 %) pass the H200 validation.
 constexpr int64_t kRegisterOvercommitPercent = 150;
 
+/// "<prefix>block-q=Q <prefix>block-kv=KV <prefix>num-warps=W": the tile
+/// options as the messages name them (prefix "fwd-" for the forward's).
+std::string tileOptionsText(StringRef prefix, int64_t blockQ, int64_t blockKv,
+                            int64_t numWarps);
+
 /// The chosen tiles' register estimate (`liveRegisters`, as the tile
 /// choice counts them) on a GPU: an error past the overcommit above (LLVM's
 /// backend spilled 2561 VGPRs of a forward with fwd-block-q=512
