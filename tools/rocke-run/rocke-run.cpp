@@ -126,19 +126,17 @@ llvm::cl::opt<bool> splitInputFile(
 /// rocke-run's own lowering to the LLVM dialect, applied after --lowering:
 /// any mix of scf (incl. forall / parallel), vector (incl. contract and
 /// transfer ops), affine, math, memref (incl. alloc and atomic_rmw), arith,
-/// index, cf, ub and func.
-constexpr const char *kHostPipeline =
+/// index, cf, ub and func. Two halves, with flattenTiles between them.
+constexpr const char *kHostTransfers =
     // Fully unrolled transfers: the partial unrolling staged each 2-D
     // transfer in a memref.alloca inside the kernels' grid loops, whose
     // stack grew with every workgroup (a segfault at 8 MiB: tiled D = 128,
     // B = 2, S = 128, Hq = 8).
-    "scf-forall-to-for,convert-vector-to-scf{full-unroll=true},"
+    "scf-forall-to-for,convert-vector-to-scf{full-unroll=true}";
+constexpr const char *kHostToLLVM =
     "expand-strided-metadata,"
     "lower-affine,convert-scf-to-cf,arith-expand{include-bf16=true},"
-    // One shufflevector per 2-D transpose (the tiled host atoms transpose
-    // whole 16x16 blocks), not 256 element moves.
-    "convert-math-to-llvm,convert-math-to-libm,"
-    "convert-vector-to-llvm{vector-transpose-lowering=shuffle1d},"
+    "convert-math-to-llvm,convert-math-to-libm,convert-vector-to-llvm,"
     "finalize-memref-to-llvm,convert-index-to-llvm,convert-arith-to-llvm,"
     "convert-func-to-llvm,convert-cf-to-llvm,convert-ub-to-llvm,"
     "reconcile-unrealized-casts";
@@ -676,6 +674,77 @@ LogicalResult splitNdVectorMemoryOps(ModuleOp module) {
   return applyPatternsGreedily(module, std::move(patterns));
 }
 
+/// A 2-D transpose as one shuffle of the flattened vector, whose flattening
+/// FlattenByConcatenation then lowers (not 256 element moves for 16x16).
+struct TransposeAsFlatShuffle : OpRewritePattern<vector::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    VectorType type = op.getSourceVectorType();
+    if (type.getRank() != 2 || type.isScalable())
+      return rewriter.notifyMatchFailure(op, "not a fixed 2-D transpose");
+    int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+    Location loc = op.getLoc();
+    auto flat = VectorType::get({rows * cols}, type.getElementType());
+    Value src = vector::ShapeCastOp::create(rewriter, loc, flat, op.getVector());
+    SmallVector<int64_t> mask;
+    for (int64_t c = 0; c < cols; ++c)
+      for (int64_t r = 0; r < rows; ++r)
+        mask.push_back(r * cols + c);
+    Value moved = vector::ShuffleOp::create(rewriter, loc, src, src, mask);
+    rewriter.replaceOpWithNewOp<vector::ShapeCastOp>(op, op.getResultVectorType(),
+                                                     moved);
+    return success();
+  }
+};
+
+/// A 2-D vector flattened to 1-D as a balanced tree of concatenating
+/// shuffles of its rows. The upstream lowering inserts each row into the
+/// full-width result (R shuffles of R*C lanes each), which x86's instruction
+/// selection legalizes piece by piece: for the tiled host atoms' 16x16 tiles
+/// that was most of rocke-run's JIT time.
+struct FlattenByConcatenation : OpRewritePattern<vector::ShapeCastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(vector::ShapeCastOp op,
+                                PatternRewriter &rewriter) const override {
+    VectorType from = op.getSourceVectorType();
+    if (from.getRank() != 2 || op.getResultVectorType().getRank() != 1 ||
+        from.isScalable())
+      return rewriter.notifyMatchFailure(op, "not a fixed 2-D to 1-D cast");
+    Location loc = op.getLoc();
+    SmallVector<Value> parts;
+    for (int64_t r = 0; r < from.getDimSize(0); ++r)
+      parts.push_back(
+          vector::ExtractOp::create(rewriter, loc, op.getSource(), r));
+    while (parts.size() > 1) {
+      SmallVector<Value> joined;
+      for (size_t i = 0; i + 1 < parts.size(); i += 2) {
+        int64_t width = cast<VectorType>(parts[i].getType()).getNumElements() +
+                        cast<VectorType>(parts[i + 1].getType()).getNumElements();
+        joined.push_back(vector::ShuffleOp::create(
+            rewriter, loc, parts[i], parts[i + 1],
+            llvm::to_vector(llvm::seq<int64_t>(0, width))));
+      }
+      if (parts.size() % 2)
+        joined.push_back(parts.back());
+      parts = std::move(joined);
+    }
+    rewriter.replaceOp(op, parts.front());
+    return success();
+  }
+};
+
+/// The tiled host atoms hold 16x16 tiles as vector<256>: flattened from the
+/// rows convert-vector-to-scf reads, transposed as one shuffle each.
+LogicalResult flattenTiles(ModuleOp module) {
+  RewritePatternSet patterns(module.getContext());
+  patterns.add<TransposeAsFlatShuffle, FlattenByConcatenation>(
+      module.getContext());
+  vector::ShapeCastOp::getCanonicalizationPatterns(patterns,
+                                                   module.getContext());
+  return applyPatternsGreedily(module, std::move(patterns));
+}
+
 /// bf16 data moved as i16. LLVM's x86 backend has vector bf16 types only
 /// with AVX512-BF16; elsewhere it legalizes every <N x bfloat> load, store
 /// and shuffle element by element, and one tiled bf16 case (<256 x bfloat>
@@ -767,14 +836,25 @@ FailureOr<std::unique_ptr<ExecutionEngine>> compile(ModuleOp module,
   lowered->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                    UnitAttr::get(module.getContext()));
 
-  PassManager host(module.getContext(), ModuleOp::getOperationName(),
+  auto runPipeline = [&](StringRef pipeline) {
+    PassManager pm(module.getContext(), ModuleOp::getOperationName(),
                    OpPassManager::Nesting::Implicit);
+    return success(succeeded(parsePassPipeline(pipeline, pm)) &&
+                   succeeded(pm.run(module)));
+  };
   if (failed(splitNdVectorMemoryOps(module)) ||
-      failed(parsePassPipeline(kHostPipeline, host)) ||
-      failed(host.run(module)))
+      failed(runPipeline(kHostTransfers)) || failed(flattenTiles(module)) ||
+      failed(runPipeline(kHostToLLVM)))
     return module.emitError()
            << "rocke-run's host lowering to the LLVM dialect failed";
   moveBf16AsI16(module);
+  // Nothing is inlined: the host atoms' matrix function, called at every
+  // fmha.mma, would otherwise be inlined and unrolled at each call, and the
+  // JIT would compile each copy.
+  module.walk([](LLVM::LLVMFuncOp fn) {
+    if (!fn.isExternal())
+      fn.setNoInline(true);
+  });
 
   ExecutionEngineOptions options;
   // Test-sized problems run in microseconds; what costs is compiling the
