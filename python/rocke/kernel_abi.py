@@ -1,17 +1,20 @@
-"""The launch recipe of generated kernels, from fmha-dump-binary's sidecar.
+"""The launch recipe of generated kernels, from fmha-dump-binary's sidecar,
+and its binding to buffers.
 
 No GPU needed: memref argument types, grid and scratch-shape expressions
 over the problem sizes, scratch-buffer roles (conventions in
 lib/Kernels/KernelBuilder.h), the kernels of one sidecar in launch order and
-their grids, checked against the recipe's grid limits. bench/run_bwd.py binds
-these to tensors; python/tests checks them on CI.
+their grids, checked against the recipe's grid limits; ``bind`` turns them
+and a problem's buffers (pointer, element type, sizes, strides) into
+launches whose arguments follow each kernel's calling convention (the
+sidecar's ``abi`` fields: a memref is allocated ptr, aligned ptr, offset,
+sizes, strides). ``rocke.torch`` and bench/run_bwd.py launch what ``bind``
+returns (through CuPy or ``rocke.launch_hip``).
 """
 import re
-import sys
-from pathlib import Path
+from typing import Callable, Dict, List, Mapping, NamedTuple, Tuple
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
-from rocke.launch_cuda import check_grid  # noqa: E402
+from .launch_cuda import check_grid
 
 SIZE_NAMES = ("B", "Sq", "Sk", "Hq", "Hkv", "Dqk", "Dv")
 
@@ -131,8 +134,9 @@ def launch_list(sidecar):
     to launch with; grid_limit: the most workgroups per grid dimension). The
     launch's `symbols` are substituted into the grid and into scratch roles
     (which then carry their shape), so the sidecar alone is the recipe.
-    Checks that the recorded calling-convention expansion matches the PTX
-    parameter count."""
+    Each argument's `abi` lists the types of its calling-convention fields
+    (None where the sidecar states none). Checks that the expansion matches
+    the PTX parameter count."""
     kernels = []
     for k in sidecar["kernels"]:
         if "launch" not in k:
@@ -161,7 +165,8 @@ def launch_list(sidecar):
                             grid_limit=launch["grid_limit"],
                             block=launch["block"],
                             shared=launch.get("dynamic_shared_bytes", 0),
-                            args=[dict(role=r, type=a["type"])
+                            args=[dict(role=r, type=a["type"],
+                                       abi=[f.get("type") for f in a["abi"]])
                                   for r, a in zip(roles, k["args"])]))
     kernels.sort(key=lambda k: (k["ops"][0], k["order"]))
     return kernels
@@ -174,3 +179,116 @@ def launch_grid(kernel, env):
     grid = tuple(eval_expr(g, env) for g in kernel["grid"])
     check_grid(grid, kernel["grid_limit"], kernel["name"], kernel["grid"])
     return grid
+
+
+# --------------------------------------------------------------------------
+# Binding a recipe to buffers
+# --------------------------------------------------------------------------
+
+class Buffer(NamedTuple):
+    """A tensor as a kernel sees it: device address, element type (``f16``,
+    ``bf16``, ``f32``), sizes and strides in elements."""
+    ptr: int
+    elt: str
+    shape: Tuple[int, ...]
+    strides: Tuple[int, ...]
+
+
+class Launch(NamedTuple):
+    """One kernel launch: the grid, block and dynamic shared memory bytes,
+    and the arguments as (calling-convention type, integer value) pairs."""
+    kernel: str
+    grid: Tuple[int, int, int]
+    block: Tuple[int, int, int]
+    shared: int
+    args: Tuple[Tuple[str, int], ...]
+
+
+# The tiled kernels read Q, K, V and dO rows with 16-byte vector loads: their
+# base pointers and outer strides must be multiples of 16 bytes.
+ALIGNED_ROLES = ("q", "k", "v", "do")
+ELEMENT_BYTES = {"f16": 2, "bf16": 2, "f32": 4}
+
+
+def check_aligned(buf, what):
+    """ValueError unless `buf`'s rows start on 16-byte boundaries (pointer
+    and every outer stride) and its last dimension is unit-stride."""
+    size = ELEMENT_BYTES[buf.elt]
+    bad = [s for s in buf.strides[:-1] if (s * size) % 16]
+    if buf.ptr % 16 or bad or buf.strides[-1] != 1:
+        raise ValueError("%s: needs 16-byte aligned rows (pointer %#x, "
+                         "strides %s)" % (what, buf.ptr, tuple(buf.strides)))
+
+
+def memref_fields(buf, memref_type, what):
+    """MLIR's default memref calling convention for `buf`: allocated ptr,
+    aligned ptr, offset, sizes, strides (elements); ValueError (naming
+    `what`) where the element type, rank or a static size or stride of
+    `memref_type` differs."""
+    mt = parse_memref(memref_type) if isinstance(memref_type, str) \
+        else memref_type
+    if buf.elt != mt["elt"] or len(buf.shape) != len(mt["shape"]):
+        raise ValueError("%s: buffer %s %s vs memref %s" %
+                         (what, buf.elt, tuple(buf.shape), memref_type))
+    for got, want, kind in ((buf.shape, mt["shape"], "size"),
+                            (buf.strides, mt["strides"], "stride")):
+        for g, w in zip(got, want):
+            if w is not None and g != w:
+                raise ValueError("%s: %s %s vs static %s" %
+                                 (what, kind, tuple(got), want))
+    return ([buf.ptr, buf.ptr, 0] + [int(s) for s in buf.shape] +
+            [int(s) for s in buf.strides])
+
+
+def default_abi_types(n_fields, is_memref):
+    """The field types when a sidecar states none: pointers then i64."""
+    if not is_memref:
+        return ["i64"] * n_fields
+    return ["!llvm.ptr", "!llvm.ptr"] + ["i64"] * (n_fields - 2)
+
+
+def bind(kernels, env, buffers: Mapping[str, Buffer],
+         allocate: Callable[[str, str, List[int], str], Buffer],
+         aligned_roles=ALIGNED_ROLES) -> List[Launch]:
+    """Launches of the kernels of `launch_list` for the problem sizes `env`:
+    operands by role from `buffers`, each scratch buffer from
+    ``allocate(name, elt, shape, init)`` once (several kernels share it),
+    scalar arguments from `env`; every grid checked against the recipe's
+    limits. ValueError names the kernel and role of a missing or mismatched
+    buffer."""
+    scratch: Dict[str, Buffer] = {}
+    launches = []
+    for k in kernels:
+        args = []
+        for a in k["args"]:
+            role, mt = a["role"], parse_memref(a["type"])
+            what = "%s:%s" % (k["name"], role)
+            if mt is None:
+                if role not in env:
+                    raise ValueError("%s: no size named %r" % (what, role))
+                values = [int(env[role])]
+            else:
+                if is_scratch(role):
+                    name, elt, shape, init = scratch_spec(role, env)
+                    if name not in scratch:
+                        scratch[name] = allocate(name, elt, shape, init)
+                    buf = scratch[name]
+                elif role in buffers:
+                    buf = buffers[role]
+                    if role in aligned_roles:
+                        check_aligned(buf, what)
+                else:
+                    raise ValueError("%s: no buffer for role %r (given: %s)"
+                                     % (what, role, ", ".join(sorted(buffers))))
+                values = memref_fields(buf, mt, what)
+            types = a.get("abi") or [None] * len(values)
+            if len(types) != len(values):
+                raise ValueError("%s: %d calling-convention fields for %d "
+                                 "values" % (what, len(types), len(values)))
+            if None in types:
+                types = default_abi_types(len(values), mt is not None)
+            args += list(zip(types, values))
+        launches.append(Launch(k["name"], launch_grid(k, env),
+                               tuple(int(b) for b in k["block"]),
+                               int(k["shared"]), tuple(args)))
+    return launches
