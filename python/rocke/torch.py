@@ -429,14 +429,14 @@ if _IMPORT_ERROR is None:
 
     @torch.library.custom_op("rocke::attention_backward", mutates_args=(),
                              device_types="cuda")
-    def attention_backward(do: Tensor, q: Tensor, k: Tensor, v: Tensor,
-                           o: Tensor, lse: Tensor, window_left: int,
-                           window_right: int, scale: float,
+    def attention_backward(grad_out: Tensor, q: Tensor, k: Tensor,
+                           v: Tensor, o: Tensor, lse: Tensor,
+                           window_left: int, window_right: int, scale: float,
                            deterministic: bool
                            ) -> Tuple[Tensor, Tensor, Tensor]:
         """dQ, dK, dV (q's, k's, v's shapes and dtype) of the forward that
-        gave O and LSE, for the output gradient dO."""
-        q, k, v, o, do = (_kernel_input(t) for t in (q, k, v, o, do))
+        gave O and LSE, for the output gradient `grad_out` (dO)."""
+        q, k, v, o, do = (_kernel_input(t) for t in (q, k, v, o, grad_out))
         lse = lse.contiguous()
         p = _problem(q, k, v, window_left, window_right, scale, deterministic)
         dq, dk, dv = (torch.empty_like(t) for t in (q, k, v))
@@ -447,7 +447,7 @@ if _IMPORT_ERROR is None:
         return dq, dk, dv
 
     @attention_backward.register_fake
-    def _(do, q, k, v, o, lse, window_left, window_right, scale,
+    def _(grad_out, q, k, v, o, lse, window_left, window_right, scale,
           deterministic):
         return tuple(torch.empty_like(t, memory_format=torch.contiguous_format)
                      for t in (q, k, v))
