@@ -12,6 +12,7 @@ sizes, strides). ``rocke.torch`` and bench/run_bwd.py launch what ``bind``
 returns (through CuPy or ``rocke.launch_hip``).
 """
 import re
+from functools import lru_cache
 from typing import Callable, Dict, List, Mapping, NamedTuple, Tuple
 
 from .launch_cuda import check_grid
@@ -46,9 +47,11 @@ def split_top(s, sep=","):
     return parts
 
 
+@lru_cache(maxsize=None)
 def parse_memref(t):
     """memref<?x?x16x64xbf16, strided<[?, 64, ?, 1]>> ->
-    {elt, shape, strides} (None for dynamic), or None for a non-memref."""
+    {elt, shape, strides} (None for dynamic), or None for a non-memref.
+    Cached: callers must not modify the result."""
     t = t.strip()
     if not t.startswith("memref<"):
         return None
@@ -73,16 +76,25 @@ def ceildiv(a, b):
     return -(-a // b)
 
 
+@lru_cache(maxsize=None)
+def _compiled_expr(expr):
+    """(code, names) of a checked expression; compiled once (a launch
+    evaluates the same few for every call of an op)."""
+    if not re.fullmatch(r"[\sA-Za-z0-9_+\-*(),]*", expr):
+        raise ValueError("bad expression %r" % expr)
+    names = frozenset(re.findall(r"[A-Za-z_]\w*", expr)) - {"ceildiv"}
+    return compile(expr, "<launch expression>", "eval"), names
+
+
 def eval_expr(expr, env):
     """Sizes, integers, + - * ( ) and ceildiv(a,b); nothing else."""
     expr = str(expr)
-    if not re.fullmatch(r"[\sA-Za-z0-9_+\-*(),]*", expr):
-        raise ValueError("bad expression %r" % expr)
-    unknown = set(re.findall(r"[A-Za-z_]\w*", expr)) - set(env) - {"ceildiv"}
+    code, names = _compiled_expr(expr)
+    unknown = names - set(env)
     if unknown:
         raise ValueError("expression %r uses unknown %s"
                          % (expr, sorted(unknown)))
-    return int(eval(expr, {"__builtins__": {}}, dict(env, ceildiv=ceildiv)))
+    return int(eval(code, {"__builtins__": {}}, dict(env, ceildiv=ceildiv)))
 
 
 def is_scratch(role):

@@ -110,3 +110,51 @@ def test_kernargs_match_the_code_object(tmp_path):
         for (t, v), off in zip(l.args, offsets):
             fmt = "<" + launch_hip.field_layout(t)[1]
             assert struct.unpack_from(fmt, buf, off)[0] == v
+
+
+class FakeHip:
+    """The four HIP calls HipModule makes, recorded (no ROCm here)."""
+
+    def __init__(self):
+        self.launched = []
+        self.lib = self
+
+    def check(self, err, what):
+        assert err == 0, what
+
+    def hipModuleLoadData(self, module, image):
+        module._obj.value = 0x1000
+        return 0
+
+    def hipModuleGetFunction(self, fn, module, name):
+        fn._obj.value = 0x2000 + len(name)
+        return 0
+
+    def hipModuleLaunchKernel(self, fn, gx, gy, gz, bx, by, bz, shared,
+                              stream, params, extra):
+        import ctypes
+        assert params is None
+        size = ctypes.c_size_t.from_address(extra[3]).value
+        data = ctypes.string_at(extra[1], size)
+        self.launched.append((fn.value, (gx, gy, gz), (bx, by, bz), shared,
+                              stream.value, (extra[0], extra[2], extra[4]),
+                              data))
+        return 0
+
+    def hipModuleUnload(self, module):
+        return 0
+
+
+def test_launch_passes_one_kernarg_buffer():
+    hip = FakeHip()
+    module = launch_hip.HipModule(b"\x7fELF", [{"name": "k"}], hip=hip)
+    args = (("!llvm.ptr", 0xABC0), ("i32", 3), ("i64", 9))
+    module.launch([kernel_abi.Launch("k", (4, 2, 1), (256, 1, 1), 0, args)],
+                  stream=0x77)
+    (fn, grid, block, shared, stream, markers, data), = hip.launched
+    assert (fn, grid, block, shared, stream) == (0x2001, (4, 2, 1),
+                                                 (256, 1, 1), 0, 0x77)
+    assert markers == (launch_hip.HIP_LAUNCH_PARAM_BUFFER_POINTER,
+                       launch_hip.HIP_LAUNCH_PARAM_BUFFER_SIZE,
+                       launch_hip.HIP_LAUNCH_PARAM_END)
+    assert data == launch_hip.pack_kernargs(args)
