@@ -33,15 +33,20 @@ import statistics
 import sys
 import time
 
-import numpy as np
+from pathlib import Path
+
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import sdpa_kernel
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
+from rocke.kernel_abi import bind, launch_list  # noqa: E402
+from rocke.launch_cuda import (RecipeModule, external_stream,  # noqa: E402
+                               kernel_arguments)
+from rocke.torch import buffer_of  # noqa: E402
+
 from cases import (BENCH_HEADS, backward_flops, bench_batch, config_names,
                    mask_label, sanitize_sizes, validation_sizes)
-from kernel_abi import (is_scratch, launch_grid, launch_list, parse_memref,
-                        scratch_spec)
 from peers import (bench_header, bench_line, causal_block_mask,
                    compiled_flex, markdown_bench, raise_recompile_limits,
                    sdpa_default_backend, time_peers)
@@ -60,108 +65,52 @@ REL_FLOOR = {"f16": 2e-3, "bf16": 1.6e-2}
 class KernelModule:
     """One configuration's PTX module (a backward, a forward or both) and
     its launch recipe: the kernels in launch order, bound to tensors by
-    argument role."""
+    argument role (rocke.kernel_abi.bind)."""
 
     def __init__(self, directory, name):
         with open(os.path.join(directory, name + ".config.json")) as f:
             self.cfg = json.load(f)["config"]
         with open(os.path.join(directory, name + ".ptx.json")) as f:
             kernels = launch_list(json.load(f))
-        self.module = cp.RawModule(path=os.path.join(directory, name + ".ptx"))
-        self.module.compile()
-        self.kernels = [(k, self.module.get_function(k["name"]))
+        self.module = RecipeModule(os.path.join(directory, name + ".ptx"),
+                                   kernels)
+        self.kernels = [(k, self.module.functions[k["name"]])
                         for k in kernels]
-        for k, fn in self.kernels:
-            if k["shared"] > 48 * 1024:  # opt in past the static limit
-                fn.max_dynamic_shared_size_bytes = k["shared"]
 
     def bind(self, env, tensors, scratch_fill=None):
-        """Launch list [(function, grid, block, args)] for one problem, each
-        grid checked against the recipe's limits; the scratch buffers are
-        allocated here (filled with `scratch_fill` to catch kernels that read
-        what nobody wrote)."""
-        scratch = {}
-        launches = []
-        for k, fn in self.kernels:
-            args = []
-            for a in k["args"]:
-                role, mt = a["role"], parse_memref(a["type"])
-                if mt is None:
-                    args.append(np.int64(env[role]))
-                    continue
-                if is_scratch(role):
-                    name, elt, shape, _ = scratch_spec(role, env)
-                    if name not in scratch:
-                        buf = torch.empty(shape, dtype=DTYPES[elt],
-                                          device="cuda")
-                        if scratch_fill is not None:
-                            buf.fill_(scratch_fill)
-                        scratch[name] = buf
-                    t = scratch[name]
-                else:
-                    t = tensors[role]
-                    if role in ALIGNED_ROLES:
-                        check_aligned(t, "%s:%s" % (k["name"], role))
-                args += memref_args(t, mt, "%s:%s" % (k["name"], role))
-            grid = launch_grid(k, env)
-            block = tuple(int(b) for b in k["block"])
-            launches.append((fn, grid, block, tuple(args), k["shared"]))
+        """Launch list [(function, grid, block, args, shared)] for one
+        problem, each grid checked against the recipe's limits; the scratch
+        buffers are allocated here (filled with `scratch_fill` to catch
+        kernels that read what nobody wrote) and kept alive by the list."""
+        launches = BoundLaunches()
+
+        def allocate(name, elt, shape, init):
+            buf = torch.empty(shape, dtype=DTYPES[elt], device="cuda")
+            if scratch_fill is not None:
+                buf.fill_(scratch_fill)
+            launches.scratch.append(buf)
+            return buffer_of(buf)
+
+        for l in bind(self.module.kernels, env,
+                      {r: buffer_of(t) for r, t in tensors.items()},
+                      allocate):
+            launches.append((self.module.functions[l.kernel], l.grid,
+                             l.block, kernel_arguments(l.args), l.shared))
         return launches
 
     @staticmethod
     def launch(launches):
-        stream = _cupy_stream()
+        stream = external_stream(torch.cuda.current_stream())
         for fn, grid, block, args, shared in launches:
             fn(grid, block, args, stream=stream, shared_mem=shared)
 
 
-# The tiled kernels read Q, K, V and dO rows with 16-byte vector loads: their
-# base pointers and outer strides must be multiples of 16 bytes.
-ALIGNED_ROLES = ("q", "k", "v", "do")
+class BoundLaunches(list):
+    """A launch list holding the scratch tensors its arguments point to."""
 
-
-def check_aligned(t, what):
-    size = t.element_size()
-    bad = [s for s in t.stride()[:-1] if (s * size) % 16]
-    if t.data_ptr() % 16 or bad or t.stride()[-1] != 1:
-        raise RuntimeError("%s: needs 16-byte aligned rows (pointer %#x, "
-                           "strides %s)" % (what, t.data_ptr(), t.stride()))
-
-
-_STREAMS = {}
-
-
-def _cupy_stream():
-    """CuPy's view of PyTorch's current stream (so events time both)."""
-    stream = torch.cuda.current_stream()
-    if stream.cuda_stream not in _STREAMS:
-        try:  # CuPy 14: the CUDA stream protocol (ExternalStream deprecated)
-            cs = cp.cuda.Stream.from_external(stream)
-        except (AttributeError, TypeError, ValueError):
-            cs = cp.cuda.ExternalStream(stream.cuda_stream)
-        _STREAMS[stream.cuda_stream] = cs
-    return _STREAMS[stream.cuda_stream]
-
-
-TORCH_ELT = {torch.float16: "f16", torch.bfloat16: "bf16",
-             torch.float32: "f32"}
-
-
-def memref_args(t, mt, what):
-    """MLIR's default memref calling convention: allocated ptr, aligned ptr,
-    offset, sizes, strides (elements)."""
-    if TORCH_ELT[t.dtype] != mt["elt"] or t.dim() != len(mt["shape"]):
-        raise RuntimeError("%s: tensor %s %s vs memref %s" %
-                           (what, t.dtype, tuple(t.shape), mt))
-    for got, want, kind in ((t.shape, mt["shape"], "size"),
-                            (t.stride(), mt["strides"], "stride")):
-        for g, w in zip(got, want):
-            if w is not None and g != w:
-                raise RuntimeError("%s: %s %s vs static %s" %
-                                   (what, kind, tuple(got), want))
-    ptr = np.uint64(t.data_ptr())
-    return ([ptr, ptr, np.int64(0)] + [np.int64(s) for s in t.shape] +
-            [np.int64(s) for s in t.stride()])
+    def __init__(self):
+        super().__init__()
+        self.scratch = []
 
 
 # --------------------------------------------------------------------------

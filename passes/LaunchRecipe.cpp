@@ -18,7 +18,7 @@ constexpr llvm::StringLiteral kSizeNames[] = {"B",   "Sq",  "Sk", "Hq",
                                               "Hkv", "Dqk", "Dv"};
 
 /// Checks a grid expression in the grammar runners evaluate
-/// (bench/kernel_abi.py's eval_expr): integers, names, + - * between
+/// (python/rocke/kernel_abi.py's eval_expr): integers, names, + - * between
 /// terms, parentheses and ceildiv(a,b).
 class GridExpression {
 public:

@@ -8,12 +8,14 @@
 from .spec import (FmhaBwdSpec, FmhaSpec, Mask, DTYPES, HEAD_DIMS, MASK_KINDS,
                    CHIPS, STRATEGIES, LAYOUTS, STATS_ENCODINGS)
 from .compile import (CompileError, RockeOptNotFound, auto_pipeline,
-                      available_pipelines, compile, compile_binary,
+                      available_pipelines, binary_pipeline, compile,
+                      compile_binary,
                       find_rocke_opt, resolve_pipeline)
 from . import reference
 
 __all__ = ["FmhaBwdSpec", "FmhaSpec", "Mask", "CompileError",
-           "RockeOptNotFound", "auto_pipeline", "available_pipelines", "compile", "compile_binary",
+           "RockeOptNotFound", "auto_pipeline", "available_pipelines",
+           "binary_pipeline", "compile", "compile_binary",
            "find_rocke_opt", "resolve_pipeline", "reference", "DTYPES",
            "HEAD_DIMS", "MASK_KINDS", "CHIPS", "STRATEGIES", "LAYOUTS",
            "STATS_ENCODINGS"]

@@ -19,7 +19,7 @@ from typing import Dict, Iterable, List, Mapping, Optional, Union
 
 __all__ = ["CompileError", "RockeOptNotFound", "find_rocke_opt",
            "available_pipelines", "resolve_pipeline", "auto_pipeline",
-           "compile", "compile_binary"]
+           "compile", "compile_binary", "binary_pipeline"]
 
 _REPO = Path(__file__).resolve().parents[2]
 
@@ -248,25 +248,38 @@ def compile(spec_or_text, pipeline: Optional[Union[str, Iterable[str]]] = None,
     return r.stdout
 
 
+def binary_pipeline(spec, rocke_opt: Optional[str] = None,
+                    options: Optional[Mapping[str, object]] = None) -> str:
+    """The pipeline (text inside ``builtin.module(...)``) that compiles a
+    spec end to end for its chip, with its options filled from the spec and
+    ``options``; ``compile_binary`` appends ``fmha-dump-binary`` to it."""
+    exe = find_rocke_opt(rocke_opt)
+    return _named_pipeline(spec, [auto_pipeline(spec, exe)], exe, options)
+
+
 def compile_binary(spec, rocke_opt: Optional[str] = None,
                    options: Optional[Mapping[str, object]] = None,
-                   timeout: Optional[float] = 600):
+                   timeout: Optional[float] = 600, *, forward: bool = False,
+                   output: Optional[str] = None):
     """Compile a spec end to end for its chip: ``(code, description)``.
 
     ``code`` is the HSACO (AMD chips) or PTX (NVIDIA chips) as bytes;
     ``description`` the parsed ``fmha-dump-binary`` JSON sidecar: the kernels
     in launch order with their arguments, grid / block expressions and
-    resource counts.
+    resource counts. ``forward=True`` compiles ``spec.to_mlir(forward=True)``
+    (the forward) instead of the backward. ``output``: where the code is
+    written (the sidecar next to it, ``output + ".json"``); a temporary
+    directory by default.
     """
     import json
     import tempfile
     exe = find_rocke_opt(rocke_opt)
-    body = _named_pipeline(spec, [auto_pipeline(spec, exe)], exe, options)
+    body = binary_pipeline(spec, exe, options)
     with tempfile.TemporaryDirectory(prefix="rocke-") as tmp:
-        out = os.path.join(
+        out = output or os.path.join(
             tmp, "kernel." + ("hsaco" if spec.target == "rocm" else "ptx"))
         compile(spec, "builtin.module(%s,fmha-dump-binary{output=%s})"
-                % (body, out), exe, timeout=timeout,
+                % (body, out), exe, forward=forward, timeout=timeout,
                 extra_args=("-o", os.devnull))
         with open(out, "rb") as f:
             code = f.read()

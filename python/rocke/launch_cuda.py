@@ -1,4 +1,6 @@
-"""Thin CUDA launcher: load PTX with CuPy (``cupy.RawModule``) and launch.
+"""Thin CUDA launcher: load PTX with CuPy (``cupy.RawModule``) and launch,
+one kernel (``launch``) or a launch recipe (``RecipeModule``, the kernels of
+an fmha-dump-binary sidecar bound by ``rocke.kernel_abi.bind``).
 
 CuPy is optional. Without it, importing this module works but every entry
 point raises ImportError with an explanation; tests use ``available()`` /
@@ -19,7 +21,8 @@ except Exception as e:  # ImportError, or CUDA runtime missing
     _IMPORT_ERROR = e
 
 __all__ = ["available", "require_cupy", "load_ptx", "extract_ptx", "launch",
-           "check_grid", "GRID_LIMIT", "PtxModule"]
+           "check_grid", "GRID_LIMIT", "PtxModule", "RecipeModule",
+           "kernel_arguments", "external_stream"]
 
 # Workgroups per grid dimension (x, y, z) every supported chip launches
 # (lib/Target/ChipInfo's LaunchLimits); a launch recipe states its own as
@@ -129,3 +132,68 @@ def launch(kernel, grid: Dim3, block: Dim3, args: Sequence,
     if stream is not None:
         kw["stream"] = stream
     kernel(_dim3(grid), _dim3(block), tuple(args), **kw)
+
+
+# Calling-convention field types (the sidecar's `abi`) -> NumPy scalar types,
+# which CuPy packs at their own width.
+_SCALAR_TYPES = {"i64": "int64", "i32": "int32", "f32": "float32",
+                 "f64": "float64"}
+
+
+def kernel_arguments(args):
+    """NumPy scalars for a ``kernel_abi.Launch``'s (type, value) arguments:
+    pointers (``!llvm.ptr``, any address space) as uint64, integers and
+    floats at their width."""
+    import numpy as np
+    out = []
+    for t, v in args:
+        if t.startswith("!llvm.ptr"):
+            out.append(np.uint64(v))
+        elif t in _SCALAR_TYPES:
+            out.append(getattr(np, _SCALAR_TYPES[t])(v))
+        else:
+            raise ValueError("kernel argument of type %r is not supported" % t)
+    return tuple(out)
+
+
+_STREAMS = {}
+
+
+def external_stream(torch_stream):
+    """CuPy's view of a PyTorch CUDA stream (so our kernels run in order
+    with PyTorch's work on it)."""
+    cp = require_cupy()
+    key = (torch_stream.cuda_stream, torch_stream.device_index)
+    if key not in _STREAMS:
+        try:  # CuPy 14: the CUDA stream protocol (ExternalStream deprecated)
+            cs = cp.cuda.Stream.from_external(torch_stream)
+        except (AttributeError, TypeError, ValueError):
+            cs = cp.cuda.ExternalStream(torch_stream.cuda_stream,
+                                        torch_stream.device_index)
+        _STREAMS[key] = cs
+    return _STREAMS[key]
+
+
+class RecipeModule:
+    """A PTX file loaded on the current CUDA device with its launch recipe
+    (``kernel_abi.launch_list``): ``launch(launches, stream)`` runs what
+    ``kernel_abi.bind`` made of it, in order."""
+
+    def __init__(self, ptx_path, kernels):
+        cp = require_cupy()
+        self.module = cp.RawModule(path=str(ptx_path))
+        self.module.compile()  # load now so errors surface here
+        self.kernels = kernels
+        self.functions = {}
+        for k in kernels:
+            fn = self.module.get_function(k["name"])
+            if k["shared"] > 48 * 1024:  # opt in past the static limit
+                fn.max_dynamic_shared_size_bytes = k["shared"]
+            self.functions[k["name"]] = fn
+
+    def launch(self, launches, stream=None):
+        kw = {} if stream is None else {"stream": stream}
+        for l in launches:
+            self.functions[l.kernel](l.grid, l.block,
+                                     kernel_arguments(l.args),
+                                     shared_mem=l.shared, **kw)

@@ -56,3 +56,24 @@ def test_launch_trivial_kernel():
     x = cp.zeros(32, dtype=cp.float32)
     launch_cuda.launch(mod.get(), 1, 32, (x,))
     assert float(x.sum()) == 32.0
+
+
+def test_kernel_arguments_follow_the_field_types():
+    """A kernel_abi.Launch's (type, value) pairs as the NumPy scalars CuPy
+    packs at their width: pointers (any address space) uint64."""
+    import numpy as np
+    args = launch_cuda.kernel_arguments([("!llvm.ptr", 2**63 + 5),
+                                         ("!llvm.ptr<1>", 16), ("i64", -1),
+                                         ("i32", 7)])
+    assert [a.dtype for a in args] == [np.uint64, np.uint64, np.int64,
+                                       np.int32]
+    assert [int(a) for a in args] == [2**63 + 5, 16, -1, 7]
+    with pytest.raises(ValueError, match="'vector<2xf32>' is not supported"):
+        launch_cuda.kernel_arguments([("vector<2xf32>", 0)])
+
+
+def test_recipe_module_without_cupy_explains():
+    if launch_cuda.available():
+        pytest.skip("CuPy is importable here")
+    with pytest.raises(ImportError, match="needs CuPy"):
+        launch_cuda.RecipeModule("kernel.ptx", [])

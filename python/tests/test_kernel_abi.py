@@ -1,13 +1,9 @@
-"""bench/kernel_abi.py: the launch recipe the H200 runner reads from
-fmha-dump-binary's sidecar (the runner itself needs a GPU)."""
-import os
-import sys
-
+"""rocke.kernel_abi: the launch recipe rocke.torch and the H200 runners
+read from fmha-dump-binary's sidecar, and its binding to buffers (the
+launches themselves need a GPU)."""
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
-                                "bench"))
-import kernel_abi as abi  # noqa: E402
+from rocke import kernel_abi as abi
 
 # What fmha-record-kernel-abi states for every supported chip.
 GRID_LIMIT = [2147483647, 65535, 65535]
@@ -166,3 +162,63 @@ def test_grid_limit_of_the_recipe_applies():
     with pytest.raises(ValueError, match="'main' needs 65536 workgroups in "
                                          "z \\(B\\)"):
         abi.launch_grid(main, env)
+
+
+def contiguous(ptr, elt, shape):
+    strides = [1]
+    for n in reversed(shape[1:]):
+        strides.insert(0, strides[0] * n)
+    return abi.Buffer(ptr, elt, tuple(shape), tuple(strides))
+
+
+def bind_env():
+    return dict(B=2, Sq=100, Sk=130, Hq=16, Hkv=4, Dqk=64, Dv=64)
+
+
+def test_bind_operands_scratch_and_grids():
+    """Operands by role in the calling convention (allocated, aligned,
+    offset, sizes, strides), a scratch buffer allocated once with its shape,
+    grids evaluated and checked."""
+    allocated = []
+
+    def allocate(name, elt, shape, init):
+        allocated.append((name, elt, shape, init))
+        return contiguous(0x8000, elt, shape)
+
+    # [B, S, H, D] view of a [B, H, S, D] tensor, as the sidecar's memref
+    q = abi.Buffer(0x1000, "bf16", (2, 100, 16, 64), (102400, 64, 6400, 1))
+    zero, main = abi.bind(abi.launch_list(sidecar()), bind_env(), {"q": q},
+                          allocate)
+    assert allocated == [("delta", "f32", [2, 16, 100], "none")]
+    assert zero.kernel == "zero" and zero.grid == (13, 1, 1)
+    assert zero.args[0] == ("!llvm.ptr", 0x8000)
+    assert main.grid == (3, 4, 2) and main.block == (128, 1, 1)
+    assert [v for _, v in main.args] == [0x1000, 0x1000, 0, 2, 100, 16, 64,
+                                         102400, 64, 6400, 1]
+    assert [t for t, _ in main.args] == ["!llvm.ptr"] * 2 + ["i64"] * 9
+
+
+def test_bind_errors_name_kernel_and_role():
+    ks = abi.launch_list(sidecar())
+
+    def allocate(name, elt, shape, init):
+        return contiguous(0x8000, elt, shape)
+    with pytest.raises(ValueError, match="main:q: no buffer for role 'q'"):
+        abi.bind(ks, bind_env(), {}, allocate)
+    with pytest.raises(ValueError, match=r"main:q: needs 16-byte aligned "
+                       r"rows \(pointer 0x1008"):
+        abi.bind(ks, bind_env(),
+                 {"q": contiguous(0x1008, "bf16", (2, 100, 16, 64))},
+                 allocate)
+    with pytest.raises(ValueError, match=r"main:q: stride \(102400, 1024, "
+                       r"64, 1\) vs static \[None, 64, None, 1\]"):
+        abi.bind(ks, bind_env(),
+                 {"q": contiguous(0x1000, "bf16", (2, 100, 16, 64))},
+                 allocate)
+    with pytest.raises(ValueError, match="main:q: buffer f16"):
+        abi.bind(ks, bind_env(),
+                 {"q": contiguous(0x1000, "f16", (2, 100, 16, 64))}, allocate)
+    with pytest.raises(ValueError, match=r"main:q: size \(2, 100, 8, 64\) vs "
+                       r"static"):
+        abi.bind(ks, bind_env(),
+                 {"q": contiguous(0x1000, "bf16", (2, 100, 8, 64))}, allocate)

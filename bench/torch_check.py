@@ -1,0 +1,509 @@
+#!/usr/bin/env python3
+"""rocke.torch.attention on the GPU, checked in one process (issue 32, part
+2): the evidence that the PyTorch op computes what SDPA does.
+
+1. gradients: per case (dtype bf16 / f16, D = 64 ... 256, MHA 16/16 and GQA
+   16/4, no mask / causal, Sq != Sk, windows, deterministic mode, inputs in
+   SDPA's [B, H, S, D] memory order), O and dQ, dK, dV of our op (forward,
+   then autograd's backward with a random dO) against float32 SDPA (the
+   math backend on float32 copies, K and V repeated per query head, the
+   mask as a boolean matrix): relative error max|x - ref| / max|ref|; a
+   case fails past max(3 x PyTorch's own low-precision SDPA error, floor)
+   as in bench/run_bwd.py, the statistics (natural-log LSE) past 1e-4;
+   deterministic cases must give identical bits twice. Query rows a
+   bottom-right mask leaves without keys (Sq > Sk) must get O = 0, dQ = 0
+   and LSE = -inf; the references take the other rows.
+2. errors: CPU tensors, float32, an unsupported head dim and cu_seqlens are
+   refused with the exception the docstring names.
+3. torch.compile: a two-block transformer using the op, compiled with
+   fullgraph=True, against eager (output and every parameter gradient), our
+   kernels counted in the compiled run; a second sequence length (Dynamo's
+   automatic dynamic shapes recompile the graph with symbolic sizes).
+
+Writes torch_check.json and torch_check.md under --out; exit status 1 when
+any check fails or errs.
+
+Where rocke-opt is (no GPU, no PyTorch needed), compile every case's
+kernels into the cache first; the GPU machine then needs no compiler:
+  python3 bench/torch_check.py --prebuild [--cache bench/out/torch-cache]
+On the GPU machine (PyTorch >= 2.4 and CuPy; carry bench/out/torch-cache):
+  python3 bench/torch_check.py --out DIR [--cache bench/out/torch-cache]
+"""
+import argparse
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "python"))
+from rocke import torch as rt  # noqa: E402
+
+CHIP = "sm_90a"
+DEFAULT_CACHE = HERE / "out" / "torch-cache"
+LSE_REL_TOL = 1e-4  # as bench/run_fwd.py
+
+
+def case(dtype, D, Hq, Hkv, Sq, Sk=None, B=2, causal=False, window=None,
+         deterministic=False, layout="bshd"):
+    c = dict(dtype=dtype, D=D, Hq=Hq, Hkv=Hkv, B=B, Sq=Sq,
+             Sk=Sq if Sk is None else Sk, causal=causal, window=window,
+             deterministic=deterministic, layout=layout)
+    mask = "causal" if causal else "none"
+    if window:
+        mask = "window%d,%d%s" % (window[0], window[1],
+                                  "+causal" if causal else "")
+    c["name"] = "%s_d%d_h%d_%d_%s_%dx%d%s%s" % (
+        dtype, D, Hq, Hkv, mask, c["Sq"], c["Sk"],
+        "_det" if deterministic else "",
+        "_" + layout if layout != "bshd" else "")
+    return c
+
+
+def cases():
+    """The gradient matrix: every dtype, D 64 and 128, MHA / GQA, no mask /
+    causal at S = 500 (a multiple of no tile); D 96, 192, 256 in two
+    corners; Sq != Sk (bottom-right causal, Sq < Sk, so every query sees a
+    key); windows; deterministic mode; [B, H, S, D] memory order."""
+    out = []
+    for dtype in ("bf16", "f16"):
+        for D in (64, 128):
+            for hq, hkv in ((16, 16), (16, 4)):
+                for causal in (False, True):
+                    out.append(case(dtype, D, hq, hkv, 500, causal=causal))
+    for D in (96, 192, 256):
+        out.append(case("bf16", D, 16, 4, 384, causal=True))
+        out.append(case("f16", D, 16, 16, 300))
+    out += [case("bf16", 64, 16, 4, 200, 520, causal=True),
+            case("f16", 128, 16, 16, 300, 100),
+            case("bf16", 128, 16, 4, 300, 100, causal=True),  # 200 keyless
+            case("bf16", 64, 16, 4, 700, causal=True, window=(128, 0)),
+            case("bf16", 128, 16, 16, 600, window=(64, 64)),
+            case("bf16", 128, 16, 4, 1000, causal=True, deterministic=True),
+            case("f16", 64, 16, 16, 513, deterministic=True),
+            case("bf16", 64, 16, 4, 640, causal=True, layout="bhsd")]
+    return out
+
+
+# The torch.compile model: blocks of d_model = HEADS * HEAD_DIM.
+MODEL = dict(heads=4, head_dim=64, blocks=2, batch=2, seqs=(256, 192))
+
+
+def problems():
+    """Every Problem this script runs (what --prebuild compiles)."""
+    out = [rt.problem((c["B"], c["Sq"], c["Hq"], c["D"]),
+                      (c["B"], c["Sk"], c["Hkv"], c["D"]), c["dtype"],
+                      causal=c["causal"], window=c["window"],
+                      deterministic=c["deterministic"]) for c in cases()]
+    for s in MODEL["seqs"]:
+        out.append(rt.problem((MODEL["batch"], s, MODEL["heads"],
+                               MODEL["head_dim"]),
+                              (MODEL["batch"], s, MODEL["heads"],
+                               MODEL["head_dim"]), "bf16", causal=True))
+    return out
+
+
+def visible(c):
+    """The band of keys a query sees, (left, right, Sk - Sq): query i sees
+    key j for i + off - left <= j <= i + off + right (a bound of -1 is
+    none; FlashAttention's bottom-right alignment), None for no mask."""
+    left, right = rt.window_extents(c["causal"], c["window"])
+    if left < 0 and right < 0:
+        return None
+    return left, right, c["Sk"] - c["Sq"]
+
+
+def keyless_rows(c):
+    """How many query rows see no key."""
+    band = visible(c)
+    if band is None:
+        return 0 if c["Sk"] else c["Sq"]
+    left, right, off = band
+    n = 0
+    for i in range(c["Sq"]):
+        lo = 0 if left < 0 else max(0, i + off - left)
+        hi = c["Sk"] - 1 if right < 0 else min(c["Sk"] - 1, i + off + right)
+        n += lo > hi
+    return n
+
+
+# --------------------------------------------------------------------------
+# On the GPU
+# --------------------------------------------------------------------------
+
+def gpu_checks(a, results):
+    import torch
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from run_bwd import REL_FLOOR, check_against, fail, rel_err
+
+    torch.set_float32_matmul_precision("highest")  # float32 references
+    DT = {"bf16": torch.bfloat16, "f16": torch.float16}
+    start = time.time()
+
+    def budget_left():
+        return a.budget_s - (time.time() - start)
+
+    def mask_matrix(c):
+        band = visible(c)
+        if band is None:
+            return None
+        left, right, off = band
+        i = torch.arange(c["Sq"], device="cuda")[:, None]
+        j = torch.arange(c["Sk"], device="cuda")[None, :]
+        m = torch.ones(c["Sq"], c["Sk"], dtype=torch.bool, device="cuda")
+        if right >= 0:
+            m &= j <= i + off + right
+        if left >= 0:
+            m &= j >= i + off - left
+        return m
+
+    def sdpa(c, q, k, v, do, mask, dtype):
+        """O and (dQ, dK, dV), [B, S, H, D], of SDPA on `dtype` copies with
+        the boolean `mask` [Sq, Sk] (None: none): float32 on the math
+        backend (the reference), the low-precision dtype on SDPA's own
+        choice (PyTorch's error, for the tolerance; is_causal where the mask
+        is the top-left causal one, so flash / cuDNN run)."""
+        leaves = [x.detach().to(dtype).requires_grad_() for x in (q, k, v)]
+        group = c["Hq"] // c["Hkv"]
+        qt = leaves[0].transpose(1, 2)
+        kt, vt = (x.transpose(1, 2).repeat_interleave(group, dim=1)
+                  for x in leaves[1:])
+        scale = 1.0 / math.sqrt(c["D"])
+        sq, sk = q.shape[1], k.shape[1]
+        top_left_causal = mask is not None and sq == sk and torch.equal(
+            mask, torch.ones_like(mask).tril())
+        if dtype == torch.float32:
+            with sdpa_kernel(SDPBackend.MATH):
+                o = F.scaled_dot_product_attention(qt, kt, vt, attn_mask=mask,
+                                                   scale=scale)
+        elif top_left_causal:
+            o = F.scaled_dot_product_attention(qt, kt, vt, is_causal=True,
+                                               scale=scale)
+        else:
+            o = F.scaled_dot_product_attention(qt, kt, vt, attn_mask=mask,
+                                               scale=scale)
+        o = o.transpose(1, 2)
+        grads = torch.autograd.grad(o, leaves, do.to(dtype))
+        return o.detach(), grads
+
+    def reference_lse(c, q, k, mask):
+        """Natural-log LSE [B, Hq, Sq] in float32."""
+        group = c["Hq"] // c["Hkv"]
+        qt = q.float().transpose(1, 2)
+        kt = k.float().transpose(1, 2).repeat_interleave(group, dim=1)
+        s = (qt @ kt.transpose(-1, -2)) / math.sqrt(c["D"])
+        if mask is not None:
+            s = s.masked_fill(~mask, float("-inf"))
+        return torch.logsumexp(s, dim=-1)
+
+    def ours(c, q, k, v, do):
+        leaves = [x.detach().clone().requires_grad_() for x in (q, k, v)]
+        o = rt.attention(*leaves, causal=c["causal"], window=c["window"],
+                         deterministic=c["deterministic"])
+        o.backward(do)
+        return o.detach(), [x.grad for x in leaves]
+
+    def check_case(c):
+        g = torch.Generator(device="cuda").manual_seed(1234)
+        dt = DT[c["dtype"]]
+
+        def rnd(s, h):
+            x = torch.randn(c["B"], s, h, c["D"], generator=g, device="cuda",
+                            dtype=torch.float32).to(dt)
+            if c["layout"] == "bhsd":  # [B, S, H, D] view of [B, H, S, D]
+                x = x.transpose(1, 2).contiguous().transpose(1, 2)
+            return x
+        q, k, v = rnd(c["Sq"], c["Hq"]), rnd(c["Sk"], c["Hkv"]), \
+            rnd(c["Sk"], c["Hkv"])
+        do = rnd(c["Sq"], c["Hq"])
+        row = dict(case=c["name"], ok=True, notes="")
+        torch.cuda.synchronize()
+        t0 = time.time()
+        o, grads = ours(c, q, k, v, do)  # includes kernel loading
+        torch.cuda.synchronize()
+        row["first_call_ms"] = (time.time() - t0) * 1e3
+        t0 = time.time()
+        o, grads = ours(c, q, k, v, do)
+        torch.cuda.synchronize()
+        row["ms"] = (time.time() - t0) * 1e3
+        mask = mask_matrix(c)
+        seen = mask.any(dim=1) if mask is not None else \
+            torch.ones(c["Sq"], dtype=torch.bool, device="cuda")
+        row["keyless_rows"] = int((~seen).sum())
+        assert row["keyless_rows"] == keyless_rows(c), "mask matrix"
+        # The references on the rows that see a key: keyless rows add
+        # nothing to dK, dV (and make SDPA's rows NaN).
+        sub = (q[:, seen], k, v, do[:, seen],
+               None if mask is None else mask[seen])
+        ref_o, ref_g = sdpa(c, *sub[:4], sub[4], torch.float32)
+        low_o, low_g = sdpa(c, *sub[:4], sub[4], dt)
+        floor = REL_FLOOR[c["dtype"]]
+        check_against(row, "o", o[:, seen], ref_o, low_o, floor)
+        for name, x, r, lo in zip(("dq", "dk", "dv"), grads, ref_g, low_g):
+            check_against(row, name, x[:, seen] if name == "dq" else x, r,
+                          lo, floor)
+        with torch.no_grad():
+            p = rt.check_inputs(q, k, v, causal=c["causal"],
+                                window=c["window"])
+            _, lse = torch.ops.rocke.attention_forward(
+                q, k, v, p.window_left, p.window_right, p.scale, False)
+            _, lse_rel = rel_err(lse[:, :, seen],
+                                 reference_lse(c, q, k, mask)[:, :, seen])
+        row["lse"] = dict(rel=lse_rel, tol=LSE_REL_TOL)
+        if not lse_rel <= LSE_REL_TOL:
+            fail(row, "lse rel %.2e > %.2e" % (lse_rel, LSE_REL_TOL))
+        if row["keyless_rows"]:
+            if not bool((o[:, ~seen] == 0).all()):
+                fail(row, "O != 0 on rows that see no key")
+            if not bool((grads[0][:, ~seen] == 0).all()):
+                fail(row, "dQ != 0 on rows that see no key")
+            if not bool((lse[:, :, ~seen] == float("-inf")).all()):
+                fail(row, "LSE != -inf on rows that see no key")
+        if c["deterministic"]:
+            _, again = ours(c, q, k, v, do)
+            same = all(torch.equal(x.view(torch.int16), y.view(torch.int16))
+                       for x, y in zip(grads, again))
+            row["bitwise_repeat"] = same
+            if not same:
+                fail(row, "gradient bits differ between two runs")
+        return row
+
+    for c in cases():
+        row = attempt(results, "case " + c["name"], budget_left,
+                      lambda: check_case(c))
+        if row is not None:
+            results["gradients"].append(row)
+            print_row(row)
+
+    # --- errors ---------------------------------------------------------
+    def expect(what, exc, fn):
+        try:
+            fn()
+        except exc as e:
+            results["errors_raised"].append(dict(what=what, ok=True,
+                                                 message=str(e)))
+            return
+        except Exception as e:  # the wrong kind
+            results["errors_raised"].append(dict(
+                what=what, ok=False, message="%s: %s" % (type(e).__name__,
+                                                         e)))
+            return
+        results["errors_raised"].append(dict(what=what, ok=False,
+                                             message="no error"))
+
+    x = torch.zeros(1, 64, 2, 64, dtype=torch.bfloat16, device="cuda")
+    expect("CPU tensors -> ValueError", ValueError,
+           lambda: rt.attention(x.cpu(), x.cpu(), x.cpu()))
+    expect("float32 -> TypeError", TypeError,
+           lambda: rt.attention(x.float(), x.float(), x.float()))
+    y = torch.zeros(1, 64, 2, 80, dtype=torch.bfloat16, device="cuda")
+    expect("head dim 80 -> ValueError", ValueError,
+           lambda: rt.attention(y, y, y))
+    cu = torch.tensor([0, 64], dtype=torch.int32, device="cuda")
+    expect("cu_seqlens -> NotImplementedError", NotImplementedError,
+           lambda: rt.attention(x, x, x, cu_seqlens_q=cu, cu_seqlens_k=cu,
+                                max_seqlen_q=64, max_seqlen_k=64))
+    for e in results["errors_raised"]:
+        print("%-36s %s  %s" % (e["what"], "PASS" if e["ok"] else "FAIL",
+                                e["message"][:100]), flush=True)
+
+    # --- torch.compile ----------------------------------------------------
+    row = attempt(results, "torch.compile model", budget_left,
+                  lambda: compile_check(torch, rel_err))
+    if row is not None:
+        results["compile"] = row
+        print("torch.compile: %s %s" % ("PASS" if row["ok"] else "FAIL",
+                                         json.dumps(row)), flush=True)
+
+
+def compile_check(torch, rel_err):
+    """A two-block causal transformer on rocke.torch.attention, eager and
+    torch.compile(fullgraph=True): outputs and every parameter gradient
+    within bf16 noise of each other, our kernels launched by the compiled
+    graph, at two sequence lengths."""
+    import torch.nn as nn
+
+    heads, hd = MODEL["heads"], MODEL["head_dim"]
+    width = heads * hd
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.norm1, self.norm2 = nn.LayerNorm(width), nn.LayerNorm(width)
+            self.q, self.k, self.v, self.proj = (nn.Linear(width, width)
+                                                 for _ in range(4))
+            self.mlp = nn.Sequential(nn.Linear(width, 4 * width), nn.GELU(),
+                                     nn.Linear(4 * width, width))
+
+        def forward(self, x):
+            b, s, _ = x.shape
+            h = self.norm1(x)
+            q, k, v = (f(h).view(b, s, heads, hd)
+                       for f in (self.q, self.k, self.v))
+            x = x + self.proj(rt.attention(q, k, v, causal=True)
+                              .reshape(b, s, width))
+            return x + self.mlp(self.norm2(x))
+
+    torch.manual_seed(0)
+    model = nn.Sequential(*[Block() for _ in range(MODEL["blocks"])]).to(
+        device="cuda", dtype=torch.bfloat16)
+    compiled = torch.compile(model, fullgraph=True)
+    launches = {"n": 0}
+    run = rt._run
+
+    def counting_run(*args, **kw):
+        launches["n"] += 1
+        return run(*args, **kw)
+
+    def step(m, x):
+        model.zero_grad(set_to_none=True)
+        out = m(x)
+        out.float().pow(2).mean().backward()
+        return out.detach(), [p.grad.detach().clone()
+                              for p in model.parameters()]
+
+    row = dict(ok=True, notes="", seqs={})
+    for s in MODEL["seqs"]:
+        x = torch.randn(MODEL["batch"], s, width, device="cuda",
+                        dtype=torch.bfloat16,
+                        generator=torch.Generator(device="cuda")
+                        .manual_seed(s))
+        ref_out, ref_grads = step(model, x)
+        rt._run = counting_run
+        try:
+            launches["n"] = 0
+            out, grads = step(compiled, x)
+            torch.cuda.synchronize()
+        finally:
+            rt._run = run
+        errs = [rel_err(out, ref_out.float())[1]] + [
+            rel_err(g, r.float())[1] for g, r in zip(grads, ref_grads)]
+        r = dict(out_rel=errs[0], max_grad_rel=max(errs[1:]),
+                 our_launches=launches["n"])
+        row["seqs"][s] = r
+        # bf16 everywhere: Inductor's fusions round differently from eager
+        if not max(errs) <= 0.05:
+            row["ok"] = False
+            row["notes"] += "S=%d: rel err %.2e > 0.05; " % (s, max(errs))
+        if launches["n"] != 2 * MODEL["blocks"]:
+            row["ok"] = False
+            row["notes"] += ("S=%d: %d launches of our kernels, want %d "
+                             "(forward and backward per block); "
+                             % (s, launches["n"], 2 * MODEL["blocks"]))
+    return row
+
+
+def attempt(results, what, budget_left, fn):
+    """fn() while the time budget lasts; a skip or an exception is recorded
+    in results["failures"] (and None returned)."""
+    if budget_left() < 0:
+        results["failures"].append("budget: skipped %s" % what)
+        print("SKIP (time budget) %s" % what, flush=True)
+        return None
+    try:
+        return fn()
+    except Exception as e:  # report and go on with the others
+        import traceback
+        traceback.print_exc()
+        results["failures"].append("%s: %r" % (what, e))
+        print("ERROR %s: %r" % (what, e), flush=True)
+        return None
+
+
+def print_row(r):
+    def e(n):
+        return "%s %.1e/%.1e" % (n, r[n]["rel"], r[n]["torch_rel"])
+    print("%-40s %s  %s  %s  %s  lse %.1e | %7.1f ms (first %7.1f) | %s %s"
+          % (r["case"], e("o"), e("dq"), e("dk"), e("dv"), r["lse"]["rel"],
+             r["ms"], r["first_call_ms"], "PASS" if r["ok"] else "FAIL",
+             r["notes"]), flush=True)
+
+
+def markdown(results):
+    out = ["device: %s" % results.get("device", "?"), "",
+           "| case | O rel (torch) | dQ rel (torch) | dK rel (torch) | "
+           "dV rel (torch) | LSE rel | ms (fwd+bwd) | result |",
+           "|---|---|---|---|---|---|---|---|"]
+    for r in results["gradients"]:
+        e = ["%.1e (%.1e)" % (r[n]["rel"], r[n]["torch_rel"])
+             for n in ("o", "dq", "dk", "dv")]
+        det = ""
+        if "bitwise_repeat" in r:
+            det = ", bits %s" % ("equal" if r["bitwise_repeat"] else "differ")
+        out.append("| %s | %s | %s | %s | %s | %.1e | %.1f | %s%s |" % (
+            r["case"], e[0], e[1], e[2], e[3], r["lse"]["rel"], r["ms"],
+            "pass" if r["ok"] else "FAIL " + r["notes"], det))
+    out += ["", "| error case | result | message |", "|---|---|---|"]
+    for e in results["errors_raised"]:
+        out.append("| %s | %s | %s |" % (e["what"], "pass" if e["ok"]
+                                         else "FAIL", e["message"][:120]))
+    c = results.get("compile")
+    if c:
+        out += ["", "| torch.compile(fullgraph=True) vs eager | output rel | "
+                "max grad rel | our launches | result |", "|---|---|---|---|---|"]
+        for s, r in c["seqs"].items():
+            out.append("| S=%s | %.1e | %.1e | %d | %s |" % (
+                s, r["out_rel"], r["max_grad_rel"], r["our_launches"],
+                "pass" if c["ok"] else "FAIL " + c["notes"]))
+    if results["failures"]:
+        out += ["", "Failures:"] + ["- " + f for f in results["failures"]]
+    return "\n".join(out) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--prebuild", action="store_true",
+                    help="compile every case's kernels into --cache (needs "
+                    "rocke-opt, not PyTorch) and exit")
+    ap.add_argument("--cache", default=str(DEFAULT_CACHE),
+                    help="kernel cache ($ROCKE_CACHE_DIR; default "
+                    "%(default)s)")
+    ap.add_argument("--chip", default=CHIP, help="--prebuild's chip")
+    ap.add_argument("--out", default=os.environ.get("OUT"))
+    ap.add_argument("--budget-s", type=float, default=170,
+                    help="start no new check after this many seconds")
+    a = ap.parse_args()
+    os.environ["ROCKE_CACHE_DIR"] = a.cache
+    if a.prebuild:
+        t0 = time.time()
+        entries = rt.prebuild(problems(), a.chip, a.cache)
+        print("%d kernel sets for %s in %s (%.0f s)"
+              % (len(set(e.key for e in entries)), a.chip, a.cache,
+                 time.time() - t0))
+        return 0
+    import torch
+    import cupy
+    sys.path.insert(0, str(HERE))
+    start = time.time()
+    results = dict(device="%s, torch %s, cupy %s" % (
+        torch.cuda.get_device_name(), torch.__version__, cupy.__version__),
+        cache=a.cache, gradients=[], errors_raised=[], compile=None,
+        failures=[])
+    print(results["device"], flush=True)
+    gpu_checks(a, results)
+    failed = [r["case"] for r in results["gradients"] if not r["ok"]] + \
+        [e["what"] for e in results["errors_raised"] if not e["ok"]] + \
+        (["torch.compile"] if results["compile"] and
+         not results["compile"]["ok"] else [])
+    results["failed"] = failed
+    results["seconds"] = time.time() - start
+    print("\n%d gradient cases, %d failed checks, %d errors; %.0f s" % (
+        len(results["gradients"]), len(failed), len(results["failures"]),
+        results["seconds"]))
+    for f in failed + results["failures"]:
+        print("  FAILED:", f)
+    if a.out:
+        os.makedirs(a.out, exist_ok=True)
+        with open(os.path.join(a.out, "torch_check.json"), "w") as f:
+            json.dump(results, f, indent=1)
+        with open(os.path.join(a.out, "torch_check.md"), "w") as f:
+            f.write(markdown(results))
+    ok = not failed and not results["failures"] and results["compile"]
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

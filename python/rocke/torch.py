@@ -1,0 +1,518 @@
+"""rocke's attention kernels as a PyTorch op with autograd.
+
+    from rocke.torch import attention
+    o = attention(q, k, v, causal=True)      # q [B, Sq, Hq, D], k/v [B, Sk, Hkv, D]
+    o.sum().backward()                       # dq, dk, dv from our backward
+
+``attention`` is two ``torch.library`` custom ops, ``rocke::attention_forward``
+(O and the log-sum-exp statistics) and ``rocke::attention_backward``, with
+registered autograd (the forward saves q, k, v, O and the statistics) and
+fake implementations, so ``torch.compile(fullgraph=True)`` traces it.
+
+The kernels are compiled by rocke-opt (``$ROCKE_OPT``, ``PATH``, or the
+repository's build/bin) the first time a configuration (dtype, heads, head
+dim, mask, scale, deterministic) is used on a chip, and kept on disk
+(``rocke.kernel_cache``: ``$ROCKE_CACHE_DIR``, default ``~/.cache/rocke``);
+sizes (B, Sq, Sk) are dynamic in the kernels, so new lengths compile
+nothing. The chip comes from the device: NVIDIA compute capability 9.0
+(H100 / H200) gets ``sm_90a`` PTX, launched through CuPy; AMD (a ROCm build
+of PyTorch) gets the device's gfx90a / gfx942 / gfx950 HSACO, launched
+through ``rocke.launch_hip`` (not yet run on AMD hardware). Launches go on
+PyTorch's current stream.
+
+Importing this module works without PyTorch; ``attention`` then raises
+ImportError. The input checks (``check_inputs``) need only objects with
+``shape``, ``dtype`` and ``device``.
+"""
+import math
+import threading
+from typing import NamedTuple, Optional, Tuple
+
+from . import kernel_abi
+from .spec import HEAD_DIMS, MAX_WINDOW_EXTENT, FmhaBwdSpec
+
+try:
+    import torch
+    _IMPORT_ERROR = None
+    if not hasattr(torch, "library") or not hasattr(torch.library,
+                                                    "custom_op"):
+        _IMPORT_ERROR = ImportError(
+            "PyTorch %s has no torch.library.custom_op (needs 2.4 or newer)"
+            % torch.__version__)
+except Exception as e:  # ImportError, or a broken CUDA install
+    torch = None
+    _IMPORT_ERROR = e
+
+__all__ = ["attention", "check_inputs", "Problem", "problem", "prebuild",
+           "spec_for", "chip_of", "buffer_of", "available", "require_torch"]
+
+# PyTorch dtypes the kernels take, by their str() (no torch needed to check).
+DTYPE_NAMES = {"torch.float16": "f16", "torch.bfloat16": "bf16"}
+# Issue 32, part 1: packed variable-length batches in the dialect.
+VARLEN_MESSAGE = ("rocke.torch.attention: variable-length batches "
+                  "(cu_seqlens_q / cu_seqlens_k / max_seqlen_*) are not "
+                  "supported yet: they need fmha ops over packed sequences "
+                  "(issue 32, part 1)")
+
+
+def available() -> bool:
+    return _IMPORT_ERROR is None
+
+
+def require_torch():
+    if _IMPORT_ERROR is not None:
+        raise ImportError("rocke.torch needs PyTorch (2.4 or newer, with CUDA "
+                          "or ROCm) and, on NVIDIA GPUs, CuPy: %s"
+                          % (_IMPORT_ERROR,))
+    return torch
+
+
+# --------------------------------------------------------------------------
+# Checks and the kernel configuration (no PyTorch needed)
+# --------------------------------------------------------------------------
+
+class Problem(NamedTuple):
+    """One call's attention problem. Window extents: -1 is unbounded."""
+    batch: int
+    seq_q: int
+    seq_k: int
+    heads_q: int
+    heads_kv: int
+    head_dim: int
+    dtype: str  # f16 | bf16
+    window_left: int
+    window_right: int
+    scale: float
+    deterministic: bool
+
+
+def window_extents(causal, window) -> Tuple[int, int]:
+    """(left, right) keys a query sees on each side of the diagonal, -1 for
+    unbounded: FlashAttention's ``window_size``, with ``causal`` forcing
+    right = 0."""
+    if not isinstance(causal, bool):
+        raise TypeError("causal must be a bool, got %r" % (causal,))
+    if window is None:
+        left, right = -1, -1
+    else:
+        if not isinstance(window, (tuple, list)) or len(window) != 2 or \
+                not all(isinstance(w, int) and not isinstance(w, bool)
+                        for w in window):
+            raise TypeError("window must be None or a pair of ints "
+                            "(left, right), -1 for unbounded, got %r"
+                            % (window,))
+        left, right = window
+        for name, w in (("left", left), ("right", right)):
+            if w < -1 or w > MAX_WINDOW_EXTENT:
+                raise ValueError("window %s must be -1 (unbounded) or in "
+                                 "[0, 2^40], got %d" % (name, w))
+    if causal:
+        right = 0
+    return left, right
+
+
+def check_dense(*varlen_arguments) -> None:
+    """NotImplementedError for variable-length batches (any argument
+    given)."""
+    if any(x is not None for x in varlen_arguments):
+        raise NotImplementedError(VARLEN_MESSAGE)
+
+
+def _dtype_name(t, name) -> str:
+    dt = str(t.dtype)
+    if dt not in DTYPE_NAMES:
+        raise TypeError("rocke.torch.attention: %s has dtype %s; the kernels "
+                        "take torch.float16 or torch.bfloat16" % (name, dt))
+    return DTYPE_NAMES[dt]
+
+
+def check_inputs(q, k, v, *, causal=False, window=None, scale=None,
+                 deterministic=False, cu_seqlens_q=None, cu_seqlens_k=None,
+                 max_seqlen_q=None, max_seqlen_k=None) -> Problem:
+    """The Problem of ``attention(q, k, v, ...)``, or the error it raises:
+    NotImplementedError for variable-length batches, TypeError for a wrong
+    dtype or argument type, ValueError for devices, shapes, head dims and
+    values the kernels do not take."""
+    check_dense(cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k)
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        if getattr(t.device, "type", None) != "cuda":
+            raise ValueError("rocke.torch.attention: %s is on %s; the kernels "
+                             "run on CUDA (or ROCm) devices" % (name, t.device))
+        if len(t.shape) != 4:
+            raise ValueError("rocke.torch.attention: %s must be [batch, seq, "
+                             "heads, head_dim], got shape %s"
+                             % (name, tuple(t.shape)))
+    if not (q.device == k.device == v.device):
+        raise ValueError("rocke.torch.attention: q, k, v on different devices "
+                         "(%s, %s, %s)" % (q.device, k.device, v.device))
+    dtypes = [_dtype_name(t, n) for n, t in (("q", q), ("k", k), ("v", v))]
+    if len(set(dtypes)) != 1:
+        raise TypeError("rocke.torch.attention: q, k, v have dtypes %s; they "
+                        "must match" % ", ".join(str(t.dtype)
+                                                 for t in (q, k, v)))
+    # No int(): under torch.compile these may be symbolic sizes.
+    b, sq, hq, d = tuple(q.shape)
+    bk, sk, hkv, dk = tuple(k.shape)
+    bv, skv, hv, dv = tuple(v.shape)
+    if not b == bk == bv:
+        raise ValueError("rocke.torch.attention: batch sizes differ: q %d, k "
+                         "%d, v %d" % (b, bk, bv))
+    if sk != skv or hkv != hv:
+        raise ValueError("rocke.torch.attention: k %s and v %s differ in "
+                         "sequence length or heads"
+                         % (tuple(k.shape), tuple(v.shape)))
+    if hkv == 0 or hq % hkv:
+        raise ValueError("rocke.torch.attention: q's %d heads are not a "
+                         "multiple of k/v's %d (grouped-query attention "
+                         "needs Hq = g * Hkv)" % (hq, hkv))
+    if dk != d or dv != d:
+        raise ValueError("rocke.torch.attention: head dims differ (q %d, k %d, "
+                         "v %d); the kernels take one head dim" % (d, dk, dv))
+    if d not in HEAD_DIMS:
+        raise ValueError("rocke.torch.attention: head dim %d is not supported "
+                         "(the kernels take %s)"
+                         % (d, ", ".join(str(x) for x in HEAD_DIMS)))
+    left, right = window_extents(causal, window)
+    scale = scale_value(scale, d)
+    if not isinstance(deterministic, bool):
+        raise TypeError("deterministic must be a bool, got %r"
+                        % (deterministic,))
+    return Problem(b, sq, sk, hq, hkv, d, dtypes[0], left, right, scale,
+                   deterministic)
+
+
+def scale_value(scale, head_dim) -> float:
+    """The softmax scale: `scale`, or 1/sqrt(head_dim) for None."""
+    if scale is None:
+        return 1.0 / math.sqrt(head_dim)
+    if isinstance(scale, bool) or not isinstance(scale, (int, float)) or \
+            not math.isfinite(scale) or scale <= 0:
+        raise ValueError("rocke.torch.attention: scale must be a positive "
+                         "finite number, got %r" % (scale,))
+    return float(scale)
+
+
+def mask_fields(left: int, right: int, seq_q: int, seq_k: int) -> dict:
+    """FmhaBwdSpec's mask fields for window extents (-1 unbounded), aligned
+    to the bottom-right corner as FlashAttention's causal and window masks
+    are (the last query sees the last key); top-left, the same mask, when
+    Sq = Sk."""
+    if left < 0 and right < 0:
+        return dict(mask="none")
+    alignment = "top_left" if seq_q == seq_k else "bottom_right"
+    if left < 0 and right == 0:
+        return dict(mask="causal", alignment=alignment)
+    return dict(mask="sliding_window", alignment=alignment,
+                window_left=MAX_WINDOW_EXTENT if left < 0 else left,
+                window_right=MAX_WINDOW_EXTENT if right < 0 else right)
+
+
+def spec_for(p: Problem, chip: str) -> FmhaBwdSpec:
+    """The kernels' configuration: sizes B, Sq, Sk dynamic, BSHD layout
+    (contiguous [B, S, H, D]), the tiled strategy; the scale only when not
+    the default 1/sqrt(D) (one set of kernels for the default)."""
+    default = p.scale == 1.0 / math.sqrt(p.head_dim)
+    return FmhaBwdSpec(dtype=p.dtype, batch=None, seq_q=None, seq_k=None,
+                       heads_q=p.heads_q, heads_kv=p.heads_kv,
+                       head_dim_qk=p.head_dim,
+                       scale=None if default else p.scale,
+                       strategy="tiled", chip=chip,
+                       deterministic=p.deterministic, layout="bshd",
+                       **mask_fields(p.window_left, p.window_right, p.seq_q,
+                                     p.seq_k))
+
+
+def size_env(p: Problem) -> dict:
+    """The problem sizes the recipe's grids and scratch shapes use."""
+    return dict(B=p.batch, Sq=p.seq_q, Sk=p.seq_k, Hq=p.heads_q,
+                Hkv=p.heads_kv, Dqk=p.head_dim, Dv=p.head_dim)
+
+
+class _StandIn(NamedTuple):
+    shape: tuple
+    dtype: str
+    device: object
+
+
+class _Cuda(NamedTuple):
+    type: str = "cuda"
+    index: int = 0
+
+
+def problem(q_shape, kv_shape, dtype="bf16", **kw) -> Problem:
+    """The Problem of ``attention`` on q of shape `q_shape` and k, v of
+    shape `kv_shape` (``check_inputs``' keywords), without tensors."""
+    name = "torch." + {"f16": "float16", "bf16": "bfloat16"}.get(dtype,
+                                                                   dtype)
+    q, k = (_StandIn(tuple(s), name, _Cuda()) for s in (q_shape, kv_shape))
+    return check_inputs(q, k, k, **kw)
+
+
+def prebuild(problems, chip: str, directory: Optional[str] = None,
+             rocke_opt: Optional[str] = None) -> list:
+    """Compile the forward and backward kernels of each Problem for `chip`
+    into the kernel cache (`directory`, default ``$ROCKE_CACHE_DIR`` or
+    ``~/.cache/rocke``), e.g. on a machine with rocke-opt for a GPU machine
+    without it. No PyTorch needed; the cache entries."""
+    from .kernel_cache import cached_kernels
+    return [cached_kernels(spec_for(p, chip), forward, rocke_opt, directory)
+            for p in problems for forward in (True, False)]
+
+
+NVIDIA_CHIPS = {(9, 0): "sm_90a"}  # H100 / H200: warpgroup products
+AMD_CHIPS = ("gfx90a", "gfx942", "gfx950")
+
+
+def chip_of(capability=None, gcn_arch=None) -> str:
+    """The chip of a device: from an NVIDIA compute capability (major,
+    minor) or an AMD ``gcnArchName`` (``gfx942:sramecc+:xnack-``)."""
+    if gcn_arch is not None:
+        chip = gcn_arch.split(":")[0]
+        if chip not in AMD_CHIPS:
+            raise RuntimeError("rocke.torch: AMD chip %s is not supported "
+                               "(supported: %s)" % (chip, ", ".join(AMD_CHIPS)))
+        return chip
+    if tuple(capability) not in NVIDIA_CHIPS:
+        raise RuntimeError(
+            "rocke.torch: NVIDIA compute capability %d.%d is not supported; "
+            "the kernels are built for %s" % (tuple(capability) + (", ".join(
+                "%d.%d (%s)" % (c + (n,)) for c, n in NVIDIA_CHIPS.items()),)))
+    return NVIDIA_CHIPS[tuple(capability)]
+
+
+# --------------------------------------------------------------------------
+# Kernels: compiled, loaded and launched
+# --------------------------------------------------------------------------
+
+ELT_NAMES = {"torch.float16": "f16", "torch.bfloat16": "bf16",
+             "torch.float32": "f32"}
+
+
+def buffer_of(t) -> kernel_abi.Buffer:
+    """A tensor as ``kernel_abi.bind`` takes it."""
+    return kernel_abi.Buffer(t.data_ptr(), ELT_NAMES[str(t.dtype)],
+                             tuple(t.shape), tuple(t.stride()))
+
+
+_LOCK = threading.Lock()
+_CHIPS = {}
+_MODULES = {}
+
+
+def _device_chip(device) -> str:
+    index = device.index if device.index is not None else \
+        torch.cuda.current_device()
+    if index not in _CHIPS:
+        if torch.version.hip:
+            _CHIPS[index] = chip_of(gcn_arch=torch.cuda.get_device_properties(
+                index).gcnArchName)
+        else:
+            _CHIPS[index] = chip_of(torch.cuda.get_device_capability(index))
+    return _CHIPS[index]
+
+
+class _Loaded(NamedTuple):
+    kernels: list
+    module: object  # launch_cuda.RecipeModule or launch_hip.HipModule
+    hip: bool
+
+
+def _loaded(spec, forward: bool, index: int) -> _Loaded:
+    """The kernels of `spec` loaded on device `index`: compiled (or read
+    from the disk cache) and loaded once per process."""
+    import dataclasses
+    key = (forward, index) + dataclasses.astuple(spec)
+    with _LOCK:
+        if key not in _MODULES:
+            from .kernel_cache import cached_kernels
+            entry = cached_kernels(spec, forward)
+            with torch.cuda.device(index):
+                if spec.target == "rocm":
+                    from .launch_hip import HipModule
+                    module = HipModule(entry.code_path.read_bytes(),
+                                       entry.kernels)
+                else:
+                    from .launch_cuda import RecipeModule, require_cupy
+                    with require_cupy().cuda.Device(index):
+                        module = RecipeModule(entry.code_path, entry.kernels)
+            _MODULES[key] = _Loaded(entry.kernels, module,
+                                    spec.target == "rocm")
+        return _MODULES[key]
+
+
+_TORCH_DTYPES = {}
+
+
+def _torch_dtype(elt):
+    if not _TORCH_DTYPES:
+        _TORCH_DTYPES.update(f16=torch.float16, bf16=torch.bfloat16,
+                             f32=torch.float32)
+    return _TORCH_DTYPES[elt]
+
+
+def _run(p: Problem, forward: bool, tensors: dict) -> None:
+    """Launch the forward or backward kernels of problem `p` on `tensors`
+    (by role) on PyTorch's current stream of their device."""
+    device = tensors["q"].device
+    index = device.index if device.index is not None else \
+        torch.cuda.current_device()
+    loaded = _loaded(spec_for(p, _device_chip(device)), forward, index)
+    with torch.cuda.device(index):
+        scratch = []  # alive until the launches are queued; the caching
+        # allocator reuses a block only after this stream's work on it
+
+        def allocate(name, elt, shape, init):
+            t = torch.empty(shape, dtype=_torch_dtype(elt), device=device)
+            scratch.append(t)
+            return buffer_of(t)
+
+        launches = kernel_abi.bind(
+            loaded.kernels, size_env(p),
+            {r: buffer_of(t) for r, t in tensors.items()}, allocate)
+        stream = torch.cuda.current_stream(device)
+        if loaded.hip:
+            loaded.module.launch(launches, stream.cuda_stream)
+        else:
+            from .launch_cuda import external_stream, require_cupy
+            with require_cupy().cuda.Device(index):
+                loaded.module.launch(launches, external_stream(stream))
+
+
+def _kernel_input(t):
+    """`t` as the kernels read it: contiguous, 16-byte aligned."""
+    t = t.contiguous()
+    if t.data_ptr() % 16:
+        t = t.clone()
+    return t
+
+
+def _problem(q, k, v, window_left, window_right, scale, deterministic):
+    window = (window_left, window_right)
+    return check_inputs(q, k, v, window=window, scale=scale,
+                        deterministic=deterministic)
+
+
+# --------------------------------------------------------------------------
+# The custom ops
+# --------------------------------------------------------------------------
+
+if _IMPORT_ERROR is None:
+    Tensor = torch.Tensor
+
+    @torch.library.custom_op("rocke::attention_forward", mutates_args=(),
+                             device_types="cuda")
+    def attention_forward(q: Tensor, k: Tensor, v: Tensor, window_left: int,
+                          window_right: int, scale: float,
+                          deterministic: bool) -> Tuple[Tensor, Tensor]:
+        """O [B, Sq, Hq, D] and the natural-log LSE [B, Hq, Sq] (float32;
+        -inf for a query that sees no key, whose O is 0). `deterministic`
+        is the backward's (kept for autograd)."""
+        q, k, v = (_kernel_input(t) for t in (q, k, v))
+        p = _problem(q, k, v, window_left, window_right, scale, deterministic)
+        o = torch.empty_like(q)
+        lse = torch.empty((p.batch, p.heads_q, p.seq_q), dtype=torch.float32,
+                          device=q.device)
+        if p.batch * p.seq_q == 0:
+            return o, lse
+        if p.seq_k == 0:  # no key at all: no grid to launch
+            return o.zero_(), lse.fill_(float("-inf"))
+        _run(p, True, dict(q=q, k=k, v=v, o=o, lse=lse))
+        return o, lse
+
+    @attention_forward.register_fake
+    def _(q, k, v, window_left, window_right, scale, deterministic):
+        # torch.compile: the checks attention() skips while tracing.
+        _problem(q, k, v, window_left, window_right, scale, deterministic)
+        b, sq, hq, _ = q.shape
+        return (torch.empty_like(q, memory_format=torch.contiguous_format),
+                q.new_empty((b, hq, sq), dtype=torch.float32))
+
+    @torch.library.custom_op("rocke::attention_backward", mutates_args=(),
+                             device_types="cuda")
+    def attention_backward(grad_out: Tensor, q: Tensor, k: Tensor,
+                           v: Tensor, o: Tensor, lse: Tensor,
+                           window_left: int, window_right: int, scale: float,
+                           deterministic: bool
+                           ) -> Tuple[Tensor, Tensor, Tensor]:
+        """dQ, dK, dV (q's, k's, v's shapes and dtype) of the forward that
+        gave O and LSE, for the output gradient `grad_out` (dO)."""
+        q, k, v, o, do = (_kernel_input(t) for t in (q, k, v, o, grad_out))
+        lse = lse.contiguous()
+        p = _problem(q, k, v, window_left, window_right, scale, deterministic)
+        dq, dk, dv = (torch.empty_like(t) for t in (q, k, v))
+        if p.batch * p.seq_q == 0 or p.seq_k == 0:
+            return dq.zero_(), dk.zero_(), dv.zero_()
+        _run(p, False, dict(q=q, k=k, v=v, o=o, do=do, lse=lse, dq=dq, dk=dk,
+                            dv=dv))
+        return dq, dk, dv
+
+    @attention_backward.register_fake
+    def _(grad_out, q, k, v, o, lse, window_left, window_right, scale,
+          deterministic):
+        return tuple(torch.empty_like(t, memory_format=torch.contiguous_format)
+                     for t in (q, k, v))
+
+    def _setup_context(ctx, inputs, output):
+        q, k, v, window_left, window_right, scale, deterministic = inputs
+        o, lse = output
+        ctx.save_for_backward(q, k, v, o, lse)
+        ctx.mark_non_differentiable(lse)
+        ctx.options = (window_left, window_right, scale, deterministic)
+
+    def _backward(ctx, grad_o, grad_lse):
+        q, k, v, o, lse = ctx.saved_tensors
+        if grad_o is None:
+            grad_o = torch.zeros_like(o)
+        dq, dk, dv = torch.ops.rocke.attention_backward(
+            grad_o.to(o.dtype).contiguous(), q, k, v, o, lse, *ctx.options)
+        return dq, dk, dv, None, None, None, None
+
+    attention_forward.register_autograd(_backward,
+                                        setup_context=_setup_context)
+
+
+def attention(q, k, v, *, causal=False, window=None, scale=None,
+              cu_seqlens_q=None, cu_seqlens_k=None, max_seqlen_q=None,
+              max_seqlen_k=None, deterministic=False):
+    """Attention of q [B, Sq, Hq, D] over k, v [B, Sk, Hkv, D] (the layout of
+    FlashAttention's ``flash_attn_func``): O [B, Sq, Hq, D], differentiable
+    in q, k and v.
+
+    * dtype float16 or bfloat16 (all three alike), on a CUDA (or ROCm)
+      device; D one of 32, 64, 96, 128, 192, 256; Hq a multiple of Hkv
+      (grouped-query attention when Hkv < Hq).
+    * Non-contiguous q, k, v (e.g. ``x.transpose(1, 2)`` of [B, H, S, D]
+      tensors) are copied to contiguous [B, S, H, D] first; O and the
+      gradients are contiguous.
+    * ``causal``: query i sees keys j <= i + Sk - Sq (aligned to the
+      bottom-right corner, as FlashAttention's; the usual causal mask when
+      Sq = Sk). A query that sees no key gets O = 0 and zero gradients.
+    * ``window=(left, right)``: query i sees keys j with
+      i + Sk - Sq - left <= j <= i + Sk - Sq + right; -1 is unbounded
+      (FlashAttention's ``window_size``); ``causal`` sets right = 0.
+    * ``scale``: the softmax scale, default 1/sqrt(D).
+    * ``deterministic``: a backward that gives the same bits every run (dQ
+      summed in a fixed order instead of with atomics).
+    * ``cu_seqlens_*`` / ``max_seqlen_*``: variable-length batches, not
+      supported yet (NotImplementedError; issue 32, part 1).
+
+    Errors: TypeError (dtype, argument types), ValueError (device, shapes,
+    head dim, window, scale), RuntimeError (unsupported GPU), and
+    ``rocke.CompileError`` / ``rocke.RockeOptNotFound`` when the kernels
+    cannot be compiled.
+    """
+    require_torch()
+    check_dense(cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k)
+    if not torch.compiler.is_compiling():
+        # Eager: every error before anything runs. Traced, the fake
+        # implementation checks the tensors (Dynamo need not trace this).
+        check_inputs(q, k, v, causal=causal, window=window, scale=scale,
+                     deterministic=deterministic)
+    left, right = window_extents(causal, window)
+    if not isinstance(deterministic, bool):
+        raise TypeError("deterministic must be a bool, got %r"
+                        % (deterministic,))
+    o, _ = torch.ops.rocke.attention_forward(
+        q.contiguous(), k.contiguous(), v.contiguous(), left, right,
+        scale_value(scale, q.shape[-1]), deterministic)
+    return o

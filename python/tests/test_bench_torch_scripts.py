@@ -1,0 +1,71 @@
+"""bench/torch_check.py and bench/train_lm.py without a GPU: their problems
+are ones the op takes (what --prebuild compiles), and the gradient cases'
+masks leave every query a key (the float32 SDPA reference is NaN for a row
+that sees none)."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..",
+                                "bench"))
+import torch_check  # noqa: E402
+
+
+def test_cases_are_distinct_and_checkable():
+    cases = torch_check.cases()
+    assert len({c["name"] for c in cases}) == len(cases)
+    # One case leaves query rows without keys (Sq > Sk, bottom-right
+    # causal): 200 of its 300.
+    assert [(c["name"], torch_check.keyless_rows(c)) for c in cases
+            if torch_check.keyless_rows(c)] == \
+        [("bf16_d128_h16_4_causal_300x100", 200)]
+    assert {c["D"] for c in cases} == {64, 96, 128, 192, 256}
+    assert {(c["Hq"], c["Hkv"]) for c in cases} == {(16, 16), (16, 4)}
+
+
+def test_every_problem_is_one_the_op_takes():
+    problems = torch_check.problems()
+    assert len(problems) == len(torch_check.cases()) + \
+        len(torch_check.MODEL["seqs"])
+    assert {p.dtype for p in problems} == {"bf16", "f16"}
+
+
+def test_rows_without_keys_are_counted():
+    assert torch_check.keyless_rows(
+        torch_check.case("bf16", 64, 2, 2, 10, 4, causal=True)) == 6
+    assert torch_check.keyless_rows(
+        torch_check.case("bf16", 64, 2, 2, 4, 10, causal=True)) == 0
+    assert torch_check.keyless_rows(
+        torch_check.case("bf16", 64, 2, 2, 10, 4, window=(0, 2))) == 4
+
+
+import train_lm  # noqa: E402
+
+
+def test_train_lm_problem_and_data():
+    (p,) = train_lm.problems()
+    assert (p.heads_q, p.head_dim, p.window_right) == (6, 64, 0)
+    data = train_lm.corpus()
+    assert isinstance(data, bytes) and len(data) > 100_000
+
+
+def lm_results(flash, cudnn, ours):
+    results = dict(runs={n: dict(losses=l, ms_per_step=1.0) for n, l in
+                         (("sdpa-flash", flash), ("sdpa-cudnn", cudnn),
+                          ("rocke", ours))}, errors=[])
+    results["differences"] = train_lm.compare(results)
+    return results
+
+
+def test_train_lm_verdict():
+    falling = [5.5 - 0.01 * i for i in range(200)]
+    shifted = [x + 0.005 for x in falling]
+    assert train_lm.verdict(lm_results(falling, shifted, shifted)) == []
+    far = [x + 0.2 for x in falling]  # past 2 x 0.005 + 0.02
+    bad = train_lm.verdict(lm_results(falling, shifted, far))
+    assert len(bad) == 2 and "past 2 x 0.005" in bad[0]
+    flat = [5.5] * 200
+    assert "did not fall" in train_lm.verdict(lm_results(flat, flat,
+                                                         flat))[0]
+    nan = falling[:-1] + [float("nan")]
+    assert "not finite" in train_lm.verdict(lm_results(falling, shifted,
+                                                        nan))[0]

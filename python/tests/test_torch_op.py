@@ -1,0 +1,318 @@
+"""rocke.torch without a GPU: the input checks (on stand-in tensors), the
+kernel configuration, the chip of a device, the disk cache and the launch
+plan of real compiled kernels; the op itself where PyTorch is importable."""
+import json
+import math
+import os
+import stat
+
+import pytest
+
+import rocke
+from rocke import kernel_abi, kernel_cache
+from rocke import torch as rt
+
+
+class FakeTensor:
+    """What check_inputs reads of a tensor: shape, dtype, device."""
+
+    class Device:
+        def __init__(self, kind, index=0):
+            self.type, self.index = kind, index
+
+        def __eq__(self, other):
+            return (self.type, self.index) == (other.type, other.index)
+
+        def __repr__(self):
+            return "%s:%d" % (self.type, self.index)
+
+    class DType:
+        def __init__(self, name):
+            self.name = name
+
+        def __str__(self):
+            return "torch." + self.name
+
+    def __init__(self, *shape, dtype="bfloat16", device="cuda", index=0):
+        self.shape = shape
+        self.dtype = FakeTensor.DType(dtype)
+        self.device = FakeTensor.Device(device, index)
+
+
+def qkv(b=2, sq=100, sk=100, hq=16, hkv=4, d=64, **kw):
+    return (FakeTensor(b, sq, hq, d, **kw), FakeTensor(b, sk, hkv, d, **kw),
+            FakeTensor(b, sk, hkv, d, **kw))
+
+
+def test_import_without_torch_is_clean():
+    if rt.available():
+        pytest.skip("PyTorch is importable here")
+    with pytest.raises(ImportError, match="rocke.torch needs PyTorch"):
+        rt.attention(*qkv())
+
+
+def test_problem_of_a_gqa_call():
+    p = rt.check_inputs(*qkv(), causal=True)
+    assert p == rt.Problem(2, 100, 100, 16, 4, 64, "bf16", -1, 0,
+                           1 / math.sqrt(64), False)
+    p = rt.check_inputs(*qkv(dtype="float16", d=128), window=(32, 8),
+                        scale=0.5, deterministic=True)
+    assert (p.dtype, p.window_left, p.window_right, p.scale,
+            p.deterministic) == ("f16", 32, 8, 0.5, True)
+
+
+@pytest.mark.parametrize("tensors, kw, error, message", [
+    (qkv(dtype="float32"), {}, TypeError,
+     "q has dtype torch.float32; the kernels take torch.float16 or "
+     "torch.bfloat16"),
+    ((FakeTensor(2, 9, 16, 64), FakeTensor(2, 9, 4, 64, dtype="float16"),
+      FakeTensor(2, 9, 4, 64)), {}, TypeError, "must match"),
+    (qkv(device="cpu"), {}, ValueError, "q is on cpu:0; the kernels run on "
+     "CUDA"),
+    ((FakeTensor(2, 9, 16, 64), FakeTensor(2, 9, 4, 64, index=1),
+      FakeTensor(2, 9, 4, 64)), {}, ValueError, "different devices"),
+    ((FakeTensor(9, 16, 64),) + qkv()[1:], {}, ValueError,
+     r"q must be \[batch, seq, heads, head_dim\], got shape \(9, 16, 64\)"),
+    (qkv(hq=6, hkv=4), {}, ValueError, "6 heads are not a multiple of k/v's 4"),
+    ((FakeTensor(2, 9, 8, 64), FakeTensor(3, 9, 8, 64),
+      FakeTensor(3, 9, 8, 64)), {}, ValueError, "batch sizes differ"),
+    ((FakeTensor(2, 9, 8, 64), FakeTensor(2, 9, 8, 64),
+      FakeTensor(2, 10, 8, 64)), {}, ValueError, "sequence length or heads"),
+    ((FakeTensor(2, 9, 8, 64), FakeTensor(2, 9, 8, 64),
+      FakeTensor(2, 9, 8, 128)), {}, ValueError, "head dims differ"),
+    (qkv(d=80), {}, ValueError, "head dim 80 is not supported"),
+    (qkv(), dict(window=(4,)), TypeError, "pair of ints"),
+    (qkv(), dict(window=(-2, 0)), ValueError, "window left must be -1"),
+    (qkv(), dict(causal=1), TypeError, "causal must be a bool"),
+    (qkv(), dict(scale=-1.0), ValueError, "scale must be a positive finite"),
+    (qkv(), dict(scale=float("nan")), ValueError, "positive finite"),
+    (qkv(), dict(deterministic=None), TypeError, "deterministic must be"),
+    (qkv(), dict(cu_seqlens_q=[0, 3]), NotImplementedError,
+     r"variable-length .* \(issue 32, part 1\)"),
+    (qkv(), dict(max_seqlen_k=3), NotImplementedError, "issue 32, part 1"),
+])
+def test_bad_inputs_are_named(tensors, kw, error, message):
+    with pytest.raises(error, match=message):
+        rt.check_inputs(*tensors, **kw)
+
+
+def test_masks_follow_flash_attention():
+    """causal / window bottom-right aligned (top-left, the same mask, when
+    Sq = Sk), -1 unbounded, causal forcing right = 0."""
+    assert rt.window_extents(False, None) == (-1, -1)
+    assert rt.window_extents(True, None) == (-1, 0)
+    assert rt.window_extents(True, (128, 64)) == (128, 0)
+    assert rt.mask_fields(-1, -1, 10, 20) == dict(mask="none")
+    assert rt.mask_fields(-1, 0, 10, 10) == dict(mask="causal",
+                                                 alignment="top_left")
+    assert rt.mask_fields(-1, 0, 10, 20) == dict(mask="causal",
+                                                 alignment="bottom_right")
+    assert rt.mask_fields(128, 0, 7, 7) == dict(
+        mask="sliding_window", alignment="top_left", window_left=128,
+        window_right=0)
+    assert rt.mask_fields(-1, 5, 7, 9)["window_left"] == \
+        rocke.spec.MAX_WINDOW_EXTENT
+
+
+def test_spec_of_a_problem():
+    p = rt.check_inputs(*qkv(sq=50, sk=80), causal=True)
+    spec = rt.spec_for(p, "sm_90a")
+    assert (spec.batch, spec.seq_q, spec.seq_k, spec.heads_q, spec.heads_kv,
+            spec.head_dim_qk, spec.scale, spec.layout, spec.strategy) == \
+        (None, None, None, 16, 4, 64, None, "bshd", "tiled")
+    assert "#fmha.mask<causal, alignment = bottom_right>" in spec.to_mlir()
+    spec = rt.spec_for(rt.check_inputs(*qkv(), scale=0.25), "gfx942")
+    assert spec.scale == 0.25 and spec.mask == "none"
+
+
+def test_chip_of_a_device():
+    assert rt.chip_of((9, 0)) == "sm_90a"
+    with pytest.raises(RuntimeError, match=r"compute capability 8\.0 is not "
+                       r"supported; the kernels are built for 9\.0 "
+                       r"\(sm_90a\)"):
+        rt.chip_of((8, 0))
+    assert rt.chip_of(gcn_arch="gfx942:sramecc+:xnack-") == "gfx942"
+    with pytest.raises(RuntimeError, match="AMD chip gfx1100 is not"):
+        rt.chip_of(gcn_arch="gfx1100")
+
+
+# --------------------------------------------------------------------------
+# Disk cache
+# --------------------------------------------------------------------------
+
+def test_cache_key_covers_every_input():
+    base = ("module {}", "fmha-bwd-nvvm{chip=sm_90a}", "sm_90a", "c0")
+    keys = {kernel_cache.cache_key(*base)}
+    for i, other in enumerate(("module { }", "fmha-bwd-nvvm{chip=sm_90}",
+                               "sm_90", "c1")):
+        changed = list(base)
+        changed[i] = other
+        keys.add(kernel_cache.cache_key(*changed))
+    assert len(keys) == 5
+    assert kernel_cache.cache_key(*base) == kernel_cache.cache_key(*base)
+
+
+def test_cache_dir(monkeypatch, tmp_path):
+    monkeypatch.setenv("ROCKE_CACHE_DIR", str(tmp_path))
+    assert kernel_cache.cache_dir() == tmp_path
+    assert kernel_cache.cache_dir("/x") == kernel_cache.Path("/x")
+    monkeypatch.delenv("ROCKE_CACHE_DIR")
+    assert str(kernel_cache.cache_dir()).endswith(os.path.join(".cache",
+                                                               "rocke"))
+
+
+def test_compiler_identity_follows_the_build(tmp_path):
+    exe = tmp_path / "rocke-opt"
+    exe.write_text("#!/bin/sh\necho 'rocke-opt 1'\n")
+    exe.chmod(exe.stat().st_mode | stat.S_IXUSR)
+    first = kernel_cache.compiler_identity(str(exe))
+    assert first == kernel_cache.compiler_identity(str(exe))
+    exe.write_text("#!/bin/sh\necho 'rocke-opt 2'\n")
+    os.utime(exe, ns=(exe.stat().st_atime_ns, exe.stat().st_mtime_ns + 10**9))
+    assert kernel_cache.compiler_identity(str(exe)) != first
+
+
+def _rocke_opt():
+    try:
+        return rocke.find_rocke_opt()
+    except rocke.RockeOptNotFound:
+        return None
+
+
+needs_rocke_opt = pytest.mark.skipif(_rocke_opt() is None,
+                                     reason="no rocke-opt binary")
+
+
+@pytest.fixture(scope="module")
+def nvidia_kernels(tmp_path_factory):
+    """The forward and backward kernels of a GQA causal problem for sm_90a,
+    compiled into a fresh cache."""
+    directory = tmp_path_factory.mktemp("cache")
+    p = rt.check_inputs(*qkv(d=64), causal=True)
+    spec = rt.spec_for(p, "sm_90a")
+    return p, spec, directory, {
+        fwd: kernel_cache.cached_kernels(spec, fwd, directory=str(directory))
+        for fwd in (True, False)}
+
+
+@needs_rocke_opt
+def test_first_use_compiles_then_the_cache_answers(nvidia_kernels,
+                                                   monkeypatch):
+    p, spec, directory, entries = nvidia_kernels
+    entry = entries[False]
+    assert entry.directory.parent == directory
+    assert entry.code_path.name == "kernel.ptx"
+    assert ".entry fmha_bwd_tiled_main" in entry.code_path.read_text()
+    assert (entry.directory / "spec.mlir").read_text() == spec.to_mlir()
+    assert "fmha-bwd-nvvm{chip=sm_90a" in \
+        (entry.directory / "pipeline.txt").read_text()
+    assert entries[True].key != entry.key
+    assert not [f for f in os.listdir(directory) if f.startswith(".tmp")]
+
+    def no_compile(*a, **kw):
+        raise AssertionError("compiled again")
+    monkeypatch.setattr(kernel_cache, "compile_binary", no_compile)
+    again = kernel_cache.cached_kernels(spec, False, directory=str(directory))
+    assert again.key == entry.key and again.kernels == entry.kernels
+
+
+@needs_rocke_opt
+def test_launch_plan_of_real_kernels(nvidia_kernels):
+    """bind() on the compiled recipe: every kernel gets as many argument
+    fields as its PTX has parameters, operands by role, one scratch buffer
+    per name, grids from the problem sizes."""
+    p, spec, _, entries = nvidia_kernels
+    env = rt.size_env(p)
+    shapes = dict(q=(2, 100, 16, 64), k=(2, 100, 4, 64), v=(2, 100, 4, 64),
+                  lse=(2, 16, 100))
+    shapes.update(o=shapes["q"], do=shapes["q"], dq=shapes["q"],
+                  dk=shapes["k"], dv=shapes["v"])
+    buffers = {}
+    for i, (role, shape) in enumerate(sorted(shapes.items())):
+        buffers[role] = kernel_abi.Buffer(
+            0x10000 * (i + 1), "f32" if role == "lse" else "bf16", shape,
+            _strides(shape))
+    allocated = []
+
+    def allocate(name, elt, shape, init):
+        allocated.append((name, elt, shape))
+        return kernel_abi.Buffer(0x900000 * len(allocated), elt, tuple(shape),
+                                 _strides(shape))
+
+    fwd = kernel_abi.bind(entries[True].kernels, env, buffers, allocate)
+    assert [l.kernel for l in fwd] == ["fmha_fwd_tiled_main"]
+    assert fwd[0].grid == (1, 16, 2) and fwd[0].shared > 0
+    bwd = kernel_abi.bind(entries[False].kernels, env, buffers, allocate)
+    sidecar = json.loads((entries[False].directory /
+                          "kernel.ptx.json").read_text())
+    params = {k["name"]: k["metadata"]["param_count"]
+              for k in sidecar["kernels"]}
+    for l in bwd:
+        assert len(l.args) == params[l.kernel]
+    main = next(l for l in bwd if l.kernel == "fmha_bwd_tiled_main")
+    assert main.args[0] == ("!llvm.ptr", buffers["q"].ptr)
+    assert [v for _, v in main.args[3:11]] == [2, 100, 16, 64,
+                                               100 * 16 * 64, 16 * 64, 64, 1]
+    assert sorted(n for n, _, _ in allocated) == ["dq_accum", "row_stats"]
+
+
+def _strides(shape):
+    strides = [1]
+    for n in reversed(shape[1:]):
+        strides.insert(0, strides[0] * n)
+    return tuple(strides)
+
+
+# --------------------------------------------------------------------------
+# With PyTorch (no GPU needed): the op's registration and fake tensors
+# --------------------------------------------------------------------------
+
+def test_fake_implementations_trace():
+    torch = pytest.importorskip("torch")
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    with FakeTensorMode():
+        q = torch.empty(2, 100, 16, 64, dtype=torch.bfloat16, device="cuda")
+        k = torch.empty(2, 80, 4, 64, dtype=torch.bfloat16, device="cuda")
+        o, lse = torch.ops.rocke.attention_forward(q, k, k, -1, 0, 0.125,
+                                                   False)
+        assert o.shape == q.shape and lse.shape == (2, 16, 100)
+        assert lse.dtype == torch.float32
+        dq, dk, dv = torch.ops.rocke.attention_backward(o, q, k, k, o, lse,
+                                                        -1, 0, 0.125, False)
+        assert (dq.shape, dk.shape, dv.shape) == (q.shape, k.shape, k.shape)
+        with pytest.raises(ValueError, match="head dim 80"):
+            x = torch.empty(2, 10, 4, 80, dtype=torch.bfloat16, device="cuda")
+            torch.ops.rocke.attention_forward(x, x, x, -1, -1, 0.1, False)
+
+
+def test_attention_refuses_cpu_tensors():
+    torch = pytest.importorskip("torch")
+    x = torch.zeros(1, 8, 2, 64, dtype=torch.bfloat16)
+    with pytest.raises(ValueError, match="q is on cpu"):
+        rt.attention(x, x, x)
+
+
+def test_problem_from_shapes():
+    assert rt.problem((2, 100, 16, 64), (2, 80, 4, 64), "f16", causal=True) \
+        == rt.check_inputs(*(FakeTensor(2, 100, 16, 64, dtype="float16"),
+                             FakeTensor(2, 80, 4, 64, dtype="float16"),
+                             FakeTensor(2, 80, 4, 64, dtype="float16")),
+                           causal=True)
+    with pytest.raises(ValueError, match="head dim 80"):
+        rt.problem((1, 8, 2, 80), (1, 8, 2, 80))
+
+
+@needs_rocke_opt
+def test_without_rocke_opt_prebuilt_kernels_serve(nvidia_kernels,
+                                                   monkeypatch):
+    """A GPU machine without the compiler takes the entry built for the same
+    MLIR; a problem nobody built is an error naming the cache."""
+    p, spec, directory, entries = nvidia_kernels
+    monkeypatch.setenv("ROCKE_OPT", "/nonexistent/rocke-opt")
+    entry = kernel_cache.cached_kernels(spec, False, directory=str(directory))
+    assert entry.key == entries[False].key
+    assert entry.kernels == entries[False].kernels
+    other = rt.spec_for(rt.problem((1, 8, 2, 32), (1, 8, 2, 32)), "sm_90a")
+    with pytest.raises(rocke.RockeOptNotFound, match="holds no kernels built "
+                       "for this problem"):
+        kernel_cache.cached_kernels(other, False, directory=str(directory))
