@@ -137,7 +137,7 @@ def gpu_checks(a, results):
     import torch
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
-    from run_bwd import REL_FLOOR, check_against, fail, rel_err
+    from run_bwd import REL_FLOOR, attempt, check_against, fail, rel_err
 
     torch.set_float32_matmul_precision("highest")  # float32 references
     DT = {"bf16": torch.bfloat16, "f16": torch.float16}
@@ -396,23 +396,6 @@ def compile_check(torch, rel_err):
     return row
 
 
-def attempt(results, what, budget_left, fn):
-    """fn() while the time budget lasts; a skip or an exception is recorded
-    in results["failures"] (and None returned)."""
-    if budget_left() < 0:
-        results["failures"].append("budget: skipped %s" % what)
-        print("SKIP (time budget) %s" % what, flush=True)
-        return None
-    try:
-        return fn()
-    except Exception as e:  # report and go on with the others
-        import traceback
-        traceback.print_exc()
-        results["failures"].append("%s: %r" % (what, e))
-        print("ERROR %s: %r" % (what, e), flush=True)
-        return None
-
-
 def print_row(r):
     def e(n):
         return "%s %.1e/%.1e" % (n, r[n]["rel"], r[n]["torch_rel"])
@@ -448,8 +431,8 @@ def markdown(results):
             out.append("| S=%s | %.1e | %.1e | %d | %s |" % (
                 s, r["out_rel"], r["max_grad_rel"], r["our_launches"],
                 "pass" if c["ok"] else "FAIL " + c["notes"]))
-    if results["failures"]:
-        out += ["", "Failures:"] + ["- " + f for f in results["failures"]]
+    if results["errors"]:
+        out += ["", "Failures:"] + ["- " + f for f in results["errors"]]
     return "\n".join(out) + "\n"
 
 
@@ -481,7 +464,7 @@ def main():
     results = dict(device="%s, torch %s, cupy %s" % (
         torch.cuda.get_device_name(), torch.__version__, cupy.__version__),
         cache=a.cache, gradients=[], errors_raised=[], compile=None,
-        failures=[])
+        errors=[])
     print(results["device"], flush=True)
     gpu_checks(a, results)
     failed = [r["case"] for r in results["gradients"] if not r["ok"]] + \
@@ -491,9 +474,9 @@ def main():
     results["failed"] = failed
     results["seconds"] = time.time() - start
     print("\n%d gradient cases, %d failed checks, %d errors; %.0f s" % (
-        len(results["gradients"]), len(failed), len(results["failures"]),
+        len(results["gradients"]), len(failed), len(results["errors"]),
         results["seconds"]))
-    for f in failed + results["failures"]:
+    for f in failed + results["errors"]:
         print("  FAILED:", f)
     if a.out:
         os.makedirs(a.out, exist_ok=True)
@@ -501,7 +484,7 @@ def main():
             json.dump(results, f, indent=1)
         with open(os.path.join(a.out, "torch_check.md"), "w") as f:
             f.write(markdown(results))
-    ok = not failed and not results["failures"] and results["compile"]
+    ok = not failed and not results["errors"] and results["compile"]
     return 0 if ok else 1
 
 
