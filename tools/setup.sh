@@ -10,7 +10,7 @@ if [ "${ROCKE_SKIP_APT:-0}" != 1 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends \
     cmake ninja-build g++ clang-22 lld-22 llvm-22-dev llvm-22-tools libmlir-22-dev \
     mlir-22-tools libzstd-dev libgtest-dev libclang-rt-22-dev python3 python3-numpy python3-pytest \
-    python3-pip python3-setuptools python3-wheel
+    python3-pip python3-setuptools python3-wheel python3-venv
 fi
 
 cmake -S . -B build -G Ninja \
