@@ -428,13 +428,16 @@ KernelTarget targetOf(const MatrixAtom &atom) {
   return atom.isHost() ? KernelTarget::cpu() : KernelTarget::gpu(atom.lanes);
 }
 
-/// Visits the atoms of the C tile `t` (row-major index `n`) with where the
-/// lane's register 0 of each lands in a buffer: (row, col) plus the lane's
+/// Visits the fragments `frags` of the C tile `t` in runs of `width`
+/// registers consecutive along a buffer row (forEachAccRun): fn(r, c, run)
+/// with (r, c) where the run lands in a buffer at (row, col) plus the lane's
 /// and the atom's offsets, swapped when `transposed`.
-void forEachAtomOrigin(
+void forEachTileRun(
     OpBuilder &b, Location loc, TileType t, LaneCoords lane, Value row,
-    Value col, bool transposed,
-    function_ref<void(int64_t n, Value row0, Value col0)> fn) {
+    Value col, bool transposed, ValueRange frags, int64_t width,
+    function_ref<void(Value r, Value c, ValueRange run)> fn) {
+  const MatrixAtom &atom = t.getMatrixAtom();
+  AccLayout layout = AccLayout::get(atom, transposed);
   for (int64_t ai = 0; ai < t.getRowAtoms(); ++ai)
     for (int64_t aj = 0; aj < t.getColAtoms(); ++aj) {
       Value tileRow = addIdx(b, loc, lane.row, ai * t.getAtomRows());
@@ -443,7 +446,8 @@ void forEachAtomOrigin(
           arith::AddIOp::create(b, loc, row, transposed ? tileCol : tileRow);
       Value col0 =
           arith::AddIOp::create(b, loc, col, transposed ? tileRow : tileCol);
-      fn(ai * t.getColAtoms() + aj, row0, col0);
+      forEachAccRun(b, loc, targetOf(atom), frags[ai * t.getColAtoms() + aj],
+                    layout, width, row0, col0, fn);
     }
 }
 
@@ -654,35 +658,28 @@ struct DistributeAccumulate : OpConversionPattern<fmha::TileAccumulateOp> {
           col = indices.back();
     // Runs of registers consecutive along the buffer's rows.
     AccRuns runs = AccRuns::get(atom, transposed);
-    AccLayout layout = AccLayout::get(atom, transposed);
     auto runType = VectorType::get({runs.width}, rewriter.getF32Type());
     // Atom origins are multiples of the atom's extent, and every allocator
     // aligns the buffer to 16 bytes at least (malloc; cudaMalloc and
     // hipMalloc to 256).
     IntegerAttr alignment =
         rewriter.getI64IntegerAttr(std::min<int64_t>(16, runs.alignment * 4));
-    ValueRange frags = adaptor.getValue();
-    forEachAtomOrigin(
-        rewriter, loc, t, lane, row, col, transposed,
-        [&](int64_t n, Value row0, Value col0) {
-          forEachAccRun(
-              rewriter, loc, targetOf(atom), frags[n], layout, runs.width, row0,
-              col0, [&](Value r, Value c, ValueRange elements) {
-                Value run = vector::FromElementsOp::create(rewriter, loc,
-                                                           runType, elements);
-                SmallVector<Value> at(indices);
-                at[at.size() - 3] = r;
-                at[at.size() - 2] = head;
-                at.back() = c;
-                if (op.getKind() == fmha::AccumulateKind::store)
-                  vector::StoreOp::create(rewriter, loc, run,
-                                          single(adaptor.getDest()), at,
-                                          /*nontemporal=*/false, alignment);
-                else
-                  fmha::AtomicAddOp::create(rewriter, loc, run,
-                                            single(adaptor.getDest()), at,
-                                            alignment);
-              });
+    forEachTileRun(
+        rewriter, loc, t, lane, row, col, transposed, adaptor.getValue(),
+        runs.width, [&](Value r, Value c, ValueRange elements) {
+          Value run =
+              vector::FromElementsOp::create(rewriter, loc, runType, elements);
+          SmallVector<Value> at(indices);
+          at[at.size() - 3] = r;
+          at[at.size() - 2] = head;
+          at.back() = c;
+          if (op.getKind() == fmha::AccumulateKind::store)
+            vector::StoreOp::create(rewriter, loc, run,
+                                    single(adaptor.getDest()), at,
+                                    /*nontemporal=*/false, alignment);
+          else
+            fmha::AtomicAddOp::create(rewriter, loc, run,
+                                      single(adaptor.getDest()), at, alignment);
         });
     rewriter.eraseOp(op);
     return success();
@@ -707,37 +704,30 @@ struct DistributeStore : OpConversionPattern<fmha::TileStoreOp> {
     // vector store when its rows are contiguous.
     AccRuns runs = hasUnitInnerStride(dest) ? AccRuns::get(atom, transposed)
                                             : AccRuns{1, 1};
-    AccLayout layout = AccLayout::get(atom, transposed);
     auto destType = cast<MemRefType>(dest.getType());
-    ValueRange frags = adaptor.getValue();
-    forEachAtomOrigin(
+    forEachTileRun(
         rewriter, loc, t, lane, single(adaptor.getRow()),
-        single(adaptor.getCol()), transposed,
-        [&](int64_t n, Value row0, Value col0) {
-          forEachAccRun(
-              rewriter, loc, targetOf(atom), frags[n], layout, runs.width, row0,
-              col0, [&](Value row, Value col, ValueRange run) {
-                auto ifOp = scf::IfOp::create(
-                    rewriter, loc,
-                    arith::CmpIOp::create(
-                        rewriter, loc, arith::CmpIPredicate::ult, row, seqLen));
-                OpBuilder::InsertionGuard guard(rewriter);
-                rewriter.setInsertionPointToStart(ifOp.thenBlock());
-                SmallVector<Value> at{batch, row, head, col};
-                if (run.size() == 1) {
-                  storeF32(rewriter, loc, run.front(), dest, at);
-                  return;
-                }
-                Value values = vector::FromElementsOp::create(
-                    rewriter, loc,
-                    VectorType::get({int64_t(run.size())},
-                                    rewriter.getF32Type()),
-                    run);
-                vector::StoreOp::create(rewriter, loc,
-                                        truncVector(rewriter, loc, values,
-                                                    destType.getElementType()),
-                                        dest, at);
-              });
+        single(adaptor.getCol()), transposed, adaptor.getValue(), runs.width,
+        [&](Value row, Value col, ValueRange run) {
+          auto ifOp = scf::IfOp::create(
+              rewriter, loc,
+              arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
+                                    row, seqLen));
+          OpBuilder::InsertionGuard guard(rewriter);
+          rewriter.setInsertionPointToStart(ifOp.thenBlock());
+          SmallVector<Value> at{batch, row, head, col};
+          if (run.size() == 1) {
+            storeF32(rewriter, loc, run.front(), dest, at);
+            return;
+          }
+          Value values = vector::FromElementsOp::create(
+              rewriter, loc,
+              VectorType::get({int64_t(run.size())}, rewriter.getF32Type()),
+              run);
+          vector::StoreOp::create(
+              rewriter, loc,
+              truncVector(rewriter, loc, values, destType.getElementType()),
+              dest, at);
         });
     rewriter.eraseOp(op);
     return success();
