@@ -159,20 +159,19 @@ struct RecordKernelAbiPass
       }
       limits = info->launch;
     }
-    // The finishes compile gpu.modules only: an fmha op with none beside it
-    // never had its kernels built, and would pass through as a no-op.
-    if (module.getOps<gpu::GPUModuleOp>().empty()) {
-      WalkResult unlowered = module.walk([](Operation *op) {
-        if (!isa<rocke::fmha::AttentionFwdOp, rocke::fmha::AttentionBwdOp>(op))
-          return WalkResult::advance();
-        op->emitOpError("has no kernels to compile: lower it with "
-                        "fmha-bwd-to-kernels first, or use the fmha-bwd-rocdl "
-                        "/ fmha-bwd-nvvm pipelines, which do both");
-        return WalkResult::interrupt();
-      });
-      if (unlowered.wasInterrupted())
-        return signalPassFailure();
-    }
+    // The finishes compile gpu.modules only: an attention op never had its
+    // kernels built (with or without other ops' kernels beside it), and
+    // would pass through the finish unlowered.
+    WalkResult unlowered = module.walk([](Operation *op) {
+      if (!isa<rocke::fmha::AttentionFwdOp, rocke::fmha::AttentionBwdOp>(op))
+        return WalkResult::advance();
+      op->emitOpError("has no kernels to compile: lower it with "
+                      "fmha-bwd-to-kernels first, or use the fmha-bwd-rocdl "
+                      "/ fmha-bwd-nvvm pipelines, which do both");
+      return WalkResult::interrupt();
+    });
+    if (unlowered.wasInterrupted())
+      return signalPassFailure();
     SmallVector<NamedAttribute> perModule;
     for (auto gpuModule : module.getOps<gpu::GPUModuleOp>()) {
       if (failed(checkKernelsLowered(gpuModule)))

@@ -161,3 +161,24 @@ func.func @unlowered(%q: memref<1x16x2x64xf16>, %lse: memref<1x2x16xf32>,
         -> memref<1x16x2x64xf16>, memref<1x16x2x64xf16>, memref<1x16x2x64xf16>
   return
 }
+
+// -----
+
+// The same beside another op's kernels: the finish would compile those and
+// leave this op unlowered on the host.
+module attributes {gpu.container_module} {
+  gpu.module @fmha_kernels {
+    gpu.func @k() kernel {
+      gpu.return
+    }
+  }
+  func.func @left(%q: memref<1x16x2x64xf16>, %lse: memref<1x2x16xf32>,
+      %dq: memref<1x16x2x64xf16>, %dk: memref<1x16x2x64xf16>, %dv: memref<1x16x2x64xf16>) {
+    // expected-error @+1 {{'fmha.attention_bwd' op has no kernels to compile: lower it with fmha-bwd-to-kernels first}}
+    fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %dq, %dk, %dv
+        : memref<1x16x2x64xf16>, memref<1x16x2x64xf16>, memref<1x16x2x64xf16>,
+          memref<1x16x2x64xf16>, memref<1x16x2x64xf16>, stats(memref<1x2x16xf32>)
+          -> memref<1x16x2x64xf16>, memref<1x16x2x64xf16>, memref<1x16x2x64xf16>
+    return
+  }
+}
