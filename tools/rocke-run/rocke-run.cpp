@@ -686,14 +686,15 @@ struct TransposeAsFlatShuffle : OpRewritePattern<vector::TransposeOp> {
     int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
     Location loc = op.getLoc();
     auto flat = VectorType::get({rows * cols}, type.getElementType());
-    Value src = vector::ShapeCastOp::create(rewriter, loc, flat, op.getVector());
+    Value src =
+        vector::ShapeCastOp::create(rewriter, loc, flat, op.getVector());
     SmallVector<int64_t> mask;
     for (int64_t c = 0; c < cols; ++c)
       for (int64_t r = 0; r < rows; ++r)
         mask.push_back(r * cols + c);
     Value moved = vector::ShuffleOp::create(rewriter, loc, src, src, mask);
-    rewriter.replaceOpWithNewOp<vector::ShapeCastOp>(op, op.getResultVectorType(),
-                                                     moved);
+    rewriter.replaceOpWithNewOp<vector::ShapeCastOp>(
+        op, op.getResultVectorType(), moved);
     return success();
   }
 };
@@ -719,8 +720,9 @@ struct FlattenByConcatenation : OpRewritePattern<vector::ShapeCastOp> {
     while (parts.size() > 1) {
       SmallVector<Value> joined;
       for (size_t i = 0; i + 1 < parts.size(); i += 2) {
-        int64_t width = cast<VectorType>(parts[i].getType()).getNumElements() +
-                        cast<VectorType>(parts[i + 1].getType()).getNumElements();
+        int64_t width =
+            cast<VectorType>(parts[i].getType()).getNumElements() +
+            cast<VectorType>(parts[i + 1].getType()).getNumElements();
         joined.push_back(vector::ShuffleOp::create(
             rewriter, loc, parts[i], parts[i + 1],
             llvm::to_vector(llvm::seq<int64_t>(0, width))));
