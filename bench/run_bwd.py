@@ -40,9 +40,8 @@ import torch.nn.functional as F
 from torch.nn.attention import sdpa_kernel
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
-from rocke.kernel_abi import bind, launch_list  # noqa: E402
-from rocke.launch_cuda import (RecipeModule, external_stream,  # noqa: E402
-                               kernel_arguments)
+from rocke.kernel_abi import launch_list  # noqa: E402
+from rocke.launch_cuda import RecipeModule, launch_packed  # noqa: E402
 from rocke.torch import buffer_of  # noqa: E402
 
 from cases import (BENCH_HEADS, backward_flops, bench_batch, config_names,
@@ -65,7 +64,7 @@ REL_FLOOR = {"f16": 2e-3, "bf16": 1.6e-2}
 class KernelModule:
     """One configuration's PTX module (a backward, a forward or both) and
     its launch recipe: the kernels in launch order, bound to tensors by
-    argument role (rocke.kernel_abi.bind)."""
+    argument role (rocke.kernel_abi's launch plans)."""
 
     def __init__(self, directory, name):
         with open(os.path.join(directory, name + ".config.json")) as f:
@@ -78,10 +77,10 @@ class KernelModule:
                         for k in kernels]
 
     def bind(self, env, tensors, scratch_fill=None):
-        """Launch list [(function, grid, block, args, shared)] for one
-        problem, each grid checked against the recipe's limits; the scratch
-        buffers are allocated here (filled with `scratch_fill` to catch
-        kernels that read what nobody wrote) and kept alive by the list."""
+        """Launch list [(CUfunction, PackedLaunch)] for one problem, each
+        grid checked against the recipe's limits; the scratch buffers are
+        allocated here (filled with `scratch_fill` to catch kernels that
+        read what nobody wrote) and kept alive by the list."""
         launches = BoundLaunches()
 
         def allocate(name, elt, shape, init):
@@ -91,18 +90,16 @@ class KernelModule:
             launches.scratch.append(buf)
             return buffer_of(buf)
 
-        for l in bind(self.module.kernels, env,
-                      {r: buffer_of(t) for r, t in tensors.items()},
-                      allocate):
-            launches.append((self.module.functions[l.kernel], l.grid,
-                             l.block, kernel_arguments(l.args), l.shared))
+        for l in self.module.plans.get(env).pack(
+                {r: buffer_of(t) for r, t in tensors.items()}, allocate):
+            launches.append((self.module.pointers[l.kernel], l))
         return launches
 
     @staticmethod
     def launch(launches):
-        stream = external_stream(torch.cuda.current_stream())
-        for fn, grid, block, args, shared in launches:
-            fn(grid, block, args, stream=stream, shared_mem=shared)
+        stream = torch.cuda.current_stream().cuda_stream
+        for fn, l in launches:
+            launch_packed(fn, l, stream)
 
 
 class BoundLaunches(list):

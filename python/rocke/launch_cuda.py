@@ -1,6 +1,8 @@
 """Thin CUDA launcher: load PTX with CuPy (``cupy.RawModule``) and launch,
 one kernel (``launch``) or a launch recipe (``RecipeModule``, the kernels of
-an fmha-dump-binary sidecar bound by ``rocke.kernel_abi.bind``).
+an fmha-dump-binary sidecar bound by ``rocke.kernel_abi``'s launch plans),
+each kernel's arguments packed into one buffer that cuLaunchKernel takes
+(``launch_packed``).
 
 CuPy is optional. Without it, importing this module works but every entry
 point raises ImportError with an explanation; tests use ``available()`` /
@@ -8,10 +10,14 @@ point raises ImportError with an explanation; tests use ``available()`` /
 """
 from __future__ import annotations
 
+import ctypes
 import os
 import re
 import tempfile
 from typing import Optional, Sequence, Tuple, Union
+
+from .kernel_abi import (GRID_LIMIT, LaunchPlans, PackedLaunch, check_grid,
+                         packed, param_buffer_extra)
 
 try:  # pragma: no cover - depends on the machine
     import cupy as _cp
@@ -22,12 +28,7 @@ except Exception as e:  # ImportError, or CUDA runtime missing
 
 __all__ = ["available", "require_cupy", "load_ptx", "extract_ptx", "launch",
            "check_grid", "GRID_LIMIT", "PtxModule", "RecipeModule",
-           "kernel_arguments", "external_stream"]
-
-# Workgroups per grid dimension (x, y, z) every supported chip launches
-# (lib/Target/ChipInfo's LaunchLimits); a launch recipe states its own as
-# `grid_limit`.
-GRID_LIMIT = (2**31 - 1, 65535, 65535)
+           "launch_packed", "stream_handle"]
 
 _MSG = ("rocke.launch_cuda needs CuPy with a working CUDA runtime "
         "(e.g. a cupy-cuda12x package); importing cupy failed: %r")
@@ -96,21 +97,6 @@ def _dim3(x: Dim3) -> Tuple[int, int, int]:
     return tuple(t) + (1,) * (3 - len(t))
 
 
-def check_grid(grid: Sequence[int], grid_limit: Sequence[int] = GRID_LIMIT,
-               kernel: str = "kernel",
-               exprs: Optional[Sequence[str]] = None) -> None:
-    """Raise ValueError, naming the kernel, the dimension and the size,
-    when a dimension of `grid` passes `grid_limit` (a recipe's `grid_limit`;
-    `exprs` its grid expressions, for the message): a dynamic problem the
-    compiler could not check would otherwise fail at launch."""
-    for d, (n, limit) in enumerate(zip(grid, grid_limit)):
-        if n > limit:
-            raise ValueError(
-                "kernel %r needs %d workgroups in %s%s, past the grid limit "
-                "of %d" % (kernel, n, "xyz"[d],
-                           " (%s)" % exprs[d] if exprs else "", limit))
-
-
 def launch(kernel, grid: Dim3, block: Dim3, args: Sequence,
            shared_mem: int = 0, stream=None,
            grid_limit: Sequence[int] = GRID_LIMIT) -> None:
@@ -134,66 +120,56 @@ def launch(kernel, grid: Dim3, block: Dim3, args: Sequence,
     kernel(_dim3(grid), _dim3(block), tuple(args), **kw)
 
 
-# Calling-convention field types (the sidecar's `abi`) -> NumPy scalar types,
-# which CuPy packs at their own width.
-_SCALAR_TYPES = {"i64": "int64", "i32": "int32", "f32": "float32",
-                 "f64": "float64"}
+# cuda.h: the markers of cuLaunchKernel's `extra` array.
+CU_LAUNCH_PARAM_BUFFER_POINTER = 0x01
+CU_LAUNCH_PARAM_BUFFER_SIZE = 0x02
+CU_LAUNCH_PARAM_END = 0x00
+_MARKERS = (CU_LAUNCH_PARAM_BUFFER_POINTER, CU_LAUNCH_PARAM_BUFFER_SIZE,
+            CU_LAUNCH_PARAM_END)
 
 
-def kernel_arguments(args):
-    """NumPy scalars for a ``kernel_abi.Launch``'s (type, value) arguments:
-    pointers (``!llvm.ptr``, any address space) as uint64, integers and
-    floats at their width."""
-    import numpy as np
-    out = []
-    for t, v in args:
-        if t.startswith("!llvm.ptr"):
-            out.append(np.uint64(v))
-        elif t in _SCALAR_TYPES:
-            out.append(getattr(np, _SCALAR_TYPES[t])(v))
-        else:
-            raise ValueError("kernel argument of type %r is not supported" % t)
-    return tuple(out)
+def stream_handle(stream) -> int:
+    """The CUstream of `stream`: a CuPy stream, a handle (an int, e.g. a
+    PyTorch stream's ``cuda_stream``), or None for CuPy's current stream."""
+    if stream is None:
+        return require_cupy().cuda.get_current_stream().ptr
+    return stream if isinstance(stream, int) else stream.ptr
 
 
-_STREAMS = {}
-
-
-def external_stream(torch_stream):
-    """CuPy's view of a PyTorch CUDA stream (so our kernels run in order
-    with PyTorch's work on it)."""
-    cp = require_cupy()
-    key = (torch_stream.cuda_stream, torch_stream.device_index)
-    if key not in _STREAMS:
-        try:  # CuPy 14: the CUDA stream protocol (ExternalStream deprecated)
-            cs = cp.cuda.Stream.from_external(torch_stream)
-        except (AttributeError, TypeError, ValueError):
-            cs = cp.cuda.ExternalStream(torch_stream.cuda_stream,
-                                        torch_stream.device_index)
-        _STREAMS[key] = cs
-    return _STREAMS[key]
+def launch_packed(function: int, launch: PackedLaunch, stream: int) -> None:
+    """cuLaunchKernel of the CUfunction `function` (``RecipeModule.pointers``,
+    of a module loaded on the current device) with `launch`'s grid, block,
+    dynamic shared bytes and packed arguments, on the CUstream `stream`."""
+    block = param_buffer_extra(launch.params, launch.params_end, _MARKERS)
+    require_cupy().cuda.driver.launchKernel(
+        function, *launch.grid, *launch.block, launch.shared, stream, 0,
+        ctypes.addressof(block))
 
 
 class RecipeModule:
     """A PTX file loaded on the current CUDA device with its launch recipe
     (``kernel_abi.launch_list``): ``launch(launches, stream)`` runs what
-    ``kernel_abi.bind`` made of it, in order."""
+    ``plans.get(env).pack`` (or ``kernel_abi.bind``) made of it, in order."""
 
     def __init__(self, ptx_path, kernels):
         cp = require_cupy()
         self.module = cp.RawModule(path=str(ptx_path))
         self.module.compile()  # load now so errors surface here
         self.kernels = kernels
-        self.functions = {}
+        self.functions = {}  # RawKernels
+        self.pointers = {}  # their CUfunctions on this device
         for k in kernels:
             fn = self.module.get_function(k["name"])
             if k["shared"] > 48 * 1024:  # opt in past the static limit
                 fn.max_dynamic_shared_size_bytes = k["shared"]
             self.functions[k["name"]] = fn
+            self.pointers[k["name"]] = fn.kernel.ptr
+        self.plans = LaunchPlans(kernels)
 
     def launch(self, launches, stream=None):
-        kw = {} if stream is None else {"stream": stream}
+        """Launch `launches` (PackedLaunch or Launch items) in order on
+        `stream` (as ``stream_handle`` takes it), on the module's device
+        (current)."""
+        stream = stream_handle(stream)
         for l in launches:
-            self.functions[l.kernel](l.grid, l.block,
-                                     kernel_arguments(l.args),
-                                     shared_mem=l.shared, **kw)
+            launch_packed(self.pointers[l.kernel], packed(l), stream)

@@ -366,16 +366,15 @@ def _run(p: Problem, forward: bool, tensors: dict) -> None:
             scratch.append(t)
             return buffer_of(t)
 
-        launches = kernel_abi.bind(
-            loaded.kernels, size_env(p),
+        launches = loaded.module.plans.get(size_env(p)).pack(
             {r: buffer_of(t) for r, t in tensors.items()}, allocate)
-        stream = torch.cuda.current_stream(device)
+        stream = torch.cuda.current_stream(device).cuda_stream
         if loaded.hip:
-            loaded.module.launch(launches, stream.cuda_stream)
+            loaded.module.launch(launches, stream)
         else:
-            from .launch_cuda import external_stream, require_cupy
+            from .launch_cuda import require_cupy
             with require_cupy().cuda.Device(index):
-                loaded.module.launch(launches, external_stream(stream))
+                loaded.module.launch(launches, stream)
 
 
 def _kernel_input(t):

@@ -1,9 +1,14 @@
 """rocke.kernel_abi: the launch recipe rocke.torch and the H200 runners
 read from fmha-dump-binary's sidecar, and its binding to buffers (the
 launches themselves need a GPU)."""
+import struct
+
 import pytest
 
+import rocke
 from rocke import kernel_abi as abi
+from rocke import kernel_cache
+from rocke import torch as rt
 
 # What fmha-record-kernel-abi states for every supported chip.
 GRID_LIMIT = [2147483647, 65535, 65535]
@@ -222,3 +227,231 @@ def test_bind_errors_name_kernel_and_role():
                        r"static"):
         abi.bind(ks, bind_env(),
                  {"q": contiguous(0x1000, "bf16", (2, 100, 8, 64))}, allocate)
+
+
+# --------------------------------------------------------------------------
+# Launch plans and packing
+# --------------------------------------------------------------------------
+
+def reference_bind(kernels, env, buffers, allocate):
+    """bind() as it was before launch plans, everything from the recipe on
+    each call: the plans' oracle."""
+    scratch, launches = {}, []
+    for k in kernels:
+        args = []
+        for a in k["args"]:
+            role, mt = a["role"], abi.parse_memref(a["type"])
+            what = "%s:%s" % (k["name"], role)
+            if mt is None:
+                values = [int(env[role])]
+            else:
+                if abi.is_scratch(role):
+                    name, elt, shape, init = abi.scratch_spec(role, env)
+                    if name not in scratch:
+                        scratch[name] = allocate(name, elt, shape, init)
+                    buf = scratch[name]
+                else:
+                    buf = buffers[role]
+                    if role in abi.ALIGNED_ROLES:
+                        abi.check_aligned(buf, what)
+                values = abi.memref_fields(buf, mt, what)
+            types = a.get("abi") or [None] * len(values)
+            if None in types:
+                types = abi.default_abi_types(len(values), mt is not None)
+            args += list(zip(types, values))
+        launches.append(abi.Launch(k["name"], abi.launch_grid(k, env),
+                                   tuple(k["block"]), k["shared"],
+                                   tuple(args)))
+    return launches
+
+
+class Allocator:
+    """Contiguous scratch buffers at fresh addresses, the calls recorded."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, name, elt, shape, init):
+        self.calls.append((name, elt, shape, init))
+        return contiguous(0x100000 * len(self.calls), elt, shape)
+
+
+def check_plan_matches_reference(kernels, env, buffers):
+    """A plan's bind and pack against reference_bind: same launches, same
+    scratch requests, and pack = bind's arguments packed."""
+    plan = abi.LaunchPlan(kernels, env)
+    want_alloc, got_alloc, packed_alloc = Allocator(), Allocator(), \
+        Allocator()
+    want = reference_bind(kernels, env, buffers, want_alloc)
+    got = plan.bind(buffers, got_alloc)
+    assert got == want
+    assert got_alloc.calls == want_alloc.calls
+    assert [tuple(s) for s in plan.scratch] == \
+        [(n, e, tuple(s), i) for n, e, s, i in want_alloc.calls]
+    packed = plan.pack(buffers, packed_alloc)
+    assert packed == [abi.packed(l) for l in want]
+    assert packed_alloc.calls == want_alloc.calls
+    return plan
+
+
+def test_plan_matches_bind_on_the_fixtures():
+    q = abi.Buffer(0x1000, "bf16", (2, 100, 16, 64), (102400, 64, 6400, 1))
+    plan = check_plan_matches_reference(abi.launch_list(sidecar()),
+                                        bind_env(), {"q": q})
+    assert [(k.name, k.grid, k.block, k.shared) for k in plan.kernels] == \
+        [("zero", (13, 1, 1), (256, 1, 1), 0),
+         ("main", (3, 4, 2), (128, 1, 1), 0)]
+    assert plan.kernels[1].types == ("!llvm.ptr",) * 2 + ("i64",) * 9
+    (k,) = abi.launch_list(zero_fill_sidecar())
+    env = dict(B=1, Sq=100, Sk=300, Hq=16, Hkv=16, Dqk=64, Dv=64)
+    plan = check_plan_matches_reference([k], env, {})
+    assert plan.scratch == [abi.ScratchBuffer("dq_partial", "f32",
+                                              (3, 1, 128, 16, 64), "zero")]
+
+
+def scalar_sidecar():
+    """A kernel with explicit field types: a memref, an i32 size, the same
+    memref again, an i64 size."""
+    m = memref_arg("memref<?x16x64xf16>", 3)
+    m["abi"] = [dict(f, type=t) for f, t in
+                zip(m["abi"], ["!llvm.ptr<1>", "!llvm.ptr<1>"] + ["i64"] * 7)]
+    return {"kernels": [
+        {"name": "k", "args": [m, {"type": "i32", "abi": [{"type": "i32"}]},
+                               m, {"type": "i64", "abi": [{"type": "i64"}]}],
+         "launch": {"order": 0, "grid": ["Sq", "1", "1"],
+                    "grid_limit": GRID_LIMIT, "block": [64, 1, 1],
+                    "args": ["o", "Sk", "o", "Sq"]}}]}
+
+
+def test_plan_scalars_and_mixed_field_types():
+    env = bind_env()
+    o = contiguous(0x2000, "f16", (100, 16, 64))
+    plan = check_plan_matches_reference(abi.launch_list(scalar_sidecar()),
+                                        env, {"o": o})
+    (launch,) = plan.pack({"o": o}, Allocator())
+    # o at 0 (9 fields, 72 bytes), Sk (i32) at 72, o again at 80, Sq at 152
+    assert launch.params_end == 160 and len(launch.params) == 160
+    fields = (0x2000, 0x2000, 0, 100, 16, 64, 1024, 64, 1)
+    assert struct.unpack("<9Qi4x9Qq", launch.params) == \
+        fields + (130,) + fields + (100,)
+
+
+def test_packing_offsets_of_mixed_fields():
+    """Each field at the next multiple of its size, the buffer padded to
+    the widest (AMDGPU's kernarg segment) and CUDA's size without that
+    tail; one struct packs all fields."""
+    types = ("i32", "!llvm.ptr", "i32", "i32", "i64", "f32", "!llvm.ptr<1>",
+             "i32")
+    assert abi.kernarg_layout(types) == ([0, 8, 16, 20, 24, 32, 40, 48], 56)
+    assert abi.kernarg_end(types) == 52
+    assert abi.kernarg_end(()) == 0
+    values = (-1, 0x1122334455667788, 7, -8, -2**40, 1.5, 2**63 + 16, 9)
+    s = abi.kernarg_struct(types)
+    assert s.size == 56 and abi.kernarg_struct(types) is s
+    buf = s.pack(*values)
+    assert buf == abi.pack_kernargs(list(zip(types, values)))
+    offsets, _ = abi.kernarg_layout(types)
+    for t, v, off in zip(types, values, offsets):
+        assert struct.unpack_from("<" + abi.field_layout(t)[1], buf,
+                                  off)[0] == v
+    assert buf[4:8] == bytes(4) and buf[36:40] == bytes(4) and \
+        buf[52:] == bytes(4)
+    with pytest.raises(ValueError, match="'vector<2xf32>' is not supported"):
+        abi.kernarg_struct(("i32", "vector<2xf32>"))
+
+
+def test_param_buffer_extra():
+    """The driver's `extra` array: markers, a copy of the buffer, its
+    size."""
+    import ctypes
+    block = abi.param_buffer_extra(b"\x01\x02\x03\x04\x05", 4, (1, 2, 3))
+    words = (ctypes.c_uint64 * 5).from_address(ctypes.addressof(block))
+    assert (words[0], words[2], words[4]) == (1, 2, 3)
+    assert ctypes.c_size_t.from_address(words[3]).value == 4
+    assert ctypes.string_at(words[1], 5) == b"\x01\x02\x03\x04\x05"
+
+
+def test_plans_are_made_once_per_sizes():
+    plans = abi.LaunchPlans(abi.launch_list(sidecar()), capacity=2)
+    env = bind_env()
+    plan = plans.get(env)
+    assert plans.get(dict(env)) is plan
+    other = plans.get(dict(env, Sq=200))
+    assert other is not plan and other.kernels[0].grid == (25, 1, 1)
+    plans.get(dict(env, Sq=300))  # past the capacity: the oldest goes
+    assert plans.get(dict(env, Sq=200)) is other
+    assert plans.get(env) is not plan
+
+
+def test_plan_errors_on_every_call():
+    """A cached plan still checks each call's buffers: missing, static size
+    mismatch, misaligned q; a good call between them binds."""
+    plans = abi.LaunchPlans(abi.launch_list(sidecar()))
+    plan = plans.get(bind_env())
+    good = abi.Buffer(0x1000, "bf16", (2, 100, 16, 64), (102400, 64, 6400, 1))
+    for _ in range(2):
+        with pytest.raises(ValueError, match="main:q: no buffer for role "
+                                             "'q' \\(given: k\\)"):
+            plans.get(bind_env()).pack({"k": good}, Allocator())
+        with pytest.raises(ValueError, match=r"main:q: size \(2, 100, 8, "
+                                             r"64\) vs static"):
+            plan.pack({"q": good._replace(shape=(2, 100, 8, 64))},
+                      Allocator())
+        with pytest.raises(ValueError, match=r"main:q: needs 16-byte "
+                                             r"aligned rows \(pointer 0x1008"):
+            plan.pack({"q": good._replace(ptr=0x1008)}, Allocator())
+        with pytest.raises(ValueError, match=r"main:q: needs 16-byte "
+                                             r"aligned rows"):
+            plan.bind({"q": good._replace(strides=(102400, 64, 6404, 1))},
+                      Allocator())
+        with pytest.raises(ValueError, match="main:q: buffer f16"):
+            plan.bind({"q": good._replace(elt="f16")}, Allocator())
+        alloc = Allocator()
+        zero, main = plan.pack({"q": good}, alloc)
+        assert alloc.calls == [("delta", "f32", [2, 16, 100], "none")]
+        assert struct.unpack_from("<Q", main.params)[0] == 0x1000
+    with pytest.raises(ValueError, match="'main' needs 65536 workgroups"):
+        plans.get(dict(bind_env(), B=65536))
+
+
+def test_plan_rejects_what_the_recipe_and_sizes_get_wrong():
+    s = scalar_sidecar()
+    s["kernels"][0]["launch"]["args"][1] = "Tq"
+    with pytest.raises(ValueError, match="k:Tq: no size named 'Tq'"):
+        abi.LaunchPlan(abi.launch_list(s), bind_env())
+    s = sidecar()
+    s["kernels"][0]["args"][0]["abi"].pop()
+    s["kernels"][0]["metadata"]["param_count"] = 10
+    with pytest.raises(ValueError, match="main:q: 10 calling-convention "
+                                         "fields for 11 values"):
+        abi.LaunchPlan(abi.launch_list(s), bind_env())
+
+
+def _rocke_opt():
+    try:
+        return rocke.find_rocke_opt()
+    except rocke.RockeOptNotFound:
+        return None
+
+
+@pytest.mark.skipif(_rocke_opt() is None, reason="no rocke-opt binary")
+@pytest.mark.parametrize("chip", ["sm_90a", "gfx942"])
+@pytest.mark.parametrize("deterministic", [False, True])
+def test_plan_matches_bind_on_real_recipes(tmp_path, chip, deterministic):
+    """The op's forward and backward recipes (GQA, causal, Sq != Sk):
+    a plan binds and packs what reference_bind gives."""
+    p = rt.problem((2, 100, 16, 64), (2, 130, 4, 64), causal=True,
+                   deterministic=deterministic)
+    spec = rt.spec_for(p, chip)
+    env = rt.size_env(p)
+    shapes = dict(q=(2, 100, 16, 64), o=(2, 100, 16, 64),
+                  do=(2, 100, 16, 64), dq=(2, 100, 16, 64),
+                  k=(2, 130, 4, 64), v=(2, 130, 4, 64), dk=(2, 130, 4, 64),
+                  dv=(2, 130, 4, 64), lse=(2, 16, 100))
+    buffers = {r: contiguous(0x1000000 * (i + 1),
+                             "f32" if r == "lse" else "bf16", s)
+               for i, (r, s) in enumerate(sorted(shapes.items()))}
+    for forward in (True, False):
+        entry = kernel_cache.cached_kernels(spec, forward,
+                                            directory=str(tmp_path))
+        check_plan_matches_reference(entry.kernels, env, buffers)
