@@ -4,10 +4,13 @@
     o = attention(q, k, v, causal=True)      # q [B, Sq, Hq, D], k/v [B, Sk, Hkv, D]
     o.sum().backward()                       # dq, dk, dv from our backward
 
-``attention`` is two ``torch.library`` custom ops, ``rocke::attention_forward``
-(O and the log-sum-exp statistics) and ``rocke::attention_backward``, with
-registered autograd (the forward saves q, k, v, O and the statistics) and
-fake implementations, so ``torch.compile(fullgraph=True)`` traces it.
+Under ``torch.compile``, ``attention`` is two ``torch.library`` custom ops,
+``rocke::attention_forward`` (O and the log-sum-exp statistics) and
+``rocke::attention_backward``, with registered autograd (the forward saves
+q, k, v, O and the statistics) and fake implementations, so
+``torch.compile(fullgraph=True)`` traces it. Eager calls run the same
+forward and backward through a ``torch.autograd.Function``, without the
+custom ops' per-call dispatch.
 
 The kernels are compiled by rocke-opt (``$ROCKE_OPT``, ``PATH``, or the
 repository's build/bin) the first time a configuration (dtype, heads, head
@@ -392,7 +395,46 @@ def _problem(q, k, v, window_left, window_right, scale, deterministic):
 
 
 # --------------------------------------------------------------------------
-# The custom ops
+# Forward and backward
+# --------------------------------------------------------------------------
+
+def _forward(q, k, v, window_left, window_right, scale, deterministic):
+    """O [B, Sq, Hq, D] and the natural-log LSE [B, Hq, Sq] (float32; -inf
+    for a query that sees no key, whose O is 0)."""
+    q, k, v = (_kernel_input(t) for t in (q, k, v))
+    p = _problem(q, k, v, window_left, window_right, scale, deterministic)
+    o = torch.empty_like(q)
+    lse = torch.empty((p.batch, p.heads_q, p.seq_q), dtype=torch.float32,
+                      device=q.device)
+    if p.batch * p.seq_q == 0:
+        return o, lse
+    if p.seq_k == 0:  # no key at all: no grid to launch
+        return o.zero_(), lse.fill_(float("-inf"))
+    _run(p, True, dict(q=q, k=k, v=v, o=o, lse=lse))
+    return o, lse
+
+
+def _backward(grad_out, q, k, v, o, lse, window_left, window_right, scale,
+              deterministic):
+    """dQ, dK, dV (q's, k's, v's shapes and dtype) of the forward that gave
+    O and LSE, for the output gradient `grad_out` (dO)."""
+    q, k, v, o, do = (_kernel_input(t) for t in (q, k, v, o, grad_out))
+    lse = lse.contiguous()
+    p = _problem(q, k, v, window_left, window_right, scale, deterministic)
+    dq, dk, dv = (torch.empty_like(t) for t in (q, k, v))
+    if p.batch * p.seq_q == 0 or p.seq_k == 0:
+        return dq.zero_(), dk.zero_(), dv.zero_()
+    _run(p, False, dict(q=q, k=k, v=v, o=o, do=do, lse=lse, dq=dq, dk=dk,
+                        dv=dv))
+    return dq, dk, dv
+
+
+def _output_gradient(grad_o, o):
+    return torch.zeros_like(o) if grad_o is None else grad_o.to(o.dtype)
+
+
+# --------------------------------------------------------------------------
+# The custom ops (what torch.compile traces) and the eager autograd function
 # --------------------------------------------------------------------------
 
 if _IMPORT_ERROR is None:
@@ -406,17 +448,8 @@ if _IMPORT_ERROR is None:
         """O [B, Sq, Hq, D] and the natural-log LSE [B, Hq, Sq] (float32;
         -inf for a query that sees no key, whose O is 0). `deterministic`
         is the backward's (kept for autograd)."""
-        q, k, v = (_kernel_input(t) for t in (q, k, v))
-        p = _problem(q, k, v, window_left, window_right, scale, deterministic)
-        o = torch.empty_like(q)
-        lse = torch.empty((p.batch, p.heads_q, p.seq_q), dtype=torch.float32,
-                          device=q.device)
-        if p.batch * p.seq_q == 0:
-            return o, lse
-        if p.seq_k == 0:  # no key at all: no grid to launch
-            return o.zero_(), lse.fill_(float("-inf"))
-        _run(p, True, dict(q=q, k=k, v=v, o=o, lse=lse))
-        return o, lse
+        return _forward(q, k, v, window_left, window_right, scale,
+                        deterministic)
 
     @attention_forward.register_fake
     def _(q, k, v, window_left, window_right, scale, deterministic):
@@ -435,15 +468,8 @@ if _IMPORT_ERROR is None:
                            ) -> Tuple[Tensor, Tensor, Tensor]:
         """dQ, dK, dV (q's, k's, v's shapes and dtype) of the forward that
         gave O and LSE, for the output gradient `grad_out` (dO)."""
-        q, k, v, o, do = (_kernel_input(t) for t in (q, k, v, o, grad_out))
-        lse = lse.contiguous()
-        p = _problem(q, k, v, window_left, window_right, scale, deterministic)
-        dq, dk, dv = (torch.empty_like(t) for t in (q, k, v))
-        if p.batch * p.seq_q == 0 or p.seq_k == 0:
-            return dq.zero_(), dk.zero_(), dv.zero_()
-        _run(p, False, dict(q=q, k=k, v=v, o=o, do=do, lse=lse, dq=dq, dk=dk,
-                            dv=dv))
-        return dq, dk, dv
+        return _backward(grad_out, q, k, v, o, lse, window_left,
+                         window_right, scale, deterministic)
 
     @attention_backward.register_fake
     def _(grad_out, q, k, v, o, lse, window_left, window_right, scale,
@@ -458,16 +484,37 @@ if _IMPORT_ERROR is None:
         ctx.mark_non_differentiable(lse)
         ctx.options = (window_left, window_right, scale, deterministic)
 
-    def _backward(ctx, grad_o, grad_lse):
+    def _op_backward(ctx, grad_o, grad_lse):
         q, k, v, o, lse = ctx.saved_tensors
-        if grad_o is None:
-            grad_o = torch.zeros_like(o)
         dq, dk, dv = torch.ops.rocke.attention_backward(
-            grad_o.to(o.dtype).contiguous(), q, k, v, o, lse, *ctx.options)
+            _output_gradient(grad_o, o).contiguous(), q, k, v, o, lse,
+            *ctx.options)
         return dq, dk, dv, None, None, None, None
 
-    attention_forward.register_autograd(_backward,
+    attention_forward.register_autograd(_op_backward,
                                         setup_context=_setup_context)
+
+    class _EagerAttention(torch.autograd.Function):
+        """The same forward and backward without the custom ops' dispatch,
+        for eager calls: that dispatch (Python, per op) cost more host time
+        than our launches and several times SDPA's whole call, which starved
+        the GPU in small models' training steps."""
+
+        @staticmethod
+        def forward(ctx, q, k, v, window_left, window_right, scale,
+                    deterministic):
+            o, lse = _forward(q, k, v, window_left, window_right, scale,
+                              deterministic)
+            ctx.save_for_backward(q, k, v, o, lse)
+            ctx.options = (window_left, window_right, scale, deterministic)
+            return o
+
+        @staticmethod
+        def backward(ctx, grad_o):
+            q, k, v, o, lse = ctx.saved_tensors
+            dq, dk, dv = _backward(_output_gradient(grad_o, o), q, k, v, o,
+                                   lse, *ctx.options)
+            return dq, dk, dv, None, None, None, None
 
 
 def attention(q, k, v, *, causal=False, window=None, scale=None,
@@ -511,7 +558,8 @@ def attention(q, k, v, *, causal=False, window=None, scale=None,
     if not isinstance(deterministic, bool):
         raise TypeError("deterministic must be a bool, got %r"
                         % (deterministic,))
-    o, _ = torch.ops.rocke.attention_forward(
-        q.contiguous(), k.contiguous(), v.contiguous(), left, right,
-        scale_value(scale, q.shape[-1]), deterministic)
-    return o
+    args = (q.contiguous(), k.contiguous(), v.contiguous(), left, right,
+            scale_value(scale, q.shape[-1]), deterministic)
+    if torch.compiler.is_compiling():
+        return torch.ops.rocke.attention_forward(*args)[0]
+    return _EagerAttention.apply(*args)

@@ -864,6 +864,10 @@ FailureOr<std::unique_ptr<ExecutionEngine>> compile(ModuleOp module,
   auto transformer = makeOptimizingTransformer(1, 0, nullptr);
   options.transformer = transformer;
   options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Less;
+  // With LLVM built for perf (Debian's is), the perf listener writes a
+  // jitdump of every compiled function under $HOME/.debug/jit: megabytes
+  // per case, left behind by every run of the test suite.
+  options.enablePerfNotificationListener = false;
   SmallVector<StringRef> libs;
   if (llvm::sys::fs::exists(ROCKE_C_RUNNER_UTILS))
     libs.push_back(ROCKE_C_RUNNER_UTILS);
