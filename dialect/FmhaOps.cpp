@@ -150,8 +150,8 @@ struct AttentionVerifier {
         else if (failed(same(packed && size == Sq   ? "query token count"
                              : packed && size == Sk ? "key token count"
                                                     : kWhat[size],
-                             first->second, first->first,
-                             extent.second, extent.first)))
+                             first->second, first->first, extent.second,
+                             extent.first)))
           return failure();
       }
     }
@@ -260,9 +260,9 @@ struct AttentionVerifier {
                      << (cuQ ? "cu_seqlens_q" : "cu_seqlens_k");
     packed = bool(cuQ);
     if (!packed) {
-      for (auto [name, given] : {std::pair<StringRef, bool>{"max_seqlen_q",
-                                                            bool(maxQ)},
-                                 {"max_seqlen_k", bool(maxK)}})
+      for (auto [name, given] :
+           {std::pair<StringRef, bool>{"max_seqlen_q", bool(maxQ)},
+            {"max_seqlen_k", bool(maxK)}})
         if (given)
           return error() << name
                          << " applies to varlen batches only; without "
@@ -287,8 +287,8 @@ struct AttentionVerifier {
                           ">= 2 elements";
       lengths.push_back(n);
     }
-    if (failed(same("cu_seqlens length", lengths[0], "cu_seqlens_q",
-                    lengths[1], "cu_seqlens_k")))
+    if (failed(same("cu_seqlens length", lengths[0], "cu_seqlens_q", lengths[1],
+                    "cu_seqlens_k")))
       return failure();
     for (auto [name, max, tensor, what] :
          {std::make_tuple(StringRef("max_seqlen_q"), maxQ, q, "query"),
@@ -538,10 +538,10 @@ LogicalResult AttentionBwdOp::verify() {
       return emitOpError() << "accumulator_type must be f32 or bf16, got "
                            << *acc;
   SmallVector<AttentionVerifier::Buffer> buffers{
-      {"query", getQuery(), false},          {"key", getKey(), false},
-      {"value", getValue(), false},          {"out", getOut(), false},
-      {"grad_out", getGradOut(), false},     {"grad_query", getGradQuery(), true},
-      {"grad_key", getGradKey(), true},      {"grad_value", getGradValue(), true}};
+      {"query", getQuery(), false},      {"key", getKey(), false},
+      {"value", getValue(), false},      {"out", getOut(), false},
+      {"grad_out", getGradOut(), false}, {"grad_query", getGradQuery(), true},
+      {"grad_key", getGradKey(), true},  {"grad_value", getGradValue(), true}};
   appendVarlenBuffers(buffers, getCuSeqlensQ(), getCuSeqlensK());
   return v.verifyBuffers(buffers, getStats(), /*statsAreOutputs=*/false);
 }

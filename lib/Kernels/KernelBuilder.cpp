@@ -467,8 +467,7 @@ Value VarlenBatch::numSequences(OpBuilder &b, Location loc) const {
 /// `view` says: a reinterpret_cast to the same strides with a unit batch dim
 /// added, so the memref lowering handles any strided layout.
 static Value sequenceView(OpBuilder &b, Location loc, Value packed,
-                          const SequenceView &view, Value first,
-                          Value length) {
+                          const SequenceView &view, Value first, Value length) {
   auto type = cast<MemRefType>(packed.getType());
   auto [strides, offset] = type.getStridesAndOffset();
   auto meta = memref::ExtractStridedMetadataOp::create(b, loc, packed);
@@ -480,9 +479,9 @@ static Value sequenceView(OpBuilder &b, Location loc, Value packed,
   SmallVector<OpFoldResult> sizes, viewStrides;
   SmallVector<int64_t> shape, staticStrides;
   for (int64_t d = 0; d < type.getRank(); ++d) {
-    OpFoldResult size =
-        d == view.tokenDim ? OpFoldResult(length)
-                           : fold(type.getDimSize(d), meta.getSizes()[d]);
+    OpFoldResult size = d == view.tokenDim
+                            ? OpFoldResult(length)
+                            : fold(type.getDimSize(d), meta.getSizes()[d]);
     sizes.push_back(size);
     shape.push_back(d == view.tokenDim ? ShapedType::kDynamic
                                        : type.getDimSize(d));
@@ -498,17 +497,16 @@ static Value sequenceView(OpBuilder &b, Location loc, Value packed,
                        staticStrides[view.tokenDim]);
   Value tokenStride = getValueOrCreateConstantIndexOp(
       b, loc, fold(strides[view.tokenDim], meta.getStrides()[view.tokenDim]));
-  Value start = arith::AddIOp::create(
-      b, loc, meta.getOffset(),
-      arith::MulIOp::create(b, loc, first, tokenStride));
-  auto viewType = MemRefType::get(
-      shape, type.getElementType(),
-      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic,
-                             staticStrides),
-      type.getMemorySpace());
-  return memref::ReinterpretCastOp::create(b, loc, viewType, packed,
-                                           OpFoldResult(start), sizes,
-                                           viewStrides);
+  Value start =
+      arith::AddIOp::create(b, loc, meta.getOffset(),
+                            arith::MulIOp::create(b, loc, first, tokenStride));
+  auto viewType =
+      MemRefType::get(shape, type.getElementType(),
+                      StridedLayoutAttr::get(
+                          b.getContext(), ShapedType::kDynamic, staticStrides),
+                      type.getMemorySpace());
+  return memref::ReinterpretCastOp::create(
+      b, loc, viewType, packed, OpFoldResult(start), sizes, viewStrides);
 }
 
 /// The body of a kernel over a packed batch's sequences (KernelLaunch's
@@ -640,8 +638,8 @@ LogicalResult KernelEmitter::emit(const KernelLaunch &launch,
     packed.varlen = {};
     packed.args.push_back({launch.varlen.cuSeqlensQ, "cu_seqlens_q"});
     packed.args.push_back({launch.varlen.cuSeqlensK, "cu_seqlens_k"});
-    return emit(packed, [&](OpBuilder &b, Location l, ValueRange ids,
-                            Value tid, ValueRange args, ValueRange wg) {
+    return emit(packed, [&](OpBuilder &b, Location l, ValueRange ids, Value tid,
+                            ValueRange args, ValueRange wg) {
       buildSequenceBody(b, l, launch, body, ids, tid, args, wg);
     });
   }
@@ -895,8 +893,8 @@ static Value product(OpBuilder &b, Location loc, ValueRange sizes) {
 /// `views` say.
 static LogicalResult
 emitElementwise(KernelEmitter &emitter, StringRef name,
-                SmallVector<KernelArg> args, Value shapeOf,
-                int64_t shapeArg, StringRef countExpr,
+                SmallVector<KernelArg> args, Value shapeOf, int64_t shapeArg,
+                StringRef countExpr,
                 function_ref<void(OpBuilder &, Location, ValueRange args,
                                   ValueRange coords)>
                     fn,
@@ -1009,9 +1007,9 @@ LogicalResult emitBwdPreprocess(KernelEmitter &emitter, Value out,
   std::string rowsStr = std::to_string(rows);
   if (varlen) {
     // Per sequence: O and dO rows, and the [Hq, S] statistics and records.
-    launch.grid = {constIndex(cb, loc, llvm::divideCeil(varlen.maxSeqlenQ,
-                                                        rows)),
-                   sizes[1], varlen.numSequences(cb, loc)};
+    launch.grid = {
+        constIndex(cb, loc, llvm::divideCeil(varlen.maxSeqlenQ, rows)),
+        sizes[1], varlen.numSequences(cb, loc)};
     launch.gridExpr = {"ceildiv(max_seqlen_q," + rowsStr + ")", "Hq", "B"};
     launch.varlen = varlen;
     SequenceView rowsView{/*keys=*/false, /*tokenDim=*/1, /*batchDim=*/0};

@@ -412,12 +412,10 @@ mlir::LogicalResult emitConvert(KernelEmitter &emitter, llvm::StringRef name,
 /// With `varlen`, the packed batch's [T_q, Hq, Dv] O / dO, [Hq, T_q] stats
 /// and [Hq, T_q, 2] row record (role "row_stats:f32:none:[Hq,Sq,2]"), one
 /// grid z per sequence.
-mlir::LogicalResult emitBwdPreprocess(KernelEmitter &emitter, mlir::Value out,
-                                      mlir::Value gradOut,
-                                      mlir::Value rowOutput,
-                                      int64_t rowsPerWorkgroup,
-                                      mlir::ValueRange stats = {},
-                                      const VarlenBatch &varlen = {});
+mlir::LogicalResult
+emitBwdPreprocess(KernelEmitter &emitter, mlir::Value out, mlir::Value gradOut,
+                  mlir::Value rowOutput, int64_t rowsPerWorkgroup,
+                  mlir::ValueRange stats = {}, const VarlenBatch &varlen = {});
 
 } // namespace rocke
 

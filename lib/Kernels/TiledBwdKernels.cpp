@@ -935,9 +935,9 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
       varlen ? constIndex(cb, loc,
                           llvm::divideCeil(varlen.maxSeqlenK, cfg.blockKv))
              : ceilDiv(cb, loc, sizes.seqK, constIndex(cb, loc, cfg.blockKv));
-  std::string nKvBlocksExpr = std::string(varlen ? "ceildiv(max_seqlen_k,"
-                                                 : "ceildiv(Sk,") +
-                              std::to_string(cfg.blockKv) + ")";
+  std::string nKvBlocksExpr =
+      std::string(varlen ? "ceildiv(max_seqlen_k," : "ceildiv(Sk,") +
+      std::to_string(cfg.blockKv) + ")";
   std::string dqkStr = std::to_string(cfg.dqk);
 
   // dQ accumulator: [B, Sq', Hq, Dqk] f32, or per KV block when
@@ -1037,7 +1037,7 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
     SequenceView queries, keys{/*keys=*/true};
     SequenceView columns{/*keys=*/false, /*tokenDim=*/1, /*batchDim=*/0};
     launch.varlen = varlen;
-    launch.sequenceViews = {queries, keys, keys, queries,
+    launch.sequenceViews = {queries, keys,   keys, queries,
                             columns, dqView, keys, keys};
     launch.exitRows = cfg.blockKv;
     launch.exitOnKeys = true;

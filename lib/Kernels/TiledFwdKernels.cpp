@@ -578,7 +578,8 @@ rocke::buildTiledFwdKernels(fmha::AttentionFwdOp op,
   std::string blockQ = std::to_string(cfg.blockQ);
   if (op.isVarlen()) {
     VarlenBatch varlen{op.getCuSeqlensQ(), op.getCuSeqlensK(),
-                       op.getMaxSeqlenQOrDefault(), op.getMaxSeqlenKOrDefault()};
+                       op.getMaxSeqlenQOrDefault(),
+                       op.getMaxSeqlenKOrDefault()};
     emitter.defineSymbol("max_seqlen_q", varlen.maxSeqlenQ);
     emitter.defineSymbol("max_seqlen_k", varlen.maxSeqlenK);
     launch.grid = {

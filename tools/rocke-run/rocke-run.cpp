@@ -234,9 +234,7 @@ private:
   static const llvm::fltSemantics &semantics(Type elt) {
     return elt.isF16() ? llvm::APFloat::IEEEhalf() : llvm::APFloat::BFloat();
   }
-  int64_t eltBytes() const {
-    return elt.isF32() || elt.isInteger(32) ? 4 : 2;
-  }
+  int64_t eltBytes() const { return elt.isF32() || elt.isInteger(32) ? 4 : 2; }
   char *bytes() { return reinterpret_cast<char *>(storage.data()); }
   const char *bytes() const {
     return reinterpret_cast<const char *>(storage.data());
@@ -384,9 +382,9 @@ struct Interface {
     return encoding == fmha::StatsEncoding::log2_max_sum;
   }
   std::string name(Role r) const {
-    static const char *names[] = {"Q",  "K",  "V",  "O",
-                                  "dO", "",   "",   "dQ",
-                                  "dK", "dV", "cu_seqlens_q", "cu_seqlens_k"};
+    static const char *names[] = {
+        "Q", "K",  "V",  "O",  "dO",           "",
+        "",  "dQ", "dK", "dV", "cu_seqlens_q", "cu_seqlens_k"};
     if (r == Role::Stat0)
       return log2Stats() ? "M" : "lse";
     if (r == Role::Stat1)
@@ -443,11 +441,11 @@ LogicalResult readSeqlens(func::FuncOp func, Operation *first, Operation *op,
   in.seqlensQ = llvm::to_vector(lengthsQ.asArrayRef());
   in.seqlensK = llvm::to_vector((lengthsK ? lengthsK : lengthsQ).asArrayRef());
   if (in.seqlensQ.empty() || in.seqlensQ.size() != in.seqlensK.size())
-    return func.emitError() << kSeqlensQAttr << " and " << kSeqlensKAttr
-                            << " must give the same number (at least 1) of "
-                               "sequences, got "
-                            << in.seqlensQ.size() << " and "
-                            << in.seqlensK.size();
+    return func.emitError()
+           << kSeqlensQAttr << " and " << kSeqlensKAttr
+           << " must give the same number (at least 1) of "
+              "sequences, got "
+           << in.seqlensQ.size() << " and " << in.seqlensK.size();
   auto maxOf = [&](bool key) -> int64_t {
     if (auto f = dyn_cast<fmha::AttentionFwdOp>(op))
       return key ? f.getMaxSeqlenKOrDefault() : f.getMaxSeqlenQOrDefault();
@@ -455,9 +453,8 @@ LogicalResult readSeqlens(func::FuncOp func, Operation *first, Operation *op,
     return key ? b.getMaxSeqlenKOrDefault() : b.getMaxSeqlenQOrDefault();
   };
   in.size[SB] = in.seqlensQ.size();
-  for (auto [sym, lengths, key] :
-       {std::make_tuple(SQ, &in.seqlensQ, false),
-        std::make_tuple(SK, &in.seqlensK, true)}) {
+  for (auto [sym, lengths, key] : {std::make_tuple(SQ, &in.seqlensQ, false),
+                                   std::make_tuple(SK, &in.seqlensK, true)}) {
     const char *name = key ? kSeqlensKAttr : kSeqlensQAttr;
     int64_t tokens = 0;
     for (auto [b, n] : llvm::enumerate(*lengths)) {
@@ -480,8 +477,8 @@ LogicalResult readSeqlens(func::FuncOp func, Operation *first, Operation *op,
     int64_t n = in.argTypes[in.roleArg[int(r)]].getDimSize(0);
     if (!ShapedType::isDynamic(n) && n != in.size[SB] + 1)
       return func.emitError()
-             << in.name(r) << " has " << n << " elements; "
-             << kSeqlensQAttr << " gives " << in.size[SB] << " sequences";
+             << in.name(r) << " has " << n << " elements; " << kSeqlensQAttr
+             << " gives " << in.size[SB] << " sequences";
   }
   return success();
 }
@@ -1170,15 +1167,15 @@ void Runner::generate() {
 
 /// Rows [first, first + count) of `rows` of `width` elements each.
 static std::vector<double> rowsOf(const std::vector<double> &rows,
-                                  int64_t first, int64_t count,
-                                  int64_t width) {
+                                  int64_t first, int64_t count, int64_t width) {
   auto begin = rows.begin() + first * width;
   return std::vector<double>(begin, begin + count * width);
 }
 
 /// Writes `part` into `rows` from row `first` (`width` elements a row).
-static void placeRows(std::vector<double> &rows, const std::vector<double> &part,
-                      int64_t first, int64_t width) {
+static void placeRows(std::vector<double> &rows,
+                      const std::vector<double> &part, int64_t first,
+                      int64_t width) {
   std::copy(part.begin(), part.end(), rows.begin() + first * width);
 }
 
@@ -1231,12 +1228,11 @@ ref::Gradients Runner::backwardReference() const {
     ref::Problem one = p;
     one.seqQ = seq.seqQ;
     one.seqK = seq.seqK;
-    ref::Gradients g = ref::backward(
-        one, rowsOf(q, seq.firstQ, seq.seqQ, qRow),
-        rowsOf(k, seq.firstK, seq.seqK, kRow),
-        rowsOf(v, seq.firstK, seq.seqK, vRow),
-        rowsOf(o, seq.firstQ, seq.seqQ, oRow),
-        rowsOf(dO, seq.firstQ, seq.seqQ, oRow));
+    ref::Gradients g = ref::backward(one, rowsOf(q, seq.firstQ, seq.seqQ, qRow),
+                                     rowsOf(k, seq.firstK, seq.seqK, kRow),
+                                     rowsOf(v, seq.firstK, seq.seqK, vRow),
+                                     rowsOf(o, seq.firstQ, seq.seqQ, oRow),
+                                     rowsOf(dO, seq.firstQ, seq.seqQ, oRow));
     placeRows(all.dq, g.dq, seq.firstQ, qRow);
     placeRows(all.dk, g.dk, seq.firstK, kRow);
     placeRows(all.dv, g.dv, seq.firstK, vRow);
@@ -1294,8 +1290,8 @@ bool Runner::checkOutputs() {
 bool Runner::checkMaskedExactZeros() {
   int64_t wrong = 0, emptyRows = 0, unseenKeys = 0;
   std::array<std::vector<double>, kNumRoles> got;
-  for (Role r : {Role::O, Role::Stat0, Role::Stat1, Role::DQ, Role::DK,
-                 Role::DV})
+  for (Role r :
+       {Role::O, Role::Stat0, Role::Stat1, Role::DQ, Role::DK, Role::DV})
     if (in.has(r) && in.isOutput(r))
       got[int(r)] = buffers[in.roleArg[int(r)]].read();
   for (const Sequence &seq : sequences()) {
@@ -1347,9 +1343,9 @@ bool Runner::checkMaskedExactZeros() {
     emptyRows /= p.batch;
     unseenKeys /= p.batch;
   }
-  llvm::outs() << "masked  " << emptyRows << " empty query rows, "
-               << unseenKeys << " unseen keys: " << wrong
-               << " inexact elements " << (wrong ? "FAIL" : "PASS") << "\n";
+  llvm::outs() << "masked  " << emptyRows << " empty query rows, " << unseenKeys
+               << " unseen keys: " << wrong << " inexact elements "
+               << (wrong ? "FAIL" : "PASS") << "\n";
   return wrong == 0;
 }
 
