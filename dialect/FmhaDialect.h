@@ -48,6 +48,12 @@ bool isSupportedHeadDim(int64_t d);
 bool hasUnitInnerStride(mlir::MemRefType type);
 /// A !fmha.tile split over subgroups (the workgroup's tile).
 bool isWorkgroupTile(mlir::Type type);
+/// Discardable unit attribute of a memref.load in a kernel whose memory no
+/// work-item writes while the kernel runs (a packed batch's sequence
+/// offsets): work-items loading it at the same indices get the same value,
+/// which fmha-place-workgroup-barriers takes as shared where the indices are.
+inline constexpr llvm::StringLiteral kWorkgroupUniformAttrName =
+    "rocke.workgroup_uniform";
 } // namespace rocke::fmha
 
 #endif

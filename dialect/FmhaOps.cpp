@@ -47,14 +47,23 @@ LogicalResult rocke::fmha::verifyKnownAttributes(Operation *op) {
 }
 
 namespace {
-/// Logical dims of the [B, S, H, D] operands and [B, H, S] statistics.
+/// Logical dims of the tile ops' [B, S, H, D] memrefs.
 enum : unsigned { kBatch = 0, kSeq = 1, kHeads = 2, kHeadDim = 3 };
 
-/// Shape checks shared by the forward and the backward op.
+/// Shape checks shared by the forward and the backward op: operands [B, S,
+/// H, D] and statistics [B, Hq, Sq], or, for packed batches (`varlen`),
+/// [T, H, D] and [Hq, T_q].
 struct AttentionVerifier {
   Operation *op;
+  bool packed = false;
 
   InFlightDiagnostic error() { return op->emitOpError(); }
+
+  int64_t rank() const { return packed ? 3 : 4; }
+  /// The operands' token (sequence), head and head-dim dims.
+  unsigned seqDim() const { return packed ? 0 : 1; }
+  unsigned headsDim() const { return packed ? 1 : 2; }
+  unsigned headDimDim() const { return packed ? 2 : 3; }
 
   static std::string dimStr(int64_t d) {
     return ShapedType::isDynamic(d) ? "?" : std::to_string(d);
@@ -62,20 +71,25 @@ struct AttentionVerifier {
 
   LogicalResult checkTensor(StringRef name, Value v, MemRefType &type) {
     type = cast<MemRefType>(v.getType());
-    if (type.getRank() != 4)
-      return error() << name << " must be a rank-4 memref [B, S, H, D], got "
+    if (type.getRank() != rank())
+      return error() << name
+                     << (packed ? " must be a rank-3 memref [T, H, D] (packed "
+                                  "tokens of a varlen batch), got "
+                                : " must be a rank-4 memref [B, S, H, D], got ")
                      << type;
     if (!type.isStrided())
       return error() << name << " must have a strided layout, got " << type;
     if (hasNegativeStride(type))
       return error() << name << " must have non-negative strides, got " << type;
-    for (unsigned d : {kHeads, kHeadDim})
+    for (unsigned d : {headsDim(), headDimDim()})
       if (type.isDynamicDim(d))
         return error() << name << " must have static head count and head dim";
-    for (unsigned d = 0; d < 4; ++d)
+    for (unsigned d = 0; d < rank(); ++d)
       if (type.getDimSize(d) == 0)
         return error() << name << " has an empty dimension " << d
-                       << "; batch, sequence, heads and head dim must be > 0";
+                       << (packed ? "; tokens, heads and head dim must be > 0"
+                                  : "; batch, sequence, heads and head dim "
+                                    "must be > 0");
     return success();
   }
 
@@ -109,18 +123,22 @@ struct AttentionVerifier {
                                                   "v head dim"};
     SmallVector<std::pair<StringRef, int64_t>> extents[kSizes];
     for (const Tensor &t : tensors) {
-      extents[B].push_back({t.name, t.type.getDimSize(kBatch)});
-      extents[t.keySide ? Sk : Sq].push_back({t.name, t.type.getDimSize(kSeq)});
+      if (!packed)
+        extents[B].push_back({t.name, t.type.getDimSize(0)});
+      extents[t.keySide ? Sk : Sq].push_back(
+          {t.name, t.type.getDimSize(seqDim())});
       extents[t.keySide ? Hkv : Hq].push_back(
-          {t.name, t.type.getDimSize(kHeads)});
+          {t.name, t.type.getDimSize(headsDim())});
       extents[t.valueHeadDim ? Dv : Dqk].push_back(
-          {t.name, t.type.getDimSize(kHeadDim)});
+          {t.name, t.type.getDimSize(headDimDim())});
     }
     for (Value s : stats) {
       auto st = cast<MemRefType>(s.getType());
-      extents[B].push_back({"statistics", st.getDimSize(0)});
-      extents[Hq].push_back({"statistics", st.getDimSize(1)});
-      extents[Sq].push_back({"statistics", st.getDimSize(2)});
+      unsigned first = packed ? 0 : 1;
+      if (!packed)
+        extents[B].push_back({"statistics", st.getDimSize(0)});
+      extents[Hq].push_back({"statistics", st.getDimSize(first)});
+      extents[Sq].push_back({"statistics", st.getDimSize(first + 1)});
     }
     for (int size = 0; size < kSizes; ++size) {
       const std::pair<StringRef, int64_t> *first = nullptr;
@@ -129,8 +147,11 @@ struct AttentionVerifier {
           continue;
         if (!first)
           first = &extent;
-        else if (failed(same(kWhat[size], first->second, first->first,
-                             extent.second, extent.first)))
+        else if (failed(same(packed && size == Sq   ? "query token count"
+                             : packed && size == Sk ? "key token count"
+                                                    : kWhat[size],
+                             first->second, first->first, extent.second,
+                             extent.first)))
           return failure();
       }
     }
@@ -170,13 +191,13 @@ struct AttentionVerifier {
         failed(checkElementType("out", ot.getElementType(), elt)))
       return failure();
 
-    int64_t hq = qt.getDimSize(kHeads), hkv = kt.getDimSize(kHeads);
+    int64_t hq = qt.getDimSize(headsDim()), hkv = kt.getDimSize(headsDim());
     if (hq % hkv != 0)
       return error() << "query head count " << hq
                      << " is not a multiple of the kv head count " << hkv;
     for (auto [name, d] :
-         {std::pair<StringRef, int64_t>{"qk", qt.getDimSize(kHeadDim)},
-          {"v", vt.getDimSize(kHeadDim)}})
+         {std::pair<StringRef, int64_t>{"qk", qt.getDimSize(headDimDim())},
+          {"v", vt.getDimSize(headDimDim())}})
       if (!isSupportedHeadDim(d))
         return error() << "unsupported " << name << " head dim " << d
                        << " (supported: 32, 64, 96, 128, 192, 256)";
@@ -192,11 +213,13 @@ struct AttentionVerifier {
                      << " statistics operand(s), got " << stats.size();
     for (Value s : stats) {
       auto st = cast<MemRefType>(s.getType());
-      if (st.getRank() != 3 || !st.getElementType().isF32() ||
+      if (st.getRank() != rank() - 1 || !st.getElementType().isF32() ||
           !st.isStrided() || hasNegativeStride(st))
-        return error() << "statistics must be strided rank-3 f32 memrefs "
-                          "[B, Hq, Sq] with non-negative strides, got "
-                       << st;
+        return error() << (packed ? "statistics of a varlen batch must be "
+                                    "strided rank-2 f32 memrefs [Hq, T_q]"
+                                  : "statistics must be strided rank-3 f32 "
+                                    "memrefs [B, Hq, Sq]")
+                       << " with non-negative strides, got " << st;
       // With dynamic B or Sq in the query, only this catches an empty one.
       if (llvm::is_contained(st.getShape(), 0))
         return error() << "statistics have an empty dimension, got " << st;
@@ -214,7 +237,7 @@ struct AttentionVerifier {
     if (failed(checkTensor(name, grad, gt)))
       return failure();
     auto pt = cast<MemRefType>(primal.getType());
-    for (unsigned d = 0; d < 4; ++d)
+    for (unsigned d = 0; d < rank(); ++d)
       if (failed(same("gradient shape", gt.getDimSize(d), name,
                       pt.getDimSize(d), "its primal")))
         return failure();
@@ -222,6 +245,68 @@ struct AttentionVerifier {
     if (elt != pt.getElementType() && !elt.isF32())
       return error() << name << " element type must be " << pt.getElementType()
                      << " or f32, got " << elt;
+    return success();
+  }
+
+  /// The varlen clause: both offsets or neither (which sets `packed`), each
+  /// a [B + 1] i32 memref of one length, and the maxima attributes only
+  /// with it, positive, at most the static token counts, and given where
+  /// those are dynamic.
+  LogicalResult verifyVarlen(Value cuQ, Value cuK, std::optional<int64_t> maxQ,
+                             std::optional<int64_t> maxK, Value q, Value k) {
+    if (bool(cuQ) != bool(cuK))
+      return error() << "takes cu_seqlens_q and cu_seqlens_k together (the "
+                        "varlen clause), got only "
+                     << (cuQ ? "cu_seqlens_q" : "cu_seqlens_k");
+    packed = bool(cuQ);
+    if (!packed) {
+      for (auto [name, given] :
+           {std::pair<StringRef, bool>{"max_seqlen_q", bool(maxQ)},
+            {"max_seqlen_k", bool(maxK)}})
+        if (given)
+          return error() << name
+                         << " applies to varlen batches only; without "
+                            "varlen(cu_seqlens_q, cu_seqlens_k) the lengths "
+                            "are the memrefs' sequence dims";
+      return success();
+    }
+    SmallVector<int64_t, 2> lengths;
+    for (auto [name, cu] : {std::pair<StringRef, Value>{"cu_seqlens_q", cuQ},
+                            {"cu_seqlens_k", cuK}}) {
+      auto type = cast<MemRefType>(cu.getType());
+      if (type.getRank() != 1 || !type.getElementType().isSignlessInteger(32) ||
+          !type.isStrided() || hasNegativeStride(type))
+        return error() << name
+                       << " must be a strided rank-1 i32 memref [B + 1] with "
+                          "a non-negative stride, got "
+                       << type;
+      int64_t n = type.getDimSize(0);
+      if (!ShapedType::isDynamic(n) && n < 2)
+        return error() << name << " has " << n
+                       << " elements; the offsets of B sequences are B + 1 "
+                          ">= 2 elements";
+      lengths.push_back(n);
+    }
+    if (failed(same("cu_seqlens length", lengths[0], "cu_seqlens_q", lengths[1],
+                    "cu_seqlens_k")))
+      return failure();
+    for (auto [name, max, tensor, what] :
+         {std::make_tuple(StringRef("max_seqlen_q"), maxQ, q, "query"),
+          std::make_tuple(StringRef("max_seqlen_k"), maxK, k, "key")}) {
+      int64_t tokens = cast<MemRefType>(tensor.getType()).getDimSize(0);
+      if (!max) {
+        if (ShapedType::isDynamic(tokens))
+          return error() << "needs " << name << ": the " << what
+                         << " token count is dynamic, and the longest "
+                            "sequence sizes the launch grid";
+        continue;
+      }
+      if (*max < 1)
+        return error() << name << " must be positive, got " << *max;
+      if (!ShapedType::isDynamic(tokens) && *max > tokens)
+        return error() << name << " (" << *max << ") exceeds the " << tokens
+                       << " " << what << " tokens of the batch";
+    }
     return success();
   }
 
@@ -300,13 +385,13 @@ struct AttentionVerifier {
   }
 };
 
-/// Operands from `firstWrite` on are written, the ones before are read.
+/// The operands `written` are written, the others read.
 void addReadWriteEffects(
-    Operation *op, unsigned firstWrite,
+    Operation *op, ValueRange written,
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
   for (OpOperand &operand : op->getOpOperands()) {
-    if (operand.getOperandNumber() < firstWrite)
+    if (!llvm::is_contained(written, operand.get()))
       effects.emplace_back(MemoryEffects::Read::get(), &operand,
                            SideEffects::DefaultResource::get());
     else
@@ -322,8 +407,23 @@ std::optional<float> scaleValue(FloatAttr attr) {
 }
 
 float defaultScale(Value query) {
-  int64_t d = cast<MemRefType>(query.getType()).getDimSize(kHeadDim);
+  auto type = cast<MemRefType>(query.getType());
+  int64_t d = type.getDimSize(type.getRank() - 1);
   return 1.0f / std::sqrt(static_cast<float>(d));
+}
+
+/// The varlen offsets, read by the kernels like the other inputs.
+void appendVarlenBuffers(SmallVectorImpl<AttentionVerifier::Buffer> &buffers,
+                         Value cuQ, Value cuK) {
+  if (cuQ)
+    buffers.push_back({"cu_seqlens_q", cuQ, false});
+  if (cuK)
+    buffers.push_back({"cu_seqlens_k", cuK, false});
+}
+
+/// max_seqlen, or the static token count of `tokens` (dim 0).
+int64_t maxSeqlenOrTokens(std::optional<int64_t> max, Value tokens) {
+  return max ? *max : cast<MemRefType>(tokens.getType()).getDimSize(0);
 }
 
 MaskAttr maskOrNone(MLIRContext *ctx, std::optional<MaskAttr> mask) {
@@ -355,21 +455,26 @@ LogicalResult AttentionFwdOp::verify() {
   if (failed(verifyOutsideKernels(getOperation())))
     return failure();
   AttentionVerifier v{getOperation()};
-  if (failed(v.verifyInputs(getQuery(), getKey(), getValue(), getOut(),
+  if (failed(v.verifyVarlen(getCuSeqlensQ(), getCuSeqlensK(), getMaxSeqlenQ(),
+                            getMaxSeqlenK(), getQuery(), getKey())) ||
+      failed(v.verifyInputs(getQuery(), getKey(), getValue(), getOut(),
                             getStats(), getStatsEncoding(),
                             scaleValue(getScaleAttr()))))
     return failure();
-  return v.verifyBuffers({{"query", getQuery(), false},
-                          {"key", getKey(), false},
-                          {"value", getValue(), false},
-                          {"out", getOut(), true}},
-                         getStats(), /*statsAreOutputs=*/true);
+  SmallVector<AttentionVerifier::Buffer> buffers{{"query", getQuery(), false},
+                                                 {"key", getKey(), false},
+                                                 {"value", getValue(), false},
+                                                 {"out", getOut(), true}};
+  appendVarlenBuffers(buffers, getCuSeqlensQ(), getCuSeqlensK());
+  return v.verifyBuffers(buffers, getStats(), /*statsAreOutputs=*/true);
 }
 
 void AttentionFwdOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  addReadWriteEffects(getOperation(), 3, effects);
+  SmallVector<Value> written{getOut()};
+  llvm::append_range(written, getStats());
+  addReadWriteEffects(getOperation(), written, effects);
 }
 
 float AttentionFwdOp::getScaleOrDefault() {
@@ -380,6 +485,14 @@ MaskAttr AttentionFwdOp::getMaskOrDefault() {
   return maskOrNone(getContext(), getMask());
 }
 
+int64_t AttentionFwdOp::getMaxSeqlenQOrDefault() {
+  return maxSeqlenOrTokens(getMaxSeqlenQ(), getQuery());
+}
+
+int64_t AttentionFwdOp::getMaxSeqlenKOrDefault() {
+  return maxSeqlenOrTokens(getMaxSeqlenK(), getKey());
+}
+
 //===----------------------------------------------------------------------===//
 // AttentionBwdOp
 //===----------------------------------------------------------------------===//
@@ -388,7 +501,9 @@ LogicalResult AttentionBwdOp::verify() {
   if (failed(verifyOutsideKernels(getOperation())))
     return failure();
   AttentionVerifier v{getOperation()};
-  if (failed(v.verifyInputs(getQuery(), getKey(), getValue(), getOut(),
+  if (failed(v.verifyVarlen(getCuSeqlensQ(), getCuSeqlensK(), getMaxSeqlenQ(),
+                            getMaxSeqlenK(), getQuery(), getKey())) ||
+      failed(v.verifyInputs(getQuery(), getKey(), getValue(), getOut(),
                             getStats(), getStatsEncoding(),
                             scaleValue(getScaleAttr()))))
     return failure();
@@ -399,7 +514,7 @@ LogicalResult AttentionBwdOp::verify() {
   if (failed(v.checkElementType("grad_out", dot.getElementType(),
                                 ot.getElementType())))
     return failure();
-  for (unsigned d = 0; d < 4; ++d)
+  for (unsigned d = 0; d < v.rank(); ++d)
     if (failed(v.same("grad_out shape", dot.getDimSize(d), "grad_out",
                       ot.getDimSize(d), "out")))
       return failure();
@@ -422,21 +537,20 @@ LogicalResult AttentionBwdOp::verify() {
     if (!acc->isF32() && !acc->isBF16())
       return emitOpError() << "accumulator_type must be f32 or bf16, got "
                            << *acc;
-  return v.verifyBuffers({{"query", getQuery(), false},
-                          {"key", getKey(), false},
-                          {"value", getValue(), false},
-                          {"out", getOut(), false},
-                          {"grad_out", getGradOut(), false},
-                          {"grad_query", getGradQuery(), true},
-                          {"grad_key", getGradKey(), true},
-                          {"grad_value", getGradValue(), true}},
-                         getStats(), /*statsAreOutputs=*/false);
+  SmallVector<AttentionVerifier::Buffer> buffers{
+      {"query", getQuery(), false},      {"key", getKey(), false},
+      {"value", getValue(), false},      {"out", getOut(), false},
+      {"grad_out", getGradOut(), false}, {"grad_query", getGradQuery(), true},
+      {"grad_key", getGradKey(), true},  {"grad_value", getGradValue(), true}};
+  appendVarlenBuffers(buffers, getCuSeqlensQ(), getCuSeqlensK());
+  return v.verifyBuffers(buffers, getStats(), /*statsAreOutputs=*/false);
 }
 
 void AttentionBwdOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  addReadWriteEffects(getOperation(), getNumOperands() - 3, effects);
+  addReadWriteEffects(getOperation(),
+                      {getGradQuery(), getGradKey(), getGradValue()}, effects);
 }
 
 float AttentionBwdOp::getScaleOrDefault() {
@@ -445,6 +559,14 @@ float AttentionBwdOp::getScaleOrDefault() {
 
 MaskAttr AttentionBwdOp::getMaskOrDefault() {
   return maskOrNone(getContext(), getMask());
+}
+
+int64_t AttentionBwdOp::getMaxSeqlenQOrDefault() {
+  return maxSeqlenOrTokens(getMaxSeqlenQ(), getQuery());
+}
+
+int64_t AttentionBwdOp::getMaxSeqlenKOrDefault() {
+  return maxSeqlenOrTokens(getMaxSeqlenK(), getKey());
 }
 
 Type AttentionBwdOp::getAccumulatorTypeOrDefault() {

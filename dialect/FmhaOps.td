@@ -102,12 +102,19 @@ def Fmha_MaskAttr : AttrDef<Fmha_Dialect, "Mask"> {
 //===----------------------------------------------------------------------===//
 
 class Fmha_AttentionOpBase<string mnemonic> : Fmha_Op<mnemonic,
-    [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+    [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+     AttrSizedOperandSegments]> {
   code commonExtraDecls = [{
     /// The softmax scale, defaulting to 1/sqrt(Dqk).
     float getScaleOrDefault();
     /// The mask, defaulting to no mask.
     ::rocke::fmha::MaskAttr getMaskOrDefault();
+    /// Whether the batch is packed (the `varlen` clause).
+    bool isVarlen() { return static_cast<bool>(getCuSeqlensQ()); }
+    /// The longest query / key sequence of a packed batch: the attribute, or
+    /// the static token count (the verifier requires one of them).
+    int64_t getMaxSeqlenQOrDefault();
+    int64_t getMaxSeqlenKOrDefault();
   }];
   let hasVerifier = 1;
 }
@@ -128,18 +135,45 @@ def Fmha_AttentionFwdOp : Fmha_AttentionOpBase<"attention_fwd"> {
         : memref<?x?x8x64xf16>, memref<?x?x8x64xf16>, memref<?x?x8x64xf16>
           -> memref<?x?x8x64xf16>, stats(memref<?x8x?xf32>)
     ```
+
+    Variable-length (packed) batches: with `varlen(%cu_seqlens_q,
+    %cu_seqlens_k)`, sequence b's queries are tokens [cu_seqlens_q[b],
+    cu_seqlens_q[b+1]) of Q [T_q, Hq, Dqk] and O, its keys tokens
+    [cu_seqlens_k[b], cu_seqlens_k[b+1]) of K [T_k, Hkv, Dqk] and V (the
+    [B+1] i32 offsets FlashAttention's varlen API takes). Masks, GQA and
+    the statistics apply within each sequence (bottom_right aligns with
+    each sequence's own Sk - Sq). The statistics are [Hq, T_q]: the
+    FlashAttention-2 varlen layout, one row per packed query token with no
+    padding, so a sequence's rows start at its query offset.
+    `max_seqlen_q` / `max_seqlen_k` bound every sequence's length (they
+    size the launch grid); they default to T_q / T_k where those are
+    static. The offsets are trusted as FlashAttention trusts them:
+    non-decreasing, within [0, T], lengths at most the maxima.
+
+    ```mlir
+    fmha.attention_fwd %q, %k, %v -> %o, stats(%lse) varlen(%cuq, %cuk)
+        {max_seqlen_q = 512, max_seqlen_k = 512}
+        : memref<?x8x64xf16>, memref<?x8x64xf16>, memref<?x8x64xf16>
+          -> memref<?x8x64xf16>, stats(memref<8x?xf32>)
+          varlen(memref<?xi32>, memref<?xi32>)
+    ```
   }];
   let arguments = (ins
     AnyMemRef:$query, AnyMemRef:$key, AnyMemRef:$value,
     AnyMemRef:$out, Variadic<AnyMemRef>:$stats,
+    Optional<AnyMemRef>:$cu_seqlens_q, Optional<AnyMemRef>:$cu_seqlens_k,
     OptionalAttr<F32Attr>:$scale,
     OptionalAttr<Fmha_MaskAttr>:$mask,
     DefaultValuedAttr<Fmha_StatsEncodingAttr,
-                      "::rocke::fmha::StatsEncoding::lse">:$stats_encoding);
+                      "::rocke::fmha::StatsEncoding::lse">:$stats_encoding,
+    OptionalAttr<I64Attr>:$max_seqlen_q,
+    OptionalAttr<I64Attr>:$max_seqlen_k);
   let assemblyFormat = [{
-    $query `,` $key `,` $value `->` $out `,` `stats` `(` $stats `)` attr-dict
+    $query `,` $key `,` $value `->` $out `,` `stats` `(` $stats `)`
+    (`varlen` `(` $cu_seqlens_q^ `,` $cu_seqlens_k `)`)? attr-dict
     `:` type($query) `,` type($key) `,` type($value) `->` type($out) `,`
     `stats` `(` type($stats) `)`
+    (`varlen` `(` type($cu_seqlens_q)^ `,` type($cu_seqlens_k) `)`)?
   }];
   let extraClassDeclaration = commonExtraDecls;
 }
@@ -163,22 +197,31 @@ def Fmha_AttentionBwdOp : Fmha_AttentionOpBase<"attention_bwd"> {
           -> memref<2x128x8x64xf16>, memref<2x128x8x64xf16>,
              memref<2x128x8x64xf16>
     ```
+
+    With `varlen(%cu_seqlens_q, %cu_seqlens_k)` the batch is packed as for
+    fmha.attention_fwd: Q, O, dO, dQ [T_q, H, D], K, V, dK, dV [T_k, Hkv,
+    D], statistics [Hq, T_q], `max_seqlen_q` / `max_seqlen_k` as there.
   }];
   let arguments = (ins
     AnyMemRef:$query, AnyMemRef:$key, AnyMemRef:$value,
     AnyMemRef:$out, AnyMemRef:$grad_out, Variadic<AnyMemRef>:$stats,
     AnyMemRef:$grad_query, AnyMemRef:$grad_key, AnyMemRef:$grad_value,
+    Optional<AnyMemRef>:$cu_seqlens_q, Optional<AnyMemRef>:$cu_seqlens_k,
     OptionalAttr<F32Attr>:$scale,
     OptionalAttr<Fmha_MaskAttr>:$mask,
     DefaultValuedAttr<Fmha_StatsEncodingAttr,
                       "::rocke::fmha::StatsEncoding::lse">:$stats_encoding,
     UnitAttr:$deterministic,
-    OptionalAttr<TypeAttr>:$accumulator_type);
+    OptionalAttr<TypeAttr>:$accumulator_type,
+    OptionalAttr<I64Attr>:$max_seqlen_q,
+    OptionalAttr<I64Attr>:$max_seqlen_k);
   let assemblyFormat = [{
     $query `,` $key `,` $value `,` $out `,` $grad_out `,` `stats` `(` $stats `)`
+    (`varlen` `(` $cu_seqlens_q^ `,` $cu_seqlens_k `)`)?
     `->` $grad_query `,` $grad_key `,` $grad_value attr-dict
     `:` type($query) `,` type($key) `,` type($value) `,` type($out) `,`
     type($grad_out) `,` `stats` `(` type($stats) `)`
+    (`varlen` `(` type($cu_seqlens_q)^ `,` type($cu_seqlens_k) `)`)?
     `->` type($grad_query) `,` type($grad_key) `,` type($grad_value)
   }];
   let extraClassDeclaration = commonExtraDecls # [{

@@ -301,6 +301,11 @@ struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
         caller = getOperation();
       size_t before = countKernels();
       auto bwdOp = dyn_cast<rocke::fmha::AttentionBwdOp>(op);
+      if (bwdOp && bwdOp.isVarlen() && strategy == rocke::BwdStrategy::Warp) {
+        op->emitOpError("has a varlen (packed) batch, which strategy=warp "
+                        "does not lower; strategy=tiled does");
+        return signalPassFailure();
+      }
       LogicalResult built = fwdOp ? rocke::buildTiledFwdKernels(fwdOp, fwdOpts)
                             : strategy == rocke::BwdStrategy::Warp
                                 ? rocke::buildWarpBwdKernels(bwdOp, *opts)

@@ -7,6 +7,8 @@
 // the backward recomputes P from the saved statistics, one loop nest for dQ
 // (rows) and one for dK/dV (columns), so no scratch buffer larger than one
 // head-dim vector and no atomics are needed; the result is deterministic.
+// A packed (varlen) batch loops over its sequences the same way, each with
+// its own lengths and token offsets read from cu_seqlens.
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/FmhaDialect.h"
@@ -38,24 +40,27 @@ namespace {
 /// to their memref's element type on store.
 class LoopEmitter {
 public:
+  /// `cuSeqlensQ` / `cuSeqlensK`: the offsets of a packed batch, or null.
   LoopEmitter(OpBuilder &b, Location loc, Value query, Value key, Value value,
-              MaskAttr mask, float scale, StatsEncoding encoding)
-      : b(b), loc(loc), q(query), k(key), v(value), band(mask.getBand()),
-        scale(scale), encoding(encoding) {
+              MaskAttr mask, float scale, StatsEncoding encoding,
+              Value cuSeqlensQ, Value cuSeqlensK)
+      : b(b), loc(loc), q(query), k(key), v(value), cuQ(cuSeqlensQ),
+        cuK(cuSeqlensK), band(mask.getBand()), scale(scale),
+        encoding(encoding) {
     f32 = b.getF32Type();
     auto qt = cast<MemRefType>(q.getType());
     auto kt = cast<MemRefType>(k.getType());
-    hq = qt.getDimSize(2);
-    hkv = kt.getDimSize(2);
-    dqk = qt.getDimSize(3);
-    dv = cast<MemRefType>(v.getType()).getDimSize(3);
+    int64_t last = qt.getRank() - 1;
+    hq = qt.getDimSize(last - 1);
+    hkv = kt.getDimSize(last - 1);
+    dqk = qt.getDimSize(last);
+    dv = cast<MemRefType>(v.getType()).getDimSize(last);
+    if (cuQ) {
+      batch = arith::SubIOp::create(b, loc, dim(cuQ, 0), idx(1));
+      return;
+    }
     batch = dim(q, 0);
-    seqQ = dim(q, 1);
-    seqK = dim(k, 1);
-    // Bottom-right alignment puts the diagonal at Sk - Sq, from runtime sizes.
-    diagOffset = band.bottomRight
-                     ? arith::SubIOp::create(b, loc, seqK, seqQ).getResult()
-                     : idx(0);
+    setLengths(dim(q, 1), dim(k, 1));
   }
 
   void emitForward(Value out, ValueRange stats);
@@ -64,6 +69,52 @@ public:
 
 private:
   using BodyFn = function_ref<void(Value)>;
+
+  /// Sequence lengths and the mask's diagonal offset: bottom-right
+  /// alignment puts it at Sk - Sq, from runtime sizes.
+  void setLengths(Value sq, Value sk) {
+    seqQ = sq;
+    seqK = sk;
+    diagOffset = band.bottomRight
+                     ? arith::SubIOp::create(b, loc, seqK, seqQ).getResult()
+                     : idx(0);
+  }
+  /// At the top of batch `bi`'s loop body: a packed batch's sequence reads
+  /// its token offsets and lengths from cu_seqlens.
+  void beginSequence(Value bi) {
+    if (!cuQ)
+      return;
+    Value next = arith::AddIOp::create(b, loc, bi, idx(1));
+    auto offset = [&](Value cu, Value at) -> Value {
+      Value x = memref::LoadOp::create(b, loc, cu, at);
+      return arith::IndexCastOp::create(b, loc, b.getIndexType(), x);
+    };
+    qStart = offset(cuQ, bi);
+    kStart = offset(cuK, bi);
+    Value qEnd = offset(cuQ, next), kEnd = offset(cuK, next);
+    setLengths(arith::SubIOp::create(b, loc, qEnd, qStart),
+               arith::SubIOp::create(b, loc, kEnd, kStart));
+  }
+  /// Indices of element (batch bi, position s of the sequence, head h, d)
+  /// of a query-side ([B, Sq, H, D] or [T_q, H, D]) or key-side operand.
+  SmallVector<Value> at(bool keySide, Value bi, Value s, Value h, Value d) {
+    if (!cuQ)
+      return {bi, s, h, d};
+    Value token = arith::AddIOp::create(b, loc, keySide ? kStart : qStart, s);
+    return {token, h, d};
+  }
+  SmallVector<Value> qAt(Value bi, Value s, Value h, Value d) {
+    return at(false, bi, s, h, d);
+  }
+  SmallVector<Value> kAt(Value bi, Value s, Value h, Value d) {
+    return at(true, bi, s, h, d);
+  }
+  /// Indices of query row s's statistics: [B, Hq, Sq] or [Hq, T_q].
+  SmallVector<Value> statAt(Value bi, Value h, Value s) {
+    if (!cuQ)
+      return {bi, h, s};
+    return {h, arith::AddIOp::create(b, loc, qStart, s)};
+  }
   using ReduceFn = function_ref<Value(Value, Value)>;
 
   Value idx(int64_t c) { return arith::ConstantIndexOp::create(b, loc, c); }
@@ -147,12 +198,13 @@ private:
   Value mul(Value a, Value c) { return arith::MulFOp::create(b, loc, a, c); }
   Value sub(Value a, Value c) { return arith::SubFOp::create(b, loc, a, c); }
 
-  /// sum_d a[ba, ia, ha, d] * c[bc, ic, hc, d]
+  /// sum_d a[bi, ia, ha, d] * c[bi, ic, hc, d], a query-side operand and c
+  /// a key-side one.
   Value dot(Value a, Value ia, Value ha, Value c, Value ic, Value hc, int64_t d,
             Value bi) {
     return reduce(d, cst(0.0), [&](Value dd, Value acc) {
-      Value x = load(a, {bi, ia, ha, dd});
-      Value y = load(c, {bi, ic, hc, dd});
+      Value x = load(a, qAt(bi, ia, ha, dd));
+      Value y = load(c, kAt(bi, ic, hc, dd));
       return add(acc, mul(x, y));
     });
   }
@@ -200,19 +252,22 @@ private:
 
   OpBuilder &b;
   Location loc;
-  Value q, k, v;
+  Value q, k, v, cuQ, cuK;
   MaskBand band;
   float scale;
   StatsEncoding encoding;
   FloatType f32;
   int64_t hq, hkv, dqk, dv;
   Value batch, seqQ, seqK, diagOffset;
+  /// The current sequence's first query and key token (packed batches).
+  Value qStart, kStart;
 };
 
 void LoopEmitter::emitForward(Value out, ValueRange stats) {
   Value acc = scratch(dv);
   Value negInf = cst(-std::numeric_limits<double>::infinity());
   loop(batch, [&](Value bi) {
+    beginSequence(bi);
     loop(hq, [&](Value h) {
       Value hk = kvHead(h);
       loop(seqQ, [&](Value i) {
@@ -234,7 +289,8 @@ void LoopEmitter::emitForward(Value out, ValueRange stats) {
                 loop(dv, [&](Value d) {
                   Value a = memref::LoadOp::create(b, loc, acc, d);
                   memref::StoreOp::create(
-                      b, loc, add(a, mul(p, load(v, {bi, j, hk, d}))), acc, d);
+                      b, loc, add(a, mul(p, load(v, kAt(bi, j, hk, d)))), acc,
+                      d);
                 });
                 return add(l, p);
               },
@@ -248,15 +304,15 @@ void LoopEmitter::emitForward(Value out, ValueRange stats) {
           Value normalized = arith::DivFOp::create(b, loc, a, rowSum);
           Value o =
               arith::SelectOp::create(b, loc, nonEmpty, normalized, cst(0.0));
-          store(o, out, {bi, i, h, d});
+          store(o, out, qAt(bi, i, h, d));
         });
         if (log2Stats()) {
-          store(rowMax, stats[0], {bi, h, i});
-          store(rowSum, stats[1], {bi, h, i});
+          store(rowMax, stats[0], statAt(bi, h, i));
+          store(rowSum, stats[1], statAt(bi, h, i));
         } else {
           Value lse = add(rowMax, math::LogOp::create(b, loc, rowSum));
           store(arith::SelectOp::create(b, loc, nonEmpty, lse, negInf),
-                stats[0], {bi, h, i});
+                stats[0], statAt(bi, h, i));
         }
       });
     });
@@ -272,8 +328,8 @@ void LoopEmitter::emitBackward(Value out, Value gradOut, ValueRange stats,
     Value offset, divisor;
   };
   auto rowStats = [&](Value bi, Value h, Value i) {
-    Value m = load(stats[0], {bi, h, i});
-    return Row{m, log2Stats() ? load(stats[1], {bi, h, i}) : Value()};
+    Value m = load(stats[0], statAt(bi, h, i));
+    return Row{m, log2Stats() ? load(stats[1], statAt(bi, h, i)) : Value()};
   };
   auto prob = [&](const Row &row, Value bi, Value i, Value h, Value j,
                   Value hk) {
@@ -285,8 +341,8 @@ void LoopEmitter::emitBackward(Value out, Value gradOut, ValueRange stats,
   // D_i = rowsum(dO * O).
   auto delta = [&](Value bi, Value i, Value h) {
     return reduce(dv, cst(0.0), [&](Value d, Value acc) {
-      Value g = load(gradOut, {bi, i, h, d});
-      Value o = load(out, {bi, i, h, d});
+      Value g = load(gradOut, qAt(bi, i, h, d));
+      Value o = load(out, qAt(bi, i, h, d));
       return add(acc, mul(g, o));
     });
   };
@@ -295,19 +351,20 @@ void LoopEmitter::emitBackward(Value out, Value gradOut, ValueRange stats,
                   Value di) {
     return mul(p, sub(dot(gradOut, i, h, v, j, hk, dv, bi), di));
   };
-  auto axpy = [&](Value row, int64_t n, Value a, Value x, Value bi, Value xi,
-                  Value xh) {
+  // Rows of key-side (K, dK, dV) or query-side operands.
+  auto axpy = [&](Value row, int64_t n, Value a, Value x, bool keySide,
+                  Value bi, Value xi, Value xh) {
     loop(n, [&](Value d) {
       Value r = memref::LoadOp::create(b, loc, row, d);
-      memref::StoreOp::create(b, loc, add(r, mul(a, load(x, {bi, xi, xh, d}))),
-                              row, d);
+      Value xd = load(x, at(keySide, bi, xi, xh, d));
+      memref::StoreOp::create(b, loc, add(r, mul(a, xd)), row, d);
     });
   };
   auto storeScaled = [&](Value row, int64_t n, Value factor, Value dst,
-                         Value bi, Value s, Value h) {
+                         bool keySide, Value bi, Value s, Value h) {
     loop(n, [&](Value d) {
       Value r = memref::LoadOp::create(b, loc, row, d);
-      store(factor ? mul(r, factor) : r, dst, {bi, s, h, d});
+      store(factor ? mul(r, factor) : r, dst, at(keySide, bi, s, h, d));
     });
   };
   Value accQ = scratch(dqk), accK = scratch(dqk), accV = scratch(dv);
@@ -315,6 +372,7 @@ void LoopEmitter::emitBackward(Value out, Value gradOut, ValueRange stats,
 
   // dQ_i = scale * sum_j dS_ij K_j, one query row at a time.
   loop(batch, [&](Value bi) {
+    beginSequence(bi);
     loop(hq, [&](Value h) {
       Value hk = kvHead(h);
       loop(seqQ, [&](Value i) {
@@ -324,10 +382,10 @@ void LoopEmitter::emitBackward(Value out, Value gradOut, ValueRange stats,
         loop(seqK, [&](Value j) {
           when(visible(i, j), [&] {
             Value ds = dsOf(prob(row, bi, i, h, j, hk), bi, i, h, j, hk, di);
-            axpy(accQ, dqk, ds, k, bi, j, hk);
+            axpy(accQ, dqk, ds, k, /*keySide=*/true, bi, j, hk);
           });
         });
-        storeScaled(accQ, dqk, scaleCst, gradQ, bi, i, h);
+        storeScaled(accQ, dqk, scaleCst, gradQ, /*keySide=*/false, bi, i, h);
       });
     });
   });
@@ -336,6 +394,7 @@ void LoopEmitter::emitBackward(Value out, Value gradOut, ValueRange stats,
   // key row at a time, summing over the query heads that share its kv head.
   int64_t group = hq / hkv;
   loop(batch, [&](Value bi) {
+    beginSequence(bi);
     loop(hkv, [&](Value hk) {
       loop(seqK, [&](Value j) {
         fill(accK, dqk, cst(0.0));
@@ -347,13 +406,13 @@ void LoopEmitter::emitBackward(Value out, Value gradOut, ValueRange stats,
             when(visible(i, j), [&] {
               Value p = prob(rowStats(bi, h, i), bi, i, h, j, hk);
               Value ds = dsOf(p, bi, i, h, j, hk, delta(bi, i, h));
-              axpy(accK, dqk, ds, q, bi, i, h);
-              axpy(accV, dv, p, gradOut, bi, i, h);
+              axpy(accK, dqk, ds, q, /*keySide=*/false, bi, i, h);
+              axpy(accV, dv, p, gradOut, /*keySide=*/false, bi, i, h);
             });
           });
         });
-        storeScaled(accK, dqk, scaleCst, gradK, bi, j, hk);
-        storeScaled(accV, dv, Value(), gradV, bi, j, hk);
+        storeScaled(accK, dqk, scaleCst, gradK, /*keySide=*/true, bi, j, hk);
+        storeScaled(accV, dv, Value(), gradV, /*keySide=*/true, bi, j, hk);
       });
     });
   });
@@ -365,7 +424,8 @@ struct LowerFwd : OpRewritePattern<AttentionFwdOp> {
                                 PatternRewriter &rewriter) const override {
     LoopEmitter e(rewriter, op.getLoc(), op.getQuery(), op.getKey(),
                   op.getValue(), op.getMaskOrDefault(), op.getScaleOrDefault(),
-                  op.getStatsEncoding());
+                  op.getStatsEncoding(), op.getCuSeqlensQ(),
+                  op.getCuSeqlensK());
     e.emitForward(op.getOut(), op.getStats());
     rewriter.eraseOp(op);
     return success();
@@ -380,7 +440,8 @@ struct LowerBwd : OpRewritePattern<AttentionBwdOp> {
     // least as precise as any strategy, and sequential, so deterministic.
     LoopEmitter e(rewriter, op.getLoc(), op.getQuery(), op.getKey(),
                   op.getValue(), op.getMaskOrDefault(), op.getScaleOrDefault(),
-                  op.getStatsEncoding());
+                  op.getStatsEncoding(), op.getCuSeqlensQ(),
+                  op.getCuSeqlensK());
     e.emitBackward(op.getOut(), op.getGradOut(), op.getStats(),
                    op.getGradQuery(), op.getGradKey(), op.getGradValue());
     rewriter.eraseOp(op);

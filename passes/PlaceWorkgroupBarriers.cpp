@@ -27,6 +27,9 @@
 //    iteration is ordered against the reads of the previous one, then once
 //    more placing the barriers that state needs; barriers may go inside
 //    such bodies;
+//  - values loaded from memory differ between work-items, unless the load
+//    is marked rocke.workgroup_uniform (memory no work-item writes: a
+//    packed batch's sequence offsets) and its indices are shared;
 //  - an scf.if whose condition every work-item shares gets a barrier before
 //    it for a hazard between an access before it and one inside, and
 //    barriers inside its branches for hazards within them;
@@ -188,8 +191,11 @@ private:
       }
     } else {
       Operation *def = v.getDefiningOp();
+      bool uniformLoad = isa<memref::LoadOp>(def) &&
+                         def->hasAttr(rocke::fmha::kWorkgroupUniformAttrName);
       if (isa<gpu::ThreadIdOp, gpu::LaneIdOp, gpu::SubgroupIdOp>(def) ||
-          def->getNumRegions() != 0 || !isMemoryEffectFree(def)) {
+          def->getNumRegions() != 0 ||
+          (!isMemoryEffectFree(def) && !uniformLoad)) {
         // Work-item ids, values out of regions and loaded values.
         result = true;
       } else {

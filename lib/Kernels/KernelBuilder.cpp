@@ -1,5 +1,6 @@
 //===- KernelBuilder.cpp - shared helpers for attention kernels -----------===//
 #include "lib/Kernels/KernelBuilder.h"
+#include "dialect/FmhaDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -40,12 +41,16 @@ SmallVector<Value> memrefSizes(OpBuilder &b, Location loc, Value memref) {
   // (memref.dim does not fold on gpu.alloc): static problems keep static
   // grids, which the launch limits are checked against.
   auto alloc = memref.getDefiningOp<gpu::AllocOp>();
+  // So are a sequence view's (sequenceView): its length, not a memref.dim.
+  auto view = memref.getDefiningOp<memref::ReinterpretCastOp>();
   SmallVector<Value> sizes;
   for (int64_t d = 0; d < type.getRank(); ++d) {
     if (!type.isDynamicDim(d))
       sizes.push_back(constIndex(b, loc, type.getDimSize(d)));
     else if (alloc)
       sizes.push_back(alloc.getDynamicSizes()[type.getDynamicDimIndex(d)]);
+    else if (view)
+      sizes.push_back(view.getSizes()[type.getDynamicDimIndex(d)]);
     else
       sizes.push_back(b.createOrFold<memref::DimOp>(loc, memref, d));
   }
@@ -77,13 +82,15 @@ AttentionSizes AttentionSizes::get(OpBuilder &b, Location loc, Value q,
   auto vt = cast<MemRefType>(v.getType());
   AttentionSizes s;
   SmallVector<Value> qs = memrefSizes(b, loc, q);
-  s.batch = qs[0];
-  s.seqQ = qs[1];
-  s.seqK = memrefSizes(b, loc, k)[1];
-  s.headsQ = qt.getDimSize(2);
-  s.headsKv = kt.getDimSize(2);
-  s.headDimQk = qt.getDimSize(3);
-  s.headDimV = vt.getDimSize(3);
+  // [B, S, H, D], or a packed batch's [T, H, D].
+  int64_t seq = qt.getRank() - 3;
+  s.batch = seq == 1 ? qs[0] : Value();
+  s.seqQ = qs[seq];
+  s.seqK = memrefSizes(b, loc, k)[seq];
+  s.headsQ = qt.getDimSize(seq + 1);
+  s.headsKv = kt.getDimSize(seq + 1);
+  s.headDimQk = qt.getDimSize(seq + 2);
+  s.headDimV = vt.getDimSize(seq + 2);
   return s;
 }
 
@@ -451,6 +458,107 @@ Value RowStats::probability(OpBuilder &b, Location loc, Value sLog2) const {
 KernelEmitter::KernelEmitter(Operation *fmhaOp, KernelTarget target)
     : fmhaOp(fmhaOp), target(target), builder(fmhaOp) {}
 
+Value VarlenBatch::numSequences(OpBuilder &b, Location loc) const {
+  Value offsets = b.createOrFold<memref::DimOp>(loc, cuSeqlensQ, 0);
+  return b.createOrFold<arith::SubIOp>(loc, offsets, constIndex(b, loc, 1));
+}
+
+/// The part of `packed` whose tokens start at `first`, `length` of them, as
+/// `view` says: a reinterpret_cast to the same strides with a unit batch dim
+/// added, so the memref lowering handles any strided layout.
+static Value sequenceView(OpBuilder &b, Location loc, Value packed,
+                          const SequenceView &view, Value first, Value length) {
+  auto type = cast<MemRefType>(packed.getType());
+  auto [strides, offset] = type.getStridesAndOffset();
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, packed);
+  auto fold = [&](int64_t known, Value value) -> OpFoldResult {
+    if (ShapedType::isDynamic(known))
+      return value;
+    return b.getIndexAttr(known);
+  };
+  SmallVector<OpFoldResult> sizes, viewStrides;
+  SmallVector<int64_t> shape, staticStrides;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    OpFoldResult size = d == view.tokenDim
+                            ? OpFoldResult(length)
+                            : fold(type.getDimSize(d), meta.getSizes()[d]);
+    sizes.push_back(size);
+    shape.push_back(d == view.tokenDim ? ShapedType::kDynamic
+                                       : type.getDimSize(d));
+    viewStrides.push_back(fold(strides[d], meta.getStrides()[d]));
+    staticStrides.push_back(strides[d]);
+  }
+  // The unit batch dim; its stride is never stepped along.
+  sizes.insert(sizes.begin() + view.batchDim, b.getIndexAttr(1));
+  shape.insert(shape.begin() + view.batchDim, 1);
+  viewStrides.insert(viewStrides.begin() + view.batchDim,
+                     viewStrides[view.tokenDim]);
+  staticStrides.insert(staticStrides.begin() + view.batchDim,
+                       staticStrides[view.tokenDim]);
+  Value tokenStride = getValueOrCreateConstantIndexOp(
+      b, loc, fold(strides[view.tokenDim], meta.getStrides()[view.tokenDim]));
+  Value start =
+      arith::AddIOp::create(b, loc, meta.getOffset(),
+                            arith::MulIOp::create(b, loc, first, tokenStride));
+  auto viewType =
+      MemRefType::get(shape, type.getElementType(),
+                      StridedLayoutAttr::get(
+                          b.getContext(), ShapedType::kDynamic, staticStrides),
+                      type.getMemorySpace());
+  return memref::ReinterpretCastOp::create(
+      b, loc, viewType, packed, OpFoldResult(start), sizes, viewStrides);
+}
+
+/// The body of a kernel over a packed batch's sequences (KernelLaunch's
+/// varlen): the sequence's offsets from the two arguments after `launch`'s
+/// (a GPU kernel's `args` go on with its workgroup buffers), an early exit
+/// for workgroups past its end, then `body` on its views.
+static void buildSequenceBody(OpBuilder &b, Location loc,
+                              const KernelLaunch &launch, KernelBodyFn body,
+                              ValueRange ids, Value tid, ValueRange args,
+                              ValueRange wgBuffers) {
+  Value seq = ids[2];
+  Value next = arith::AddIOp::create(b, loc, seq, constIndex(b, loc, 1));
+  // Every work-item reads the same offsets, which nothing writes: the early
+  // exit is uniform, and barriers may go inside it.
+  auto offset = [&](Value cu, Value at) -> Value {
+    auto x = memref::LoadOp::create(b, loc, cu, at);
+    x->setAttr(fmha::kWorkgroupUniformAttrName, b.getUnitAttr());
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), x);
+  };
+  size_t numArgs = launch.args.size();
+  Value cuQ = args[numArgs], cuK = args[numArgs + 1];
+  Value firstQ = offset(cuQ, seq), firstK = offset(cuK, seq);
+  Value lengthQ = arith::SubIOp::create(b, loc, offset(cuQ, next), firstQ);
+  Value lengthK = arith::SubIOp::create(b, loc, offset(cuK, next), firstK);
+  OpBuilder::InsertionGuard guard(b);
+  if (launch.exitRows) {
+    Value row0 = arith::MulIOp::create(b, loc, ids[0],
+                                       constIndex(b, loc, launch.exitRows));
+    Value inSequence =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row0,
+                              launch.exitOnKeys ? lengthK : lengthQ);
+    auto ifOp = scf::IfOp::create(b, loc, inSequence);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  }
+  SmallVector<Value> views(args.take_front(numArgs));
+  for (auto [arg, view] : llvm::zip(views, launch.sequenceViews)) {
+    if (!view)
+      continue;
+    Value first = view->keys ? firstK : firstQ;
+    Value length = view->keys ? lengthK : lengthQ;
+    if (view->padding) {
+      Value pad = constIndex(b, loc, view->padding);
+      first = arith::AddIOp::create(b, loc, first,
+                                    arith::MulIOp::create(b, loc, seq, pad));
+      length = arith::MulIOp::create(b, loc, ceilDiv(b, loc, length, pad), pad);
+    }
+    arg = sequenceView(b, loc, arg, *view, first, length);
+  }
+  Value c0 = constIndex(b, loc, 0);
+  body(b, loc, {ids[0], ids[1], c0}, tid, views, wgBuffers);
+}
+
 /// The `rocke.launch` dictionary of one kernel (see the header).
 static DictionaryAttr
 launchAttr(Builder &b, int64_t order, const KernelLaunch &launch,
@@ -523,6 +631,18 @@ LogicalResult KernelEmitter::emit(const KernelLaunch &launch,
                                   KernelBodyFn body) {
   Location loc = fmhaOp->getLoc();
   MLIRContext *ctx = fmhaOp->getContext();
+  if (launch.varlen) {
+    // The same kernel with the offsets as its last arguments and a body
+    // that finds its sequence.
+    KernelLaunch packed = launch;
+    packed.varlen = {};
+    packed.args.push_back({launch.varlen.cuSeqlensQ, "cu_seqlens_q"});
+    packed.args.push_back({launch.varlen.cuSeqlensK, "cu_seqlens_k"});
+    return emit(packed, [&](OpBuilder &b, Location l, ValueRange ids, Value tid,
+                            ValueRange args, ValueRange wg) {
+      buildSequenceBody(b, l, launch, body, ids, tid, args, wg);
+    });
+  }
   auto module = fmhaOp->getParentOfType<ModuleOp>();
   if (!module)
     return fmhaOp->emitOpError("must be inside a builtin.module to be "
@@ -767,27 +887,39 @@ static Value product(OpBuilder &b, Location loc, ValueRange sizes) {
 
 /// One lane per element of `shapeOf`: calls `fn(coords)` for every element,
 /// with a bounds check for the last, partial workgroup.
+/// With `varlen`, `shapeOf` is a packed batch's [T_q, ...]: one workgroup
+/// row (grid z) per sequence, elements of its longest possible part
+/// (max_seqlen_q rows, `countExpr` in those terms), and the arguments as
+/// `views` say.
 static LogicalResult
 emitElementwise(KernelEmitter &emitter, StringRef name,
-                SmallVector<KernelArg> args, Value shapeOf,
-                int64_t shapeArg, StringRef countExpr,
+                SmallVector<KernelArg> args, Value shapeOf, int64_t shapeArg,
+                StringRef countExpr,
                 function_ref<void(OpBuilder &, Location, ValueRange args,
                                   ValueRange coords)>
-                    fn) {
+                    fn,
+                const VarlenBatch &varlen = {},
+                ArrayRef<std::optional<SequenceView>> views = {}) {
   OpBuilder &cb = emitter.callSite();
   Location loc = shapeOf.getLoc();
   int64_t block = emitter.getTarget().host ? 1 : kElementwiseBlock;
-  Value count = product(cb, loc, memrefSizes(cb, loc, shapeOf));
+  SmallVector<Value> sizes = memrefSizes(cb, loc, shapeOf);
+  if (varlen)
+    sizes.front() = constIndex(cb, loc, varlen.maxSeqlenQ);
+  Value count = product(cb, loc, sizes);
   KernelLaunch launch;
   launch.name = name.str();
   launch.args = std::move(args);
   Value c1 = constIndex(cb, loc, 1);
-  launch.grid = {ceilDiv(cb, loc, count, constIndex(cb, loc, block)), c1, c1};
+  launch.grid = {ceilDiv(cb, loc, count, constIndex(cb, loc, block)), c1,
+                 varlen ? varlen.numSequences(cb, loc) : c1};
   launch.gridExpr = {block == 1 ? countExpr.str()
                                 : "ceildiv(" + countExpr.str() + "," +
                                       std::to_string(block) + ")",
-                     "1", "1"};
+                     "1", varlen ? "B" : "1"};
   launch.blockSize = block;
+  launch.varlen = varlen;
+  launch.sequenceViews.assign(views.begin(), views.end());
   return emitter.emit(launch, [&](OpBuilder &b, Location loc,
                                   ValueRange ids, Value tid, ValueRange kargs,
                                   ValueRange) {
@@ -817,7 +949,8 @@ LogicalResult emitZeroFill(KernelEmitter &emitter, StringRef name,
 
 LogicalResult emitConvert(KernelEmitter &emitter, StringRef name, Value accum,
                           StringRef accumRole, Value grad, StringRef gradRole,
-                          StringRef countExpr, float factor) {
+                          StringRef countExpr, float factor,
+                          const VarlenBatch &varlen, SequenceView accumView) {
   return emitElementwise(
       emitter, name, {{accum, accumRole.str()}, {grad, gradRole.str()}}, grad,
       1, countExpr,
@@ -848,12 +981,14 @@ LogicalResult emitConvert(KernelEmitter &emitter, StringRef name, Value accum,
         if (factor != 1.0f)
           x = arith::MulFOp::create(b, loc, x, constF32(b, loc, factor));
         storeF32(b, loc, x, args[1], coords);
-      });
+      },
+      varlen, {accumView, SequenceView{}});
 }
 
 LogicalResult emitBwdPreprocess(KernelEmitter &emitter, Value out,
                                 Value gradOut, Value rowOutput,
-                                int64_t rowsPerWorkgroup, ValueRange stats) {
+                                int64_t rowsPerWorkgroup, ValueRange stats,
+                                const VarlenBatch &varlen) {
   const KernelTarget &target = emitter.getTarget();
   OpBuilder &cb = emitter.callSite();
   Location loc = out.getLoc();
@@ -865,12 +1000,27 @@ LogicalResult emitBwdPreprocess(KernelEmitter &emitter, Value out,
   launch.args = {{out, "o"},
                  {gradOut, "do"},
                  {rowOutput, stats.empty() ? "delta:f32:none"
+                             : varlen      ? "row_stats:f32:none:[Hq,Sq,2]"
                                            : "row_stats:f32:none:[B,Hq,Sq,2]"}};
   if (!stats.empty())
     appendStatsArgs(launch.args, stats);
-  launch.grid = {ceilDiv(cb, loc, sizes[1], constIndex(cb, loc, rows)),
-                 sizes[2], sizes[0]};
-  launch.gridExpr = {"ceildiv(Sq," + std::to_string(rows) + ")", "Hq", "B"};
+  std::string rowsStr = std::to_string(rows);
+  if (varlen) {
+    // Per sequence: O and dO rows, and the [Hq, S] statistics and records.
+    launch.grid = {
+        constIndex(cb, loc, llvm::divideCeil(varlen.maxSeqlenQ, rows)),
+        sizes[1], varlen.numSequences(cb, loc)};
+    launch.gridExpr = {"ceildiv(max_seqlen_q," + rowsStr + ")", "Hq", "B"};
+    launch.varlen = varlen;
+    SequenceView rowsView{/*keys=*/false, /*tokenDim=*/1, /*batchDim=*/0};
+    launch.sequenceViews = {SequenceView{}, SequenceView{}, rowsView};
+    launch.sequenceViews.append(stats.size(), rowsView);
+    launch.exitRows = rows;
+  } else {
+    launch.grid = {ceilDiv(cb, loc, sizes[1], constIndex(cb, loc, rows)),
+                   sizes[2], sizes[0]};
+    launch.gridExpr = {"ceildiv(Sq," + rowsStr + ")", "Hq", "B"};
+  }
   launch.blockSize = rows * lanes;
   return emitter.emit(launch, [&](OpBuilder &b, Location loc, ValueRange ids,
                                   Value tid, ValueRange args, ValueRange) {

@@ -33,6 +33,15 @@
 //   whole query blocks, and the tiled row record [B,Hq,Sq,2] holds each
 //   query row's (normalizer, delta). `ops` (set by fmha-bwd-to-kernels) lists the fmha
 //   ops (module walk order) that launch the kernel.
+// - Packed (varlen) batches: B is the number of sequences (cu_seqlens' length
+//   - 1) and Sq / Sk the token counts T_q / T_k; the launch's symbols
+//   `max_seqlen_q` / `max_seqlen_k` (the op's maxima) size the grids, and
+//   the kernels that read per-sequence data also take the offsets, roles
+//   "cu_seqlens_q" and "cu_seqlens_k", after their other arguments. Their
+//   scratch follows the packed layout: row record [Hq,Sq,2], dQ
+//   accumulator [Sq+B*BQ,Hq,Dqk] (sequence b's rows from cu_seqlens_q[b] +
+//   b*BQ, padded to whole query blocks), partials
+//   [ceildiv(max_seqlen_k,BKV),Sq+B*BQ,Hq,Dqk].
 //
 //===----------------------------------------------------------------------===//
 #ifndef ROCKE_LIB_KERNELS_KERNELBUILDER_H
@@ -49,6 +58,7 @@
 
 #include <array>
 #include <functional>
+#include <optional>
 #include <string>
 
 namespace rocke {
@@ -96,7 +106,9 @@ llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &b,
 //===----------------------------------------------------------------------===//
 
 /// Sizes of an attention problem, read from the rank-4 [B, S, H, D] memrefs
-/// q, k, v (the op's operands at the call site, or a kernel's arguments).
+/// q, k, v (the op's operands at the call site, or a kernel's arguments), or
+/// the rank-3 [T, H, D] ones of a packed batch (no batch; Sq, Sk the token
+/// counts).
 struct AttentionSizes {
   mlir::Value batch, seqQ, seqK; ///< index (constants where static)
   int64_t headsQ = 0, headsKv = 0, headDimQk = 0, headDimV = 0;
@@ -243,6 +255,31 @@ struct KernelArg {
   std::string role;
 };
 
+/// A packed (varlen) batch's offsets (call-site values) and maxima.
+struct VarlenBatch {
+  mlir::Value cuSeqlensQ, cuSeqlensK;
+  int64_t maxSeqlenQ = 0, maxSeqlenK = 0;
+
+  explicit operator bool() const { return static_cast<bool>(cuSeqlensQ); }
+  /// B, the number of sequences, at the call site.
+  mlir::Value numSequences(mlir::OpBuilder &b, mlir::Location loc) const;
+};
+
+/// How a kernel of a packed batch sees one of its arguments: the calling
+/// workgroup's sequence (grid z) of it, with a unit batch dim, so a body
+/// written for [B, S, ...] memrefs runs on it with batch 0.
+struct SequenceView {
+  /// Whose offsets and length: the queries' or the keys'.
+  bool keys = false;
+  /// The packed token dim of the argument, and where the view's unit batch
+  /// dim goes: [T, H, D] -> [1, S, H, D] is (0, 0), [Hq, T] -> [1, Hq, S]
+  /// is (1, 0), [P, T, H, D] -> [P, 1, S, H, D] is (1, 1).
+  unsigned tokenDim = 0, batchDim = 0;
+  /// With padding p > 0 sequence b's tokens start at cu[b] + b * p and its
+  /// length is rounded up to a multiple of p (scratch padded per sequence).
+  int64_t padding = 0;
+};
+
 /// What a kernel launches with. `grid` are index values at the call site;
 /// `gridExpr` the same sizes as expressions for the runner (see above).
 struct KernelLaunch {
@@ -264,6 +301,15 @@ struct KernelLaunch {
   /// and scratch-shape expressions use (e.g. BKV, the tiled strategy's KV
   /// block), recorded as `rocke.launch.symbols` so the JSON is self-contained.
   llvm::SmallVector<std::pair<std::string, int64_t>> symbols;
+  /// A kernel over a packed batch's sequences (grid z = sequence): it also
+  /// takes the offsets, and its body gets `sequenceViews[i]` of argument i
+  /// where set (the rest as they are) and batch id 0. Workgroups whose x id
+  /// times `exitRows` is at or past their sequence's length (of the keys
+  /// with `exitOnKeys`) do nothing (0: every workgroup runs the body).
+  VarlenBatch varlen;
+  llvm::SmallVector<std::optional<SequenceView>> sequenceViews;
+  int64_t exitRows = 0;
+  bool exitOnKeys = false;
 };
 
 /// The softmax statistics as kernel arguments: "lse", or "m" and "l"
@@ -346,11 +392,15 @@ mlir::LogicalResult emitZeroFill(KernelEmitter &emitter, llvm::StringRef name,
 /// grad = factor * accum converted to grad's element type (truncf), element
 /// by element. accum has grad's logical shape, or one leading dimension more:
 /// partials (e.g. one per KV block), summed in the order of that index, the
-/// same on every run (deterministic).
+/// same on every run (deterministic). With `varlen`, grad is a packed batch's
+/// [T_q, H, D] and `accumView` how a sequence's part of accum is seen (one
+/// workgroup row per sequence, the body on [1, S, H, D] views).
 mlir::LogicalResult emitConvert(KernelEmitter &emitter, llvm::StringRef name,
                                 mlir::Value accum, llvm::StringRef accumRole,
                                 mlir::Value grad, llvm::StringRef gradRole,
-                                llvm::StringRef countExpr, float factor = 1.0f);
+                                llvm::StringRef countExpr, float factor = 1.0f,
+                                const VarlenBatch &varlen = {},
+                                SequenceView accumView = {});
 
 /// FA2 preprocess: delta[b, h, q] = sum_d dO[b, q, h, d] * O[b, q, h, d] into
 /// `rowOutput`, the f32 [B, Hq, Sq] buffer of deltas (role "delta:f32:none").
@@ -359,11 +409,13 @@ mlir::LogicalResult emitConvert(KernelEmitter &emitter, llvm::StringRef name,
 /// softmax `stats`, `rowOutput` is the [B, Hq, Sq, 2] row record instead (role
 /// "row_stats:f32:none:[B,Hq,Sq,2]"): each row's RowStats::normalizer, then
 /// its delta, so a kernel reads a row's statistics with one load.
-mlir::LogicalResult emitBwdPreprocess(KernelEmitter &emitter, mlir::Value out,
-                                      mlir::Value gradOut,
-                                      mlir::Value rowOutput,
-                                      int64_t rowsPerWorkgroup,
-                                      mlir::ValueRange stats = {});
+/// With `varlen`, the packed batch's [T_q, Hq, Dv] O / dO, [Hq, T_q] stats
+/// and [Hq, T_q, 2] row record (role "row_stats:f32:none:[Hq,Sq,2]"), one
+/// grid z per sequence.
+mlir::LogicalResult
+emitBwdPreprocess(KernelEmitter &emitter, mlir::Value out, mlir::Value gradOut,
+                  mlir::Value rowOutput, int64_t rowsPerWorkgroup,
+                  mlir::ValueRange stats = {}, const VarlenBatch &varlen = {});
 
 } // namespace rocke
 

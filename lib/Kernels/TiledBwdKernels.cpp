@@ -28,6 +28,9 @@
 // fmha.tile_mma_warpgroup instead: four subgroups multiply together, reading
 // K, V, Q, dO and dS^T once per warpgroup from core-matrix buffers (V too
 // then sits in workgroup memory), and dQ is split over the warpgroups.
+// A packed (varlen) batch runs the same kernels on each sequence's views
+// (KernelLaunch::varlen); its dQ accumulator keeps each sequence's rows
+// padded to whole query blocks (KernelBuilder.h).
 //
 //===----------------------------------------------------------------------===//
 #include "lib/Kernels/AttentionKernels.h"
@@ -920,8 +923,21 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
   // The dQ buffers' shapes use them.
   emitter.defineSymbol("BKV", cfg.blockKv);
   emitter.defineSymbol("BQ", cfg.blockQ);
-  Value nKvBlocks = ceilDiv(cb, loc, sizes.seqK, constIndex(cb, loc, cfg.blockKv));
-  std::string nKvBlocksExpr = "ceildiv(Sk," + std::to_string(cfg.blockKv) + ")";
+  VarlenBatch varlen;
+  if (op.isVarlen()) {
+    varlen = {op.getCuSeqlensQ(), op.getCuSeqlensK(),
+              op.getMaxSeqlenQOrDefault(), op.getMaxSeqlenKOrDefault()};
+    emitter.defineSymbol("max_seqlen_q", varlen.maxSeqlenQ);
+    emitter.defineSymbol("max_seqlen_k", varlen.maxSeqlenK);
+  }
+  // KV blocks of the longest key sequence.
+  Value nKvBlocks =
+      varlen ? constIndex(cb, loc,
+                          llvm::divideCeil(varlen.maxSeqlenK, cfg.blockKv))
+             : ceilDiv(cb, loc, sizes.seqK, constIndex(cb, loc, cfg.blockKv));
+  std::string nKvBlocksExpr =
+      std::string(varlen ? "ceildiv(max_seqlen_k," : "ceildiv(Sk,") +
+      std::to_string(cfg.blockKv) + ")";
   std::string dqkStr = std::to_string(cfg.dqk);
 
   // dQ accumulator: [B, Sq', Hq, Dqk] f32, or per KV block when
@@ -929,23 +945,40 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
   // kernel adds a block's rows past Sq (zeros) without checking them.
   auto queryType = cast<MemRefType>(op.getQuery().getType());
   Value cBlockQ = constIndex(cb, loc, cfg.blockQ);
-  Value paddedRows = arith::MulIOp::create(
-      cb, loc, ceilDiv(cb, loc, sizes.seqQ, cBlockQ), cBlockQ);
-  int64_t staticPaddedRows =
-      queryType.isDynamicDim(1)
-          ? ShapedType::kDynamic
-          : llvm::divideCeil(queryType.getDimSize(1), cfg.blockQ) * cfg.blockQ;
-  SmallVector<int64_t> accShape{queryType.getDimSize(0), staticPaddedRows,
-                                sizes.headsQ, cfg.dqk};
-  SmallVector<Value> accSizes;
-  if (queryType.isDynamicDim(0))
-    accSizes.push_back(memref::DimOp::create(cb, loc, op.getQuery(), 0));
-  if (queryType.isDynamicDim(1))
-    accSizes.push_back(paddedRows);
   std::string blockQStr = std::to_string(cfg.blockQ);
-  std::string accShapeExpr = "B,ceildiv(Sq,BQ)*BQ,Hq,Dqk";
-  std::string dqRole, dqCount = "B*ceildiv(Sq," + blockQStr + ")*" + blockQStr +
-                                "*Hq*" + dqkStr;
+  SmallVector<int64_t> accShape;
+  SmallVector<Value> accSizes;
+  std::string accShapeExpr, dqRole, dqCount;
+  if (varlen) {
+    // [T_q + B * BQ, Hq, Dqk]: room for every sequence's last block.
+    Value rows = cb.createOrFold<arith::AddIOp>(
+        loc, sizes.seqQ,
+        cb.createOrFold<arith::MulIOp>(loc, varlen.numSequences(cb, loc),
+                                       cBlockQ));
+    std::optional<int64_t> staticRows = getConstantIntValue(rows);
+    accShape = {staticRows.value_or(ShapedType::kDynamic), sizes.headsQ,
+                cfg.dqk};
+    if (!staticRows)
+      accSizes.push_back(rows);
+    accShapeExpr = "Sq+B*BQ,Hq,Dqk";
+    dqCount = "(Sq+B*" + blockQStr + ")*Hq*" + dqkStr;
+  } else {
+    Value paddedRows = arith::MulIOp::create(
+        cb, loc, ceilDiv(cb, loc, sizes.seqQ, cBlockQ), cBlockQ);
+    int64_t staticPaddedRows =
+        queryType.isDynamicDim(1)
+            ? ShapedType::kDynamic
+            : llvm::divideCeil(queryType.getDimSize(1), cfg.blockQ) *
+                  cfg.blockQ;
+    accShape = {queryType.getDimSize(0), staticPaddedRows, sizes.headsQ,
+                cfg.dqk};
+    if (queryType.isDynamicDim(0))
+      accSizes.push_back(memref::DimOp::create(cb, loc, op.getQuery(), 0));
+    if (queryType.isDynamicDim(1))
+      accSizes.push_back(paddedRows);
+    accShapeExpr = "B,ceildiv(Sq,BQ)*BQ,Hq,Dqk";
+    dqCount = "B*ceildiv(Sq," + blockQStr + ")*" + blockQStr + "*Hq*" + dqkStr;
+  }
   Value dqAcc;
   if (deterministic) {
     accShape.insert(accShape.begin(), ShapedType::kDynamic);
@@ -964,29 +997,53 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
                           dqCount)))
     return failure();
 
-  auto rowsType = MemRefType::get(
-      {ShapedType::kDynamic, sizes.headsQ, ShapedType::kDynamic, 2},
-      cb.getF32Type());
+  // The row record: [B, Hq, Sq, 2], or [Hq, T_q, 2] like the statistics.
   SmallVector<Value> qSizes = memrefSizes(cb, loc, op.getQuery());
   FailureOr<Value> rowBuffer =
-      emitter.allocScratch(rowsType, {qSizes[0], qSizes[1]});
+      varlen ? emitter.allocScratch(
+                   MemRefType::get({sizes.headsQ, ShapedType::kDynamic, 2},
+                                   cb.getF32Type()),
+                   {qSizes[0]})
+             : emitter.allocScratch(
+                   MemRefType::get({ShapedType::kDynamic, sizes.headsQ,
+                                    ShapedType::kDynamic, 2},
+                                   cb.getF32Type()),
+                   {qSizes[0], qSizes[1]});
   if (failed(rowBuffer))
     return failure();
   Value rowRecord = *rowBuffer;
   if (failed(emitBwdPreprocess(emitter, op.getOut(), op.getGradOut(), rowRecord,
-                               cfg.numWarps, op.getStats())))
+                               cfg.numWarps, op.getStats(), varlen)))
     return failure();
 
   // Main kernel.
   KernelLaunch launch;
   launch.name = "fmha_bwd_tiled_main";
-  launch.args = {{op.getQuery(), "q"},      {op.getKey(), "k"},
-                 {op.getValue(), "v"},      {op.getGradOut(), "do"},
-                 {rowRecord, "row_stats:f32:none:[B,Hq,Sq,2]"},
-                 {dqAcc, dqRole},           {op.getGradKey(), "dk"},
+  launch.args = {{op.getQuery(), "q"},
+                 {op.getKey(), "k"},
+                 {op.getValue(), "v"},
+                 {op.getGradOut(), "do"},
+                 {rowRecord, varlen ? "row_stats:f32:none:[Hq,Sq,2]"
+                                    : "row_stats:f32:none:[B,Hq,Sq,2]"},
+                 {dqAcc, dqRole},
+                 {op.getGradKey(), "dk"},
                  {op.getGradValue(), "dv"}};
   SmallVector<Value> kSizes = memrefSizes(cb, loc, op.getKey());
-  launch.grid = {nKvBlocks, kSizes[2], kSizes[0]};
+  // A sequence's part of the dQ accumulator (of each partial).
+  SequenceView dqView{/*keys=*/false, /*tokenDim=*/deterministic ? 1u : 0u,
+                      /*batchDim=*/deterministic ? 1u : 0u, cfg.blockQ};
+  if (varlen) {
+    launch.grid = {nKvBlocks, kSizes[1], varlen.numSequences(cb, loc)};
+    SequenceView queries, keys{/*keys=*/true};
+    SequenceView columns{/*keys=*/false, /*tokenDim=*/1, /*batchDim=*/0};
+    launch.varlen = varlen;
+    launch.sequenceViews = {queries, keys,   keys, queries,
+                            columns, dqView, keys, keys};
+    launch.exitRows = cfg.blockKv;
+    launch.exitOnKeys = true;
+  } else {
+    launch.grid = {nKvBlocks, kSizes[2], kSizes[0]};
+  }
   launch.gridExpr = {nKvBlocksExpr, "Hkv", "B"};
   launch.blockSize = cfg.threads();
   launch.workgroupBuffers = cfg.workgroupBuffers(op.getContext());
@@ -1009,8 +1066,9 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
   // the main kernel leaves out of its hot loop.
   if (failed(emitConvert(
           emitter, deterministic ? "fmha_bwd_reduce_dq" : "fmha_bwd_convert_dq",
-          dqAcc, dqRole, op.getGradQuery(), "dq", "B*Sq*Hq*" + dqkStr,
-          op.getScaleOrDefault())))
+          dqAcc, dqRole, op.getGradQuery(), "dq",
+          (varlen ? "max_seqlen_q*Hq*" : "B*Sq*Hq*") + dqkStr,
+          op.getScaleOrDefault(), varlen, dqView)))
     return failure();
   emitter.finish();
   return success();

@@ -16,6 +16,8 @@
 // operand on MFMA (whose C layout is its B layout). At the end O / l and the
 // statistics (natural-log LSE, or the log2-domain m and l) are stored; rows
 // that see no key get O = 0 and LSE = -inf (m = -inf, l = 0).
+// A packed (varlen) batch runs the same body on each sequence's views
+// (KernelLaunch::varlen), grid x over its longest sequence's query blocks.
 // Everything past the copies is written on the workgroup's fmha tiles
 // (fmha-split-workgroup-tiles gives each subgroup its query rows,
 // fmha-distribute-tiles each lane its fragments), so one body serves every
@@ -573,10 +575,30 @@ rocke::buildTiledFwdKernels(fmha::AttentionFwdOp op,
                  {op.getOut(), "o"}};
   appendStatsArgs(launch.args, op.getStats());
   SmallVector<Value> qSizes = memrefSizes(cb, loc, op.getQuery());
-  launch.grid = {ceilDiv(cb, loc, sizes.seqQ, constIndex(cb, loc, cfg.blockQ)),
-                 qSizes[2], qSizes[0]};
-  launch.gridExpr = {"ceildiv(Sq," + std::to_string(cfg.blockQ) + ")", "Hq",
-                     "B"};
+  std::string blockQ = std::to_string(cfg.blockQ);
+  if (op.isVarlen()) {
+    VarlenBatch varlen{op.getCuSeqlensQ(), op.getCuSeqlensK(),
+                       op.getMaxSeqlenQOrDefault(),
+                       op.getMaxSeqlenKOrDefault()};
+    emitter.defineSymbol("max_seqlen_q", varlen.maxSeqlenQ);
+    emitter.defineSymbol("max_seqlen_k", varlen.maxSeqlenK);
+    launch.grid = {
+        constIndex(cb, loc, llvm::divideCeil(varlen.maxSeqlenQ, cfg.blockQ)),
+        qSizes[1], varlen.numSequences(cb, loc)};
+    launch.gridExpr = {"ceildiv(max_seqlen_q," + blockQ + ")", "Hq", "B"};
+    launch.varlen = varlen;
+    // Q, K, V, O: the sequence's tokens; the statistics its [Hq, S] columns.
+    SequenceView queries, keys{/*keys=*/true};
+    SequenceView columns{/*keys=*/false, /*tokenDim=*/1, /*batchDim=*/0};
+    launch.sequenceViews = {queries, keys, keys, queries};
+    launch.sequenceViews.append(op.getStats().size(), columns);
+    launch.exitRows = cfg.blockQ;
+  } else {
+    launch.grid = {
+        ceilDiv(cb, loc, sizes.seqQ, constIndex(cb, loc, cfg.blockQ)),
+        qSizes[2], qSizes[0]};
+    launch.gridExpr = {"ceildiv(Sq," + blockQ + ")", "Hq", "B"};
+  }
   launch.blockSize = cfg.threads();
   launch.workgroupBuffers = cfg.workgroupBuffers();
   launch.dynamicWorkgroupMemory = cfg.dynamicWorkgroupMemory;

@@ -106,7 +106,7 @@ func.func @two_forwards(%q: memref<1x5x2x32xf32>, %k: memref<1x5x2x32xf32>,
 
 // -----
 
-// CHECK: error: the backward's mask, scale and stats encoding must match the forward's
+// CHECK: error: the backward's mask, scale, stats encoding and varlen clause must match the forward's
 func.func @mismatch(%q: memref<1x5x2x32xf32>, %k: memref<1x5x2x32xf32>,
                     %v: memref<1x5x2x32xf32>, %o: memref<1x5x2x32xf32>,
                     %do: memref<1x5x2x32xf32>, %lse: memref<1x2x5xf32>,

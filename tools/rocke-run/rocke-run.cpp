@@ -6,7 +6,10 @@
 // backward), lowers it with `--lowering` (default fmha-lower-to-loops) and a
 // fixed host pipeline to the LLVM dialect, JITs it, runs it on generated
 // inputs and compares every output with the independent float64 reference of
-// test/lib/ReferenceAttention. Exits non-zero on any mismatch.
+// test/lib/ReferenceAttention. Exits non-zero on any mismatch. Packed
+// (varlen) batches take their sequence lengths from the function's
+// rocke.seqlens_q / rocke.seqlens_k attributes and are checked sequence by
+// sequence against the same reference.
 //
 //===----------------------------------------------------------------------===//
 #include "ReferenceAttention.h"
@@ -161,7 +164,8 @@ constexpr double kFdTolerance = 1e-4;
 //===----------------------------------------------------------------------===//
 
 /// A strided memref's storage with its descriptor; elements are f32, f16 or
-/// bf16 and are read and written as doubles (rounded to nearest-even).
+/// bf16 and are read and written as doubles (rounded to nearest-even), or
+/// i32 (varlen offsets), read and written as integral doubles.
 class Buffer {
 public:
   Buffer(Type elt, ArrayRef<int64_t> shape, ArrayRef<int64_t> strides,
@@ -230,7 +234,7 @@ private:
   static const llvm::fltSemantics &semantics(Type elt) {
     return elt.isF16() ? llvm::APFloat::IEEEhalf() : llvm::APFloat::BFloat();
   }
-  int64_t eltBytes() const { return elt.isF32() ? 4 : 2; }
+  int64_t eltBytes() const { return elt.isF32() || elt.isInteger(32) ? 4 : 2; }
   char *bytes() { return reinterpret_cast<char *>(storage.data()); }
   const char *bytes() const {
     return reinterpret_cast<const char *>(storage.data());
@@ -245,6 +249,11 @@ private:
     return pos * eltBytes();
   }
   double load(int64_t at) const {
+    if (elt.isInteger(32)) {
+      int32_t i;
+      std::memcpy(&i, bytes() + at, 4);
+      return i;
+    }
     if (elt.isF32()) {
       float f;
       std::memcpy(&f, bytes() + at, 4);
@@ -260,6 +269,11 @@ private:
   }
   void store(int64_t at, double x) { store(bytes() + at, x); }
   void store(char *p, double x) const {
+    if (elt.isInteger(32)) {
+      auto i = static_cast<int32_t>(x);
+      std::memcpy(p, &i, 4);
+      return;
+    }
     if (elt.isF32()) {
       float f = static_cast<float>(x);
       std::memcpy(p, &f, 4);
@@ -302,12 +316,21 @@ private:
 // The module's interface: which argument plays which role
 //===----------------------------------------------------------------------===//
 
-enum class Role { Q, K, V, O, DO, Stat0, Stat1, DQ, DK, DV };
-constexpr int kNumRoles = 10;
+enum class Role { Q, K, V, O, DO, Stat0, Stat1, DQ, DK, DV, CuQ, CuK };
+constexpr int kNumRoles = 12;
 /// Logical sizes: B, Sq, Sk, Hq, Hkv, Dqk, Dv.
 enum Sym { SB, SQ, SK, SHQ, SHKV, SDQK, SDV, kNumSyms };
 
-SmallVector<Sym> symbolsOf(Role r) {
+/// The logical sizes of role `r`'s dims: [B, S, H, D] and [B, Hq, Sq], or
+/// for a packed batch (`varlen`, Sq and Sk the token counts) [T, H, D] and
+/// [Hq, T_q]. The offsets' [B + 1] is no symbol (empty).
+SmallVector<Sym> symbolsOf(Role r, bool varlen) {
+  if (r == Role::CuQ || r == Role::CuK)
+    return {};
+  if (varlen) {
+    SmallVector<Sym> dims = symbolsOf(r, false);
+    return SmallVector<Sym>(llvm::drop_begin(dims));
+  }
   switch (r) {
   case Role::Q:
   case Role::DQ:
@@ -324,6 +347,9 @@ SmallVector<Sym> symbolsOf(Role r) {
   case Role::Stat0:
   case Role::Stat1:
     return {SB, SHQ, SQ};
+  case Role::CuQ:
+  case Role::CuK:
+    break;
   }
   llvm_unreachable("unknown role");
 }
@@ -345,6 +371,9 @@ struct Interface {
   fmha::StatsEncoding encoding;
   fmha::MaskAttr mask;
   float scale;
+  /// A packed batch: its sequences' query and key lengths.
+  bool varlen = false;
+  SmallVector<int64_t> seqlensQ, seqlensK;
 
   explicit Interface(Location loc) : loc(loc) {}
 
@@ -353,8 +382,9 @@ struct Interface {
     return encoding == fmha::StatsEncoding::log2_max_sum;
   }
   std::string name(Role r) const {
-    static const char *names[] = {"Q", "K", "V",  "O",  "dO",
-                                  "",  "",  "dQ", "dK", "dV"};
+    static const char *names[] = {
+        "Q", "K",  "V",  "O",  "dO",           "",
+        "",  "dQ", "dK", "dV", "cu_seqlens_q", "cu_seqlens_k"};
     if (r == Role::Stat0)
       return log2Stats() ? "M" : "lse";
     if (r == Role::Stat1)
@@ -380,6 +410,78 @@ struct Interface {
 
 /// Largest buffer (in elements) rocke-run allocates for one argument.
 constexpr int64_t kMaxElements = int64_t(1) << 28;
+
+/// Names of the function attributes that give a varlen batch's sequence
+/// lengths (rocke-run --help).
+constexpr const char *kSeqlensQAttr = "rocke.seqlens_q";
+constexpr const char *kSeqlensKAttr = "rocke.seqlens_k";
+
+/// A varlen batch's lengths from `func`'s rocke.seqlens_q (and
+/// rocke.seqlens_k, defaulting to the query lengths) into `in`, with B and
+/// the token counts: non-negative, within the op's max_seqlen, one per
+/// sequence of any static offsets' length, summing to any static token
+/// counts. A dense module must not carry them.
+LogicalResult readSeqlens(func::FuncOp func, Operation *first, Operation *op,
+                          Interface &in) {
+  auto lengthsQ = func->getAttrOfType<DenseI64ArrayAttr>(kSeqlensQAttr);
+  auto lengthsK = func->getAttrOfType<DenseI64ArrayAttr>(kSeqlensKAttr);
+  bool anyGiven = func->hasAttr(kSeqlensQAttr) || func->hasAttr(kSeqlensKAttr);
+  if (!in.varlen) {
+    if (anyGiven)
+      return func.emitError() << kSeqlensQAttr << " / " << kSeqlensKAttr
+                              << " give the lengths of a varlen batch; the "
+                                 "fmha ops have no varlen clause";
+    return success();
+  }
+  if (!lengthsQ || (func->hasAttr(kSeqlensKAttr) && !lengthsK))
+    return func.emitError()
+           << "a varlen batch needs its sequence lengths: " << kSeqlensQAttr
+           << " = array<i64: ...> (and " << kSeqlensKAttr
+           << " where the key lengths differ)";
+  in.seqlensQ = llvm::to_vector(lengthsQ.asArrayRef());
+  in.seqlensK = llvm::to_vector((lengthsK ? lengthsK : lengthsQ).asArrayRef());
+  if (in.seqlensQ.empty() || in.seqlensQ.size() != in.seqlensK.size())
+    return func.emitError()
+           << kSeqlensQAttr << " and " << kSeqlensKAttr
+           << " must give the same number (at least 1) of "
+              "sequences, got "
+           << in.seqlensQ.size() << " and " << in.seqlensK.size();
+  auto maxOf = [&](bool key) -> int64_t {
+    if (auto f = dyn_cast<fmha::AttentionFwdOp>(op))
+      return key ? f.getMaxSeqlenKOrDefault() : f.getMaxSeqlenQOrDefault();
+    auto b = cast<fmha::AttentionBwdOp>(op);
+    return key ? b.getMaxSeqlenKOrDefault() : b.getMaxSeqlenQOrDefault();
+  };
+  in.size[SB] = in.seqlensQ.size();
+  for (auto [sym, lengths, key] : {std::make_tuple(SQ, &in.seqlensQ, false),
+                                   std::make_tuple(SK, &in.seqlensK, true)}) {
+    const char *name = key ? kSeqlensKAttr : kSeqlensQAttr;
+    int64_t tokens = 0;
+    for (auto [b, n] : llvm::enumerate(*lengths)) {
+      if (n < 0 || n > maxOf(key))
+        return first->emitError()
+               << name << ": sequence " << b << " has length " << n
+               << ", outside [0, " << (key ? "max_seqlen_k" : "max_seqlen_q")
+               << " = " << maxOf(key) << "]";
+      tokens += n;
+    }
+    if (tokens == 0)
+      return func.emitError() << name << " has no token at all; a memref "
+                              << "needs one";
+    if (!ShapedType::isDynamic(in.size[sym]) && in.size[sym] != tokens)
+      return func.emitError() << name << " sums to " << tokens
+                              << " tokens; the memrefs have " << in.size[sym];
+    in.size[sym] = tokens;
+  }
+  for (Role r : {Role::CuQ, Role::CuK}) {
+    int64_t n = in.argTypes[in.roleArg[int(r)]].getDimSize(0);
+    if (!ShapedType::isDynamic(n) && n != in.size[SB] + 1)
+      return func.emitError()
+             << in.name(r) << " has " << n << " elements; " << kSeqlensQAttr
+             << " gives " << in.size[SB] << " sequences";
+  }
+  return success();
+}
 
 /// Finds the public function, its fmha ops and the role of every argument.
 FailureOr<Interface> analyze(ModuleOp module) {
@@ -452,25 +554,35 @@ FailureOr<Interface> analyze(ModuleOp module) {
   Operation *first = fwd ? fwd.getOperation() : bwd.getOperation();
   auto attentionAttrs = [](auto op) {
     return std::make_tuple(op.getMaskOrDefault(), op.getScaleOrDefault(),
-                           op.getStatsEncoding());
+                           op.getStatsEncoding(), op.isVarlen());
+  };
+  // The varlen offsets, inputs of either op.
+  auto varlenOperands = [](auto op) {
+    SmallVector<std::pair<Value, Role>> operands;
+    if (op.isVarlen())
+      operands = {{op.getCuSeqlensQ(), Role::CuQ},
+                  {op.getCuSeqlensK(), Role::CuK}};
+    return operands;
   };
   if (fwd) {
-    std::tie(in.mask, in.scale, in.encoding) = attentionAttrs(fwd);
+    std::tie(in.mask, in.scale, in.encoding, in.varlen) = attentionAttrs(fwd);
     SmallVector<std::pair<Value, Role>> operands = {{fwd.getQuery(), Role::Q},
                                                     {fwd.getKey(), Role::K},
                                                     {fwd.getValue(), Role::V},
                                                     {fwd.getOut(), Role::O}};
     for (auto [i, s] : llvm::enumerate(fwd.getStats()))
       operands.push_back({s, i ? Role::Stat1 : Role::Stat0});
+    llvm::append_range(operands, varlenOperands(fwd));
     for (auto [v, r] : operands)
       if (failed(assign(fwd, v, r)))
         return failure();
   }
   if (bwd) {
     if (fwd && attentionAttrs(fwd) != attentionAttrs(bwd))
-      return bwd.emitError() << "the backward's mask, scale and stats "
-                                "encoding must match the forward's";
-    std::tie(in.mask, in.scale, in.encoding) = attentionAttrs(bwd);
+      return bwd.emitError() << "the backward's mask, scale, stats "
+                                "encoding and varlen clause must match the "
+                                "forward's";
+    std::tie(in.mask, in.scale, in.encoding, in.varlen) = attentionAttrs(bwd);
     SmallVector<std::pair<Value, Role>> operands = {
         {bwd.getQuery(), Role::Q},    {bwd.getKey(), Role::K},
         {bwd.getValue(), Role::V},    {bwd.getOut(), Role::O},
@@ -478,6 +590,7 @@ FailureOr<Interface> analyze(ModuleOp module) {
         {bwd.getGradKey(), Role::DK}, {bwd.getGradValue(), Role::DV}};
     for (auto [i, s] : llvm::enumerate(bwd.getStats()))
       operands.push_back({s, i ? Role::Stat1 : Role::Stat0});
+    llvm::append_range(operands, varlenOperands(bwd));
     for (auto [v, r] : operands)
       if (failed(assign(bwd, v, r)))
         return failure();
@@ -495,7 +608,7 @@ FailureOr<Interface> analyze(ModuleOp module) {
       return func.emitError() << "argument #" << n
                               << " has a memory space; rocke-run "
                                  "allocates host memory only";
-    for (auto [d, sym] : llvm::enumerate(symbolsOf(r))) {
+    for (auto [d, sym] : llvm::enumerate(symbolsOf(r, in.varlen))) {
       int64_t extent = type.getDimSize(d);
       if (ShapedType::isDynamic(extent))
         continue;
@@ -510,9 +623,16 @@ FailureOr<Interface> analyze(ModuleOp module) {
     const llvm::cl::opt<int64_t> &option;
     const char *name;
   };
+  if (failed(readSeqlens(func, first, fwd ? fwd.getOperation() : bwd, in)))
+    return failure();
   for (Flag f : {Flag{SB, batchFlag, "batch"}, Flag{SQ, seqQFlag, "seq-q"},
                  Flag{SK, seqKFlag, "seq-k"}}) {
     bool given = f.option.getNumOccurrences() > 0;
+    if (given && in.varlen)
+      return first->emitError()
+             << "--" << f.name << " does not apply to a varlen batch: "
+             << "the function's rocke.seqlens_q / rocke.seqlens_k give its "
+                "sequence lengths";
     int64_t value = f.option;
     if (given && value < 1)
       return first->emitError()
@@ -536,10 +656,13 @@ FailureOr<Interface> analyze(ModuleOp module) {
 FailureOr<Buffer> allocate(Interface &in, unsigned n) {
   MemRefType type = in.argTypes[n];
   SmallVector<int64_t> shape;
-  for (Sym s : symbolsOf(in.argRole[n]))
+  for (Sym s : symbolsOf(in.argRole[n], in.varlen))
     shape.push_back(in.size[s]);
+  Role role = in.argRole[n];
+  if (role == Role::CuQ || role == Role::CuK)
+    shape.push_back(in.size[SB] + 1);
   // Row-major over the storage order of the logical dims.
-  SmallVector<unsigned> order = {0, 1, 2};
+  auto order = llvm::to_vector(llvm::seq<unsigned>(0, shape.size()));
   if (shape.size() == 4)
     order = layoutFlag == Layout::BHSD ? SmallVector<unsigned>{0, 2, 1, 3}
                                        : SmallVector<unsigned>{0, 1, 2, 3};
@@ -923,7 +1046,20 @@ public:
   LogicalResult run();
 
 private:
+  /// One sequence of the batch: its first query and key token in the
+  /// packed token order ([B, S] flattened for a dense batch) and lengths.
+  struct Sequence {
+    int64_t index, firstQ, seqQ, firstK, seqK;
+  };
+  SmallVector<Sequence> sequences() const;
+  /// Flat offset of query row `s` of sequence `seq`, head `h`, in the
+  /// statistics: [B, Hq, Sq], or [Hq, T_q] for a varlen batch.
+  int64_t statAt(const Sequence &seq, int64_t h, int64_t s) const;
   ref::Problem problem() const;
+  /// The float64 reference of each sequence, on its rows of the packed
+  /// arrays (the whole batch at once when dense).
+  ref::Forward forwardReference() const;
+  ref::Gradients backwardReference() const;
   void generate();
   bool checkOutputs();
   bool checkMaskedExactZeros();
@@ -939,9 +1075,30 @@ private:
   ref::Gradients bwdRef;
 };
 
+SmallVector<Runner::Sequence> Runner::sequences() const {
+  SmallVector<Sequence> seqs;
+  int64_t q = 0, k = 0;
+  for (int64_t b = 0; b < in.size[SB]; ++b) {
+    int64_t sq = in.varlen ? in.seqlensQ[b] : in.size[SQ];
+    int64_t sk = in.varlen ? in.seqlensK[b] : in.size[SK];
+    seqs.push_back({b, q, sq, k, sk});
+    q += sq;
+    k += sk;
+  }
+  return seqs;
+}
+
+int64_t Runner::statAt(const Sequence &seq, int64_t h, int64_t s) const {
+  if (in.varlen)
+    return h * p.seqQ + seq.firstQ + s;
+  return (seq.index * p.headsQ + h) * p.seqQ + s;
+}
+
 ref::Problem Runner::problem() const {
   ref::Problem p;
-  p.batch = in.size[SB];
+  // A varlen batch is one packed "sequence" of T_q / T_k tokens to the
+  // buffers; the reference runs its sequences one by one.
+  p.batch = in.varlen ? 1 : in.size[SB];
   p.seqQ = in.size[SQ];
   p.seqK = in.size[SK];
   p.headsQ = in.size[SHQ];
@@ -987,8 +1144,17 @@ void Runner::generate() {
   fill(Role::V, nk * p.headDimV);
   if (in.hasBwd)
     fill(Role::DO, nq * p.headDimV);
-  fwdRef = ref::forward(p, values[int(Role::Q)], values[int(Role::K)],
-                        values[int(Role::V)]);
+  if (in.varlen) {
+    std::vector<double> &cuQ = values[int(Role::CuQ)];
+    std::vector<double> &cuK = values[int(Role::CuK)];
+    cuQ = {0.0};
+    cuK = {0.0};
+    for (const Sequence &seq : sequences()) {
+      cuQ.push_back(seq.firstQ + seq.seqQ);
+      cuK.push_back(seq.firstK + seq.seqK);
+    }
+  }
+  fwdRef = forwardReference();
   auto rounded = [](Type elt, std::vector<double> x) {
     for (double &e : x)
       e = Buffer::round(elt, e);
@@ -1000,17 +1166,99 @@ void Runner::generate() {
       rounded(f32, in.log2Stats() ? fwdRef.max2 : fwdRef.lse);
   values[int(Role::Stat1)] = rounded(f32, fwdRef.sum2);
   if (in.hasBwd)
-    bwdRef = ref::backward(p, values[int(Role::Q)], values[int(Role::K)],
-                           values[int(Role::V)], values[int(Role::O)],
-                           values[int(Role::DO)]);
+    bwdRef = backwardReference();
+}
+
+/// Rows [first, first + count) of `rows` of `width` elements each.
+static std::vector<double> rowsOf(const std::vector<double> &rows,
+                                  int64_t first, int64_t count, int64_t width) {
+  auto begin = rows.begin() + first * width;
+  return std::vector<double>(begin, begin + count * width);
+}
+
+/// Writes `part` into `rows` from row `first` (`width` elements a row).
+static void placeRows(std::vector<double> &rows,
+                      const std::vector<double> &part, int64_t first,
+                      int64_t width) {
+  std::copy(part.begin(), part.end(), rows.begin() + first * width);
+}
+
+ref::Forward Runner::forwardReference() const {
+  const std::vector<double> &q = values[int(Role::Q)],
+                            &k = values[int(Role::K)],
+                            &v = values[int(Role::V)];
+  if (!in.varlen)
+    return ref::forward(p, q, k, v);
+  ref::Forward all;
+  int64_t qRow = p.headsQ * p.headDimQK, kRow = p.headsKV * p.headDimQK,
+          vRow = p.headsKV * p.headDimV, oRow = p.headsQ * p.headDimV;
+  all.out.assign(p.seqQ * oRow, 0.0);
+  for (auto *stat : {&all.lse, &all.max2, &all.sum2})
+    stat->assign(p.headsQ * p.seqQ, 0.0);
+  for (const Sequence &seq : sequences()) {
+    ref::Problem one = p;
+    one.seqQ = seq.seqQ;
+    one.seqK = seq.seqK;
+    ref::Forward f = ref::forward(one, rowsOf(q, seq.firstQ, seq.seqQ, qRow),
+                                  rowsOf(k, seq.firstK, seq.seqK, kRow),
+                                  rowsOf(v, seq.firstK, seq.seqK, vRow));
+    placeRows(all.out, f.out, seq.firstQ, oRow);
+    for (int64_t h = 0; h < p.headsQ; ++h)
+      for (int64_t i = 0; i < seq.seqQ; ++i) {
+        int64_t from = one.stat(0, h, i), to = statAt(seq, h, i);
+        all.lse[to] = f.lse[from];
+        all.max2[to] = f.max2[from];
+        all.sum2[to] = f.sum2[from];
+      }
+  }
+  return all;
+}
+
+ref::Gradients Runner::backwardReference() const {
+  const std::vector<double> &q = values[int(Role::Q)],
+                            &k = values[int(Role::K)],
+                            &v = values[int(Role::V)],
+                            &o = values[int(Role::O)],
+                            &dO = values[int(Role::DO)];
+  if (!in.varlen)
+    return ref::backward(p, q, k, v, o, dO);
+  ref::Gradients all;
+  int64_t qRow = p.headsQ * p.headDimQK, kRow = p.headsKV * p.headDimQK,
+          vRow = p.headsKV * p.headDimV, oRow = p.headsQ * p.headDimV;
+  all.dq.assign(p.seqQ * qRow, 0.0);
+  all.dk.assign(p.seqK * kRow, 0.0);
+  all.dv.assign(p.seqK * vRow, 0.0);
+  for (const Sequence &seq : sequences()) {
+    ref::Problem one = p;
+    one.seqQ = seq.seqQ;
+    one.seqK = seq.seqK;
+    ref::Gradients g = ref::backward(one, rowsOf(q, seq.firstQ, seq.seqQ, qRow),
+                                     rowsOf(k, seq.firstK, seq.seqK, kRow),
+                                     rowsOf(v, seq.firstK, seq.seqK, vRow),
+                                     rowsOf(o, seq.firstQ, seq.seqQ, oRow),
+                                     rowsOf(dO, seq.firstQ, seq.seqQ, oRow));
+    placeRows(all.dq, g.dq, seq.firstQ, qRow);
+    placeRows(all.dk, g.dk, seq.firstK, kRow);
+    placeRows(all.dv, g.dv, seq.firstK, vRow);
+  }
+  return all;
 }
 
 void Runner::describe() {
   llvm::outs() << (in.hasFwd && in.hasBwd ? "fwd+bwd"
                    : in.hasFwd            ? "fwd"
                                           : "bwd")
-               << " " << in.elt << " B=" << p.batch << " Sq=" << p.seqQ
-               << " Sk=" << p.seqK << " Hq=" << p.headsQ << " Hkv=" << p.headsKV
+               << " " << in.elt;
+  if (in.varlen) {
+    llvm::outs() << " varlen Sq=[";
+    llvm::interleaveComma(in.seqlensQ, llvm::outs());
+    llvm::outs() << "] Sk=[";
+    llvm::interleaveComma(in.seqlensK, llvm::outs());
+    llvm::outs() << "]";
+  } else {
+    llvm::outs() << " B=" << p.batch << " Sq=" << p.seqQ << " Sk=" << p.seqK;
+  }
+  llvm::outs() << " Hq=" << p.headsQ << " Hkv=" << p.headsKV
                << " Dqk=" << p.headDimQK << " Dv=" << p.headDimV
                << " mask=" << in.mask
                << " stats=" << fmha::stringifyStatsEncoding(in.encoding)
@@ -1039,53 +1287,69 @@ bool Runner::checkOutputs() {
 
 /// Fully masked query rows must give O = 0, empty statistics and dQ = 0, and
 /// keys no query sees dK = dV = 0, all exactly (not merely within tolerance).
+/// Sequence by sequence (a varlen batch's lengths differ; a query row of an
+/// empty key sequence sees nothing, and no query sees a key of an empty
+/// query sequence). The counts printed are per sequence for a dense batch
+/// (its sequences are alike), totals for a varlen one.
 bool Runner::checkMaskedExactZeros() {
-  SmallVector<int64_t> rows, cols;
-  for (int64_t i = 0; i < p.seqQ; ++i)
-    if (llvm::none_of(llvm::seq<int64_t>(0, p.seqK), [&](int64_t j) {
-          return p.mask.visible(i, j, p.seqQ, p.seqK);
-        }))
-      rows.push_back(i);
-  for (int64_t j = 0; j < p.seqK; ++j)
-    if (llvm::none_of(llvm::seq<int64_t>(0, p.seqQ), [&](int64_t i) {
-          return p.mask.visible(i, j, p.seqQ, p.seqK);
-        }))
-      cols.push_back(j);
-  if (rows.empty() && cols.empty())
-    return true;
-  int64_t wrong = 0;
-  // Counts elements of [B, S, H, D] output `r` at sequence positions `at`
-  // that differ from `expect`.
-  auto count = [&](Role r, ArrayRef<int64_t> at, double expect) {
-    if (!in.has(r) || !in.isOutput(r))
-      return;
-    std::vector<double> got = buffers[in.roleArg[int(r)]].read();
-    bool stats = r == Role::Stat0 || r == Role::Stat1;
-    int64_t heads = r == Role::DK || r == Role::DV ? p.headsKV : p.headsQ;
-    int64_t seq = r == Role::DK || r == Role::DV ? p.seqK : p.seqQ;
-    int64_t dim = r == Role::DQ || r == Role::DK ? p.headDimQK : p.headDimV;
-    for (int64_t b = 0; b < p.batch; ++b)
+  int64_t wrong = 0, emptyRows = 0, unseenKeys = 0;
+  std::array<std::vector<double>, kNumRoles> got;
+  for (Role r :
+       {Role::O, Role::Stat0, Role::Stat1, Role::DQ, Role::DK, Role::DV})
+    if (in.has(r) && in.isOutput(r))
+      got[int(r)] = buffers[in.roleArg[int(r)]].read();
+  for (const Sequence &seq : sequences()) {
+    SmallVector<int64_t> rows, cols;
+    for (int64_t i = 0; i < seq.seqQ; ++i)
+      if (llvm::none_of(llvm::seq<int64_t>(0, seq.seqK), [&](int64_t j) {
+            return p.mask.visible(i, j, seq.seqQ, seq.seqK);
+          }))
+        rows.push_back(i);
+    for (int64_t j = 0; j < seq.seqK; ++j)
+      if (llvm::none_of(llvm::seq<int64_t>(0, seq.seqQ), [&](int64_t i) {
+            return p.mask.visible(i, j, seq.seqQ, seq.seqK);
+          }))
+        cols.push_back(j);
+    emptyRows += rows.size();
+    unseenKeys += cols.size();
+    // Counts elements of output `r` at sequence positions `at` that differ
+    // from `expect`.
+    auto count = [&](Role r, ArrayRef<int64_t> at, double expect) {
+      if (got[int(r)].empty())
+        return;
+      bool stats = r == Role::Stat0 || r == Role::Stat1;
+      bool keySide = r == Role::DK || r == Role::DV;
+      int64_t heads = keySide ? p.headsKV : p.headsQ;
+      int64_t first = keySide ? seq.firstK : seq.firstQ;
+      int64_t dim = r == Role::DQ || r == Role::DK ? p.headDimQK : p.headDimV;
       for (int64_t h = 0; h < heads; ++h)
         for (int64_t s : at) {
           if (stats) {
-            wrong += got[(b * heads + h) * seq + s] != expect;
+            wrong += got[int(r)][statAt(seq, h, s)] != expect;
             continue;
           }
+          // The token's [H, D] row of the packed ([B * S] or T) tokens.
           for (int64_t d = 0; d < dim; ++d)
-            wrong +=
-                got[ref::Problem::at(b, s, h, d, seq, heads, dim)] != expect;
+            wrong += got[int(r)][((first + s) * heads + h) * dim + d] != expect;
         }
-  };
-  double negInf = -std::numeric_limits<double>::infinity();
-  count(Role::O, rows, 0.0);
-  count(Role::Stat0, rows, negInf);
-  count(Role::Stat1, rows, 0.0);
-  count(Role::DQ, rows, 0.0);
-  count(Role::DK, cols, 0.0);
-  count(Role::DV, cols, 0.0);
-  llvm::outs() << "masked  " << rows.size() << " empty query rows, "
-               << cols.size() << " unseen keys: " << wrong
-               << " inexact elements " << (wrong ? "FAIL" : "PASS") << "\n";
+    };
+    double negInf = -std::numeric_limits<double>::infinity();
+    count(Role::O, rows, 0.0);
+    count(Role::Stat0, rows, negInf);
+    count(Role::Stat1, rows, 0.0);
+    count(Role::DQ, rows, 0.0);
+    count(Role::DK, cols, 0.0);
+    count(Role::DV, cols, 0.0);
+  }
+  if (emptyRows == 0 && unseenKeys == 0)
+    return true;
+  if (!in.varlen) {
+    emptyRows /= p.batch;
+    unseenKeys /= p.batch;
+  }
+  llvm::outs() << "masked  " << emptyRows << " empty query rows, " << unseenKeys
+               << " unseen keys: " << wrong << " inexact elements "
+               << (wrong ? "FAIL" : "PASS") << "\n";
   return wrong == 0;
 }
 
@@ -1145,6 +1409,10 @@ bool Runner::checkFiniteDifferences() {
 LogicalResult Runner::run() {
   p = problem();
   describe();
+  if (fdCheck && in.varlen)
+    return emitError(in.loc)
+           << "--fd-check checks dense batches; a varlen one is checked "
+              "against the reference sequence by sequence";
   if (fdCheck && !in.hasBwd)
     return emitError(in.loc) << "--fd-check needs an attention_bwd";
   for (unsigned n = 0; n < in.argRole.size(); ++n) {
@@ -1236,7 +1504,15 @@ int main(int argc, char **argv) {
   llvm::cl::ParseCommandLineOptions(
       argc, argv,
       "rocke-run: execute fmha modules on the CPU and check them against a "
-      "float64 reference\n");
+      "float64 reference\n\n"
+      "Varlen (packed) batches: the public function states its sequences' "
+      "lengths as attributes, e.g.\n"
+      "  func.func @f(...) attributes {rocke.seqlens_q = array<i64: 3, 0, "
+      "17>,\n"
+      "                               rocke.seqlens_k = array<i64: 5, 2, 17>}\n"
+      "(rocke.seqlens_k defaults to rocke.seqlens_q); rocke-run fills "
+      "cu_seqlens_q / cu_seqlens_k\nwith their prefix sums and checks each "
+      "sequence against the float64 reference.\n");
 
   if (expectIdentical && repeatFlag < 2) {
     llvm::errs() << "rocke-run: --expect-identical compares runs; pass "
