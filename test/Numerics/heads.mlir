@@ -28,7 +28,7 @@ func.func @case0(%q: memref<1x17x4x64xf32>, %k: memref<1x17x2x64xf32>, %v: memre
 
 // -----
 
-// CHECK-LABEL: case 1: fwd+bwd f32 B=1 Sq=17 Sk=100 Hq=4 Hkv=1 Dqk=128 Dv=128 mask=#fmha.mask<sliding_window, alignment = bottom_right, left = 20, right = 5> stats=lse
+// CHECK-LABEL: case 1: fwd+bwd f32 B=1 Sq=17 Sk=100 Hq=4 Hkv=1 Dqk=64 Dv=64 mask=#fmha.mask<sliding_window, alignment = bottom_right, left = 20, right = 5> stats=lse
 // CHECK-NEXT: {{^}}O {{ *}}max_abs={{.*}} PASS
 // CHECK-NEXT: {{^}}lse {{ *}}max_abs={{.*}} PASS
 // CHECK-NEXT: {{^}}dQ {{ *}}max_abs={{.*}} PASS
@@ -36,12 +36,12 @@ func.func @case0(%q: memref<1x17x4x64xf32>, %k: memref<1x17x2x64xf32>, %v: memre
 // CHECK-NEXT: {{^}}dV {{ *}}max_abs={{.*}} PASS
 // CHECK-NEXT: masked  0 empty query rows, 63 unseen keys: 0 inexact elements PASS
 // CHECK-NEXT: case 1: PASS
-func.func @case1(%q: memref<1x17x4x128xf32>, %k: memref<1x100x1x128xf32>, %v: memref<1x100x1x128xf32>, %o: memref<1x17x4x128xf32>, %do: memref<1x17x4x128xf32>, %lse: memref<1x4x17xf32>, %dq: memref<1x17x4x128xf32>, %dk: memref<1x100x1x128xf32>, %dv: memref<1x100x1x128xf32>) {
+func.func @case1(%q: memref<1x17x4x64xf32>, %k: memref<1x100x1x64xf32>, %v: memref<1x100x1x64xf32>, %o: memref<1x17x4x64xf32>, %do: memref<1x17x4x64xf32>, %lse: memref<1x4x17xf32>, %dq: memref<1x17x4x64xf32>, %dk: memref<1x100x1x64xf32>, %dv: memref<1x100x1x64xf32>) {
   fmha.attention_fwd %q, %k, %v -> %o, stats(%lse) {mask = #fmha.mask<sliding_window, alignment = bottom_right, left = 20, right = 5>}
-    : memref<1x17x4x128xf32>, memref<1x100x1x128xf32>, memref<1x100x1x128xf32> -> memref<1x17x4x128xf32>, stats(memref<1x4x17xf32>)
+    : memref<1x17x4x64xf32>, memref<1x100x1x64xf32>, memref<1x100x1x64xf32> -> memref<1x17x4x64xf32>, stats(memref<1x4x17xf32>)
   fmha.attention_bwd %q, %k, %v, %o, %do, stats(%lse) -> %dq, %dk, %dv {mask = #fmha.mask<sliding_window, alignment = bottom_right, left = 20, right = 5>}
-    : memref<1x17x4x128xf32>, memref<1x100x1x128xf32>, memref<1x100x1x128xf32>, memref<1x17x4x128xf32>, memref<1x17x4x128xf32>, stats(memref<1x4x17xf32>)
-      -> memref<1x17x4x128xf32>, memref<1x100x1x128xf32>, memref<1x100x1x128xf32>
+    : memref<1x17x4x64xf32>, memref<1x100x1x64xf32>, memref<1x100x1x64xf32>, memref<1x17x4x64xf32>, memref<1x17x4x64xf32>, stats(memref<1x4x17xf32>)
+      -> memref<1x17x4x64xf32>, memref<1x100x1x64xf32>, memref<1x100x1x64xf32>
   return
 }
 
