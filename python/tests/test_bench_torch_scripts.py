@@ -25,8 +25,33 @@ def test_cases_are_distinct_and_checkable():
 def test_every_problem_is_one_the_op_takes():
     problems = torch_check.problems()
     assert len(problems) == len(torch_check.cases()) + \
-        len(torch_check.MODEL["seqs"])
+        len(torch_check.varlen_cases()) + len(torch_check.MODEL["seqs"])
     assert {p.dtype for p in problems} == {"bf16", "f16"}
+    assert sum(p.varlen for p in problems) == len(torch_check.varlen_cases())
+
+
+def test_varlen_cases_cover_the_matrix():
+    """Packed cases: distinct, with an empty sequence, length 1, lengths no
+    tile divides, Sq != Sk per sequence, GQA, deterministic mode, padding;
+    rows without keys only where bottom-right causal leaves some (Sq > Sk,
+    or no key at all)."""
+    cases = torch_check.varlen_cases()
+    assert len({c["name"] for c in cases}) == len(cases)
+    lengths = {n for c in cases for n in c["seqs_q"] + c["seqs_k"]}
+    assert {0, 1} <= lengths and any(n % 64 for n in lengths)
+    assert any(sq != sk for c in cases
+               for sq, sk in zip(c["seqs_q"], c["seqs_k"]))
+    assert any(c["Hq"] != c["Hkv"] for c in cases)
+    assert any(c["deterministic"] for c in cases)
+    assert any(c["pad"] for c in cases)
+    assert [(c["name"], torch_check.keyless_rows(c)) for c in cases
+            if torch_check.keyless_rows(c)] == \
+        [("varlen_bf16_d128_h16_4_causal_300x100+50x80+4x0", 204)]
+    c = cases[1]
+    assert torch_check.offsets(c["seqs_q"]) == [0, 100, 101, 101, 351]
+    p = torch_check.varlen_problem(c)
+    assert (p.batch, p.seq_q, p.seq_k, p.max_seqlen_q, p.max_seqlen_k) == \
+        (4, 351, 562, 256, 512)
 
 
 def test_rows_without_keys_are_counted():
