@@ -23,7 +23,8 @@
 3. torch.compile: a two-block transformer using the op, compiled with
    fullgraph=True, against eager (output and every parameter gradient), our
    kernels counted in the compiled run; a second sequence length (Dynamo's
-   automatic dynamic shapes recompile the graph with symbolic sizes).
+   automatic dynamic shapes recompile the graph with symbolic sizes); a
+   packed batch's call compiled against eager.
 
 Writes torch_check.json and torch_check.md under --out; exit status 1 when
 any check fails or errs.
@@ -165,6 +166,9 @@ def varlen_problem(c):
 
 # The torch.compile model: blocks of d_model = HEADS * HEAD_DIM.
 MODEL = dict(heads=4, head_dim=64, blocks=2, batch=2, seqs=(256, 192))
+# A packed batch under torch.compile against eager.
+COMPILE_VARLEN = varlen_case("bf16", 64, 4, 2, [200, 1, 0, 311],
+                             causal=True)
 
 
 def problems():
@@ -173,7 +177,7 @@ def problems():
                       (c["B"], c["Sk"], c["Hkv"], c["D"]), c["dtype"],
                       causal=c["causal"], window=c["window"],
                       deterministic=c["deterministic"]) for c in cases()]
-    out += [varlen_problem(c) for c in varlen_cases()]
+    out += [varlen_problem(c) for c in varlen_cases() + [COMPILE_VARLEN]]
     for s in MODEL["seqs"]:
         out.append(rt.problem((MODEL["batch"], s, MODEL["heads"],
                                MODEL["head_dim"]),
@@ -514,6 +518,67 @@ def gpu_checks(a, results):
         results["compile"] = row
         print("torch.compile: %s %s" % ("PASS" if row["ok"] else "FAIL",
                                          json.dumps(row)), flush=True)
+    row = attempt(results, "torch.compile packed batch", budget_left,
+                  lambda: compile_varlen_check(torch, rel_err))
+    if row is not None:
+        results["compile_varlen"] = row
+        print("torch.compile, packed: %s %s" % (
+            "PASS" if row["ok"] else "FAIL", json.dumps(row)), flush=True)
+
+
+def compile_varlen_check(torch, rel_err):
+    """rocke.torch.attention on a packed batch (COMPILE_VARLEN), eager and
+    torch.compile(fullgraph=True): O and dQ, dK, dV within bf16 noise of
+    each other (the same kernels; dQ's atomics may sum in another order),
+    our kernels launched by the compiled graph (a forward and a
+    backward)."""
+    c = COMPILE_VARLEN
+    oq, ok = offsets(c["seqs_q"]), offsets(c["seqs_k"])
+    cu_q, cu_k = (torch.tensor(x, dtype=torch.int32, device="cuda")
+                  for x in (oq, ok))
+    g = torch.Generator(device="cuda").manual_seed(7)
+    q, k, v = (torch.randn(t, h, c["D"], generator=g, device="cuda")
+               .to(torch.bfloat16) for t, h in ((oq[-1], c["Hq"]),
+                                                 (ok[-1], c["Hkv"]),
+                                                 (ok[-1], c["Hkv"])))
+
+    def f(q, k, v, cu_q, cu_k):
+        return rt.attention(q, k, v, causal=c["causal"], cu_seqlens_q=cu_q,
+                            cu_seqlens_k=cu_k,
+                            max_seqlen_q=max(c["seqs_q"]),
+                            max_seqlen_k=max(c["seqs_k"]))
+
+    def run(fn):
+        leaves = [x.clone().requires_grad_() for x in (q, k, v)]
+        o = fn(*leaves, cu_q, cu_k)
+        o.float().square().mean().backward()
+        return [o.detach()] + [x.grad for x in leaves]
+
+    ref = run(f)
+    launches = {"n": 0}
+    eager_run = rt._run
+
+    def counting_run(*args, **kw):
+        launches["n"] += 1
+        return eager_run(*args, **kw)
+    rt._run = counting_run
+    try:
+        got = run(torch.compile(f, fullgraph=True))
+        torch.cuda.synchronize()
+    finally:
+        rt._run = eager_run
+    rel = {n: rel_err(x, r.float())[1]
+           for n, x, r in zip(("o", "dq", "dk", "dv"), got, ref)}
+    row = dict(case=c["name"], ok=True, notes="", rel=rel,
+               our_launches=launches["n"])
+    if not max(rel.values()) <= 0.02:
+        row["ok"] = False
+        row["notes"] += "rel err %.2e > 0.02; " % max(rel.values())
+    if launches["n"] != 2:
+        row["ok"] = False
+        row["notes"] += "%d launches of our kernels, want 2; " % \
+            launches["n"]
+    return row
 
 
 def compile_check(torch, rel_err):
@@ -643,6 +708,15 @@ def markdown(results):
                 s, r["out_rel"], r["max_grad_rel"], r["worst_grad"],
                 r["our_launches"],
                 "pass" if c["ok"] else "FAIL " + c["notes"]))
+    c = results.get("compile_varlen")
+    if c:
+        out += ["", "| torch.compile(fullgraph=True) vs eager, packed | O rel "
+                "| dQ rel | dK rel | dV rel | our launches | result |",
+                "|---|---|---|---|---|---|---|",
+                "| %s | %.1e | %.1e | %.1e | %.1e | %d | %s |" % (
+                    c["case"], c["rel"]["o"], c["rel"]["dq"], c["rel"]["dk"],
+                    c["rel"]["dv"], c["our_launches"],
+                    "pass" if c["ok"] else "FAIL " + c["notes"])]
     if results["errors"]:
         out += ["", "Failures:"] + ["- " + f for f in results["errors"]]
     return "\n".join(out) + "\n"
@@ -676,13 +750,15 @@ def main():
     results = dict(device="%s, torch %s, cupy %s" % (
         torch.cuda.get_device_name(), torch.__version__, cupy.__version__),
         cache=a.cache, gradients=[], errors_raised=[], compile=None,
+        compile_varlen=None,
         errors=[])
     print(results["device"], flush=True)
     gpu_checks(a, results)
     failed = [r["case"] for r in results["gradients"] if not r["ok"]] + \
         [e["what"] for e in results["errors_raised"] if not e["ok"]] + \
-        (["torch.compile"] if results["compile"] and
-         not results["compile"]["ok"] else [])
+        [name for name, key in (("torch.compile", "compile"),
+                                ("torch.compile packed", "compile_varlen"))
+         if results[key] and not results[key]["ok"]]
     results["failed"] = failed
     results["seconds"] = time.time() - start
     print("\n%d gradient cases, %d failed checks, %d errors; %.0f s" % (
@@ -696,7 +772,8 @@ def main():
             json.dump(results, f, indent=1)
         with open(os.path.join(a.out, "torch_check.md"), "w") as f:
             f.write(markdown(results))
-    ok = not failed and not results["errors"] and results["compile"]
+    ok = not failed and not results["errors"] and results["compile"] and \
+        results["compile_varlen"]
     return 0 if ok else 1
 
 

@@ -25,9 +25,27 @@ def test_cases_are_distinct_and_checkable():
 def test_every_problem_is_one_the_op_takes():
     problems = torch_check.problems()
     assert len(problems) == len(torch_check.cases()) + \
-        len(torch_check.varlen_cases()) + len(torch_check.MODEL["seqs"])
+        len(torch_check.varlen_cases()) + 1 + len(torch_check.MODEL["seqs"])
     assert {p.dtype for p in problems} == {"bf16", "f16"}
-    assert sum(p.varlen for p in problems) == len(torch_check.varlen_cases())
+    assert sum(p.varlen for p in problems) == \
+        len(torch_check.varlen_cases()) + 1  # and COMPILE_VARLEN
+
+
+def test_report_tables():
+    """The markdown report of a run (rows as gpu_checks records them)."""
+    err = dict(rel=1e-3, torch_rel=2e-3)
+    row = dict(case="varlen_x", o=err, dq=err, dk=err, dv=err,
+               lse=dict(rel=1e-6), ms=1.5, ok=True, bitwise_repeat=True)
+    text = torch_check.markdown(dict(
+        device="H200", gradients=[row], errors_raised=[dict(
+            what="cu_seqlens int64 -> TypeError", ok=True, message="m")],
+        compile=None, compile_varlen=dict(
+            case="varlen_c", ok=False, notes="1 launches", our_launches=1,
+            rel=dict(o=0.0, dq=1e-3, dk=0.0, dv=0.0)), errors=[]))
+    assert "| varlen_x | 1.0e-03 (2.0e-03) |" in text
+    assert "bits equal" in text
+    assert "| varlen_c | 0.0e+00 | 1.0e-03 | 0.0e+00 | 0.0e+00 | 1 | FAIL " \
+        "1 launches |" in text
 
 
 def test_varlen_cases_cover_the_matrix():
