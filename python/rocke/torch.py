@@ -127,11 +127,19 @@ def window_extents(causal, window) -> Tuple[int, int]:
     return left, right
 
 
+# Python ints, and symbolic ones where torch.compile makes them dynamic.
+_INTS = (int,) if torch is None else (int, torch.SymInt)
+
+
 def max_seqlen_bucket(n: int) -> int:
     """The max_seqlen the kernels are compiled for when a call gives `n`:
     the next power of two, at least MIN_MAX_SEQLEN (the grids cover it;
-    blocks past a sequence's end return at once)."""
-    return max(MIN_MAX_SEQLEN, 1 << (n - 1).bit_length())
+    blocks past a sequence's end return at once). Comparisons only, which
+    Dynamo traces on ints and symbolic ints alike."""
+    bucket = MIN_MAX_SEQLEN
+    while bucket < n:
+        bucket *= 2
+    return bucket
 
 
 def varlen_maxima(cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
@@ -154,7 +162,7 @@ def varlen_maxima(cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
     maxima = []
     for name, m in (("max_seqlen_q", max_seqlen_q),
                     ("max_seqlen_k", max_seqlen_k)):
-        if not isinstance(m, int) or isinstance(m, bool):
+        if not isinstance(m, _INTS) or isinstance(m, bool):
             raise TypeError("rocke.torch.attention: %s must be a Python int "
                             "(the longest sequence), got %r" % (name, m))
         if m <= 0:
