@@ -13,12 +13,18 @@
    deterministic cases must give identical bits twice. Query rows a
    bottom-right mask leaves without keys (Sq > Sk) must get O = 0, dQ = 0
    and LSE = -inf; the references take the other rows.
-2. errors: CPU tensors, float32, an unsupported head dim and cu_seqlens are
-   refused with the exception the docstring names.
+   Packed (varlen) batches, q [T_q, Hq, D] with cu_seqlens: the same
+   checks against float32 SDPA run on each sequence's slice (masks
+   bottom-right within each sequence), with an empty sequence, length 1,
+   lengths no tile divides, Sq != Sk per sequence, GQA, deterministic mode
+   and tokens past the last sequence (O and gradients 0 there).
+2. errors: CPU tensors, float32, an unsupported head dim and malformed
+   varlen arguments are refused with the exception the docstring names.
 3. torch.compile: a two-block transformer using the op, compiled with
    fullgraph=True, against eager (output and every parameter gradient), our
    kernels counted in the compiled run; a second sequence length (Dynamo's
-   automatic dynamic shapes recompile the graph with symbolic sizes).
+   automatic dynamic shapes recompile the graph with symbolic sizes); a
+   packed batch's call compiled against eager.
 
 Writes torch_check.json and torch_check.md under --out; exit status 1 when
 any check fails or errs.
@@ -87,8 +93,82 @@ def cases():
     return out
 
 
+def varlen_case(dtype, D, Hq, Hkv, seqs_q, seqs_k=None, causal=False,
+                window=None, deterministic=False, pad=0):
+    """A packed batch: sequence b has seqs_q[b] queries and seqs_k[b] keys
+    (default seqs_q); `pad` tokens follow the last sequence in q and k."""
+    seqs_k = list(seqs_q if seqs_k is None else seqs_k)
+    c = dict(varlen=True, dtype=dtype, D=D, Hq=Hq, Hkv=Hkv,
+             seqs_q=list(seqs_q), seqs_k=seqs_k, causal=causal,
+             window=window, deterministic=deterministic, pad=pad,
+             layout="bshd")
+    mask = "causal" if causal else "none"
+    if window:
+        mask = "window%d,%d%s" % (window[0], window[1],
+                                  "+causal" if causal else "")
+    c["name"] = "varlen_%s_d%d_h%d_%d_%s_%s%s%s" % (
+        dtype, D, Hq, Hkv, mask, "+".join(
+            "%dx%d" % qk if qk[0] != qk[1] else str(qk[0])
+            for qk in zip(c["seqs_q"], seqs_k)),
+        "_pad%d" % pad if pad else "", "_det" if deterministic else "")
+    return c
+
+
+def sequences(c):
+    """The per-sequence cases (B = 1) of a packed case."""
+    return [dict(c, varlen=False, B=1, Sq=sq, Sk=sk)
+            for sq, sk in zip(c["seqs_q"], c["seqs_k"])]
+
+
+def offsets(lengths):
+    out = [0]
+    for n in lengths:
+        out.append(out[-1] + n)
+    return out
+
+
+def varlen_cases():
+    """Packed batches: an empty sequence, length 1, lengths no tile
+    divides, Sq != Sk per sequence (bottom-right causal, and rows without
+    keys), GQA, windows, deterministic mode, padding tokens, a mix of
+    lengths."""
+    import random
+    mix = random.Random(32)
+    lengths = [mix.randint(1, 1100) for _ in range(12)]
+    return [
+        varlen_case("bf16", 128, 16, 4, [300, 1, 0, 517, 64], causal=True,
+                    pad=3),
+        varlen_case("bf16", 64, 16, 4, [100, 1, 0, 250], [300, 7, 5, 250],
+                    causal=True),
+        varlen_case("f16", 128, 16, 16, [129, 1, 400], [33, 260, 1]),
+        varlen_case("bf16", 128, 16, 4, [700, 1, 0, 333], causal=True,
+                    deterministic=True),
+        varlen_case("f16", 64, 16, 16, [513, 2, 200], [640, 9, 200],
+                    deterministic=True),
+        varlen_case("bf16", 64, 16, 16, [200, 513, 3], window=(64, 64)),
+        varlen_case("bf16", 128, 16, 4, [300, 50, 4], [100, 80, 0],
+                    causal=True),  # 200 + 4 rows see no key
+        varlen_case("bf16", 128, 16, 4, lengths, causal=True),
+    ]
+
+
+def varlen_problem(c):
+    total_q, total_k = sum(c["seqs_q"]) + c["pad"], sum(c["seqs_k"]) + \
+        c["pad"]
+    return rt.problem((total_q, c["Hq"], c["D"]), (total_k, c["Hkv"], c["D"]),
+                      c["dtype"], causal=c["causal"], window=c["window"],
+                      deterministic=c["deterministic"],
+                      cu_seqlens_q=offsets(c["seqs_q"]),
+                      cu_seqlens_k=offsets(c["seqs_k"]),
+                      max_seqlen_q=max(max(c["seqs_q"]), 1),
+                      max_seqlen_k=max(max(c["seqs_k"]), 1))
+
+
 # The torch.compile model: blocks of d_model = HEADS * HEAD_DIM.
 MODEL = dict(heads=4, head_dim=64, blocks=2, batch=2, seqs=(256, 192))
+# A packed batch under torch.compile against eager.
+COMPILE_VARLEN = varlen_case("bf16", 64, 4, 2, [200, 1, 0, 311],
+                             causal=True)
 
 
 def problems():
@@ -97,6 +177,7 @@ def problems():
                       (c["B"], c["Sk"], c["Hkv"], c["D"]), c["dtype"],
                       causal=c["causal"], window=c["window"],
                       deterministic=c["deterministic"]) for c in cases()]
+    out += [varlen_problem(c) for c in varlen_cases() + [COMPILE_VARLEN]]
     for s in MODEL["seqs"]:
         out.append(rt.problem((MODEL["batch"], s, MODEL["heads"],
                                MODEL["head_dim"]),
@@ -117,6 +198,8 @@ def visible(c):
 
 def keyless_rows(c):
     """How many query rows see no key."""
+    if c.get("varlen"):
+        return sum(keyless_rows(s) for s in sequences(c))
     band = visible(c)
     if band is None:
         return 0 if c["Sk"] else c["Sq"]
@@ -271,9 +354,112 @@ def gpu_checks(a, results):
                 fail(row, "gradient bits differ between two runs")
         return row
 
-    for c in cases():
+    def ours_varlen(c, q, k, v, do, cu_q, cu_k):
+        leaves = [x.detach().clone().requires_grad_() for x in (q, k, v)]
+        o = rt.attention(*leaves, causal=c["causal"], window=c["window"],
+                         deterministic=c["deterministic"], cu_seqlens_q=cu_q,
+                         cu_seqlens_k=cu_k,
+                         max_seqlen_q=max(max(c["seqs_q"]), 1),
+                         max_seqlen_k=max(max(c["seqs_k"]), 1))
+        o.backward(do)
+        return o.detach(), [x.grad for x in leaves]
+
+    def check_varlen_case(c):
+        """A packed batch against float32 SDPA on each sequence's slice;
+        the packed results compared as a whole (rows that see a key)."""
+        g = torch.Generator(device="cuda").manual_seed(1234)
+        dt = DT[c["dtype"]]
+        oq, ok = offsets(c["seqs_q"]), offsets(c["seqs_k"])
+        tq, tk = oq[-1] + c["pad"], ok[-1] + c["pad"]
+
+        def rnd(t, h):
+            return torch.randn(t, h, c["D"], generator=g, device="cuda",
+                               dtype=torch.float32).to(dt)
+        q, k, v, do = rnd(tq, c["Hq"]), rnd(tk, c["Hkv"]), \
+            rnd(tk, c["Hkv"]), rnd(tq, c["Hq"])
+        cu_q, cu_k = (torch.tensor(x, dtype=torch.int32, device="cuda")
+                      for x in (oq, ok))
+        row = dict(case=c["name"], ok=True, notes="")
+        torch.cuda.synchronize()
+        t0 = time.time()
+        o, grads = ours_varlen(c, q, k, v, do, cu_q, cu_k)
+        torch.cuda.synchronize()
+        row["first_call_ms"] = (time.time() - t0) * 1e3
+        t0 = time.time()
+        o, grads = ours_varlen(c, q, k, v, do, cu_q, cu_k)
+        torch.cuda.synchronize()
+        row["ms"] = (time.time() - t0) * 1e3
+        with torch.no_grad():
+            p = varlen_problem(c)
+            _, lse = torch.ops.rocke.attention_forward(
+                q, k, v, p.window_left, p.window_right, p.scale, False, cu_q,
+                cu_k, p.max_seqlen_q, p.max_seqlen_k)
+        seen = torch.zeros(tq, dtype=torch.bool, device="cuda")
+        # Per packed tensor, the reference pieces (float32 and PyTorch's
+        # low precision) in token order; rows without keys and padding
+        # tokens compared to 0 (-inf for the LSE) separately.
+        refs = {n: ([], []) for n in ("o", "dq", "dk", "dv")}
+        ref_lse, our_lse = [], []
+        for s, (q0, q1, k0, k1) in zip(sequences(c), zip(
+                oq, oq[1:], ok, ok[1:])):
+            qs, ks, vs, dos = (x[a:b][None] for x, a, b in (
+                (q, q0, q1), (k, k0, k1), (v, k0, k1), (do, q0, q1)))
+            mask = mask_matrix(s)
+            rows = mask.any(dim=1) if mask is not None else torch.full(
+                (s["Sq"],), s["Sk"] > 0, dtype=torch.bool, device="cuda")
+            seen[q0:q1] = rows
+            if not bool(rows.any()):  # no query sees a key: dK = dV = 0
+                for n in ("dk", "dv"):
+                    for part, dtype in zip(refs[n], (torch.float32, dt)):
+                        part.append(torch.zeros(s["Sk"], c["Hkv"], c["D"],
+                                                dtype=dtype, device="cuda"))
+                continue
+            sub = (qs[:, rows], ks, vs, dos[:, rows],
+                   None if mask is None else mask[rows])
+            for part, dtype in zip((0, 1), (torch.float32, dt)):
+                o_ref, g_ref = sdpa(s, *sub[:4], sub[4], dtype)
+                refs["o"][part].append(o_ref[0])
+                for n, x in zip(("dq", "dk", "dv"), g_ref):
+                    refs[n][part].append(x[0])
+            ref_lse.append(reference_lse(s, qs, ks, mask)[0][:, rows])
+            our_lse.append(lse[:, q0:q1][:, rows])
+        row["keyless_rows"] = int((~seen[:oq[-1]]).sum())
+        assert row["keyless_rows"] == keyless_rows(c), "mask matrices"
+        floor = REL_FLOOR[c["dtype"]]
+        ours_by_name = dict(o=o[seen], dq=grads[0][seen],
+                            dk=grads[1][:ok[-1]], dv=grads[2][:ok[-1]])
+        for n, (ref, low) in refs.items():
+            check_against(row, n, ours_by_name[n], torch.cat(ref),
+                          torch.cat(low), floor)
+        _, lse_rel = rel_err(torch.cat(our_lse, 1), torch.cat(ref_lse, 1))
+        row["lse"] = dict(rel=lse_rel, tol=LSE_REL_TOL)
+        if not lse_rel <= LSE_REL_TOL:
+            fail(row, "lse rel %.2e > %.2e" % (lse_rel, LSE_REL_TOL))
+        unseen = ~seen  # keyless rows and padding
+        if bool(unseen.any()):
+            if not bool((o[unseen] == 0).all()):
+                fail(row, "O != 0 on rows that see no key or pad")
+            if not bool((grads[0][unseen] == 0).all()):
+                fail(row, "dQ != 0 on rows that see no key or pad")
+            if not bool((lse[:, :oq[-1]][:, unseen[:oq[-1]]]
+                         == float("-inf")).all()):
+                fail(row, "LSE != -inf on rows that see no key")
+        if c["pad"] and not all(bool((x[ok[-1]:] == 0).all())
+                                for x in grads[1:]):
+            fail(row, "dK / dV != 0 on padding tokens")
+        if c["deterministic"]:
+            _, again = ours_varlen(c, q, k, v, do, cu_q, cu_k)
+            same = all(torch.equal(x.view(torch.int16), y.view(torch.int16))
+                       for x, y in zip(grads, again))
+            row["bitwise_repeat"] = same
+            if not same:
+                fail(row, "gradient bits differ between two runs")
+        return row
+
+    for c in cases() + varlen_cases():
+        check = check_varlen_case if c.get("varlen") else check_case
         row = attempt(results, "case " + c["name"], budget_left,
-                      lambda: check_case(c))
+                      lambda: check(c))
         if row is not None:
             results["gradients"].append(row)
             print_row(row)
@@ -303,9 +489,24 @@ def gpu_checks(a, results):
     expect("head dim 80 -> ValueError", ValueError,
            lambda: rt.attention(y, y, y))
     cu = torch.tensor([0, 64], dtype=torch.int32, device="cuda")
-    expect("cu_seqlens -> NotImplementedError", NotImplementedError,
-           lambda: rt.attention(x, x, x, cu_seqlens_q=cu, cu_seqlens_k=cu,
-                                max_seqlen_q=64, max_seqlen_k=64))
+    t = x[0]  # packed [64, 2, 64]
+
+    def packed(q=t, cu_q=cu, cu_k=cu, **kw):
+        args = dict(cu_seqlens_q=cu_q, cu_seqlens_k=cu_k, max_seqlen_q=64,
+                    max_seqlen_k=64)
+        args.update(kw)
+        return lambda: rt.attention(q, t, t, **args)
+    expect("cu_seqlens int64 -> TypeError", TypeError,
+           packed(cu_q=cu.long()))
+    expect("cu_seqlens on CPU -> ValueError", ValueError,
+           packed(cu_k=cu.cpu()))
+    expect("cu_seqlens_q alone -> ValueError", ValueError,
+           packed(cu_k=None))
+    expect("max_seqlen_q 0 -> ValueError", ValueError,
+           packed(max_seqlen_q=0))
+    expect("4-D q with cu_seqlens -> ValueError", ValueError, packed(q=x))
+    expect("3-D q without cu_seqlens -> ValueError", ValueError,
+           lambda: rt.attention(t, t, t))
     for e in results["errors_raised"]:
         print("%-36s %s  %s" % (e["what"], "PASS" if e["ok"] else "FAIL",
                                 e["message"][:100]), flush=True)
@@ -317,6 +518,67 @@ def gpu_checks(a, results):
         results["compile"] = row
         print("torch.compile: %s %s" % ("PASS" if row["ok"] else "FAIL",
                                          json.dumps(row)), flush=True)
+    row = attempt(results, "torch.compile packed batch", budget_left,
+                  lambda: compile_varlen_check(torch, rel_err))
+    if row is not None:
+        results["compile_varlen"] = row
+        print("torch.compile, packed: %s %s" % (
+            "PASS" if row["ok"] else "FAIL", json.dumps(row)), flush=True)
+
+
+def compile_varlen_check(torch, rel_err):
+    """rocke.torch.attention on a packed batch (COMPILE_VARLEN), eager and
+    torch.compile(fullgraph=True): O and dQ, dK, dV within bf16 noise of
+    each other (the same kernels; dQ's atomics may sum in another order),
+    our kernels launched by the compiled graph (a forward and a
+    backward)."""
+    c = COMPILE_VARLEN
+    oq, ok = offsets(c["seqs_q"]), offsets(c["seqs_k"])
+    cu_q, cu_k = (torch.tensor(x, dtype=torch.int32, device="cuda")
+                  for x in (oq, ok))
+    g = torch.Generator(device="cuda").manual_seed(7)
+    q, k, v = (torch.randn(t, h, c["D"], generator=g, device="cuda")
+               .to(torch.bfloat16) for t, h in ((oq[-1], c["Hq"]),
+                                                 (ok[-1], c["Hkv"]),
+                                                 (ok[-1], c["Hkv"])))
+
+    def f(q, k, v, cu_q, cu_k):
+        return rt.attention(q, k, v, causal=c["causal"], cu_seqlens_q=cu_q,
+                            cu_seqlens_k=cu_k,
+                            max_seqlen_q=max(c["seqs_q"]),
+                            max_seqlen_k=max(c["seqs_k"]))
+
+    def run(fn):
+        leaves = [x.clone().requires_grad_() for x in (q, k, v)]
+        o = fn(*leaves, cu_q, cu_k)
+        o.float().square().mean().backward()
+        return [o.detach()] + [x.grad for x in leaves]
+
+    ref = run(f)
+    launches = {"n": 0}
+    eager_run = rt._run
+
+    def counting_run(*args, **kw):
+        launches["n"] += 1
+        return eager_run(*args, **kw)
+    rt._run = counting_run
+    try:
+        got = run(torch.compile(f, fullgraph=True))
+        torch.cuda.synchronize()
+    finally:
+        rt._run = eager_run
+    rel = {n: rel_err(x, r.float())[1]
+           for n, x, r in zip(("o", "dq", "dk", "dv"), got, ref)}
+    row = dict(case=c["name"], ok=True, notes="", rel=rel,
+               our_launches=launches["n"])
+    if not max(rel.values()) <= 0.02:
+        row["ok"] = False
+        row["notes"] += "rel err %.2e > 0.02; " % max(rel.values())
+    if launches["n"] != 2:
+        row["ok"] = False
+        row["notes"] += "%d launches of our kernels, want 2; " % \
+            launches["n"]
+    return row
 
 
 def compile_check(torch, rel_err):
@@ -446,6 +708,15 @@ def markdown(results):
                 s, r["out_rel"], r["max_grad_rel"], r["worst_grad"],
                 r["our_launches"],
                 "pass" if c["ok"] else "FAIL " + c["notes"]))
+    c = results.get("compile_varlen")
+    if c:
+        out += ["", "| torch.compile(fullgraph=True) vs eager, packed | O rel "
+                "| dQ rel | dK rel | dV rel | our launches | result |",
+                "|---|---|---|---|---|---|---|",
+                "| %s | %.1e | %.1e | %.1e | %.1e | %d | %s |" % (
+                    c["case"], c["rel"]["o"], c["rel"]["dq"], c["rel"]["dk"],
+                    c["rel"]["dv"], c["our_launches"],
+                    "pass" if c["ok"] else "FAIL " + c["notes"])]
     if results["errors"]:
         out += ["", "Failures:"] + ["- " + f for f in results["errors"]]
     return "\n".join(out) + "\n"
@@ -479,13 +750,15 @@ def main():
     results = dict(device="%s, torch %s, cupy %s" % (
         torch.cuda.get_device_name(), torch.__version__, cupy.__version__),
         cache=a.cache, gradients=[], errors_raised=[], compile=None,
+        compile_varlen=None,
         errors=[])
     print(results["device"], flush=True)
     gpu_checks(a, results)
     failed = [r["case"] for r in results["gradients"] if not r["ok"]] + \
         [e["what"] for e in results["errors_raised"] if not e["ok"]] + \
-        (["torch.compile"] if results["compile"] and
-         not results["compile"]["ok"] else [])
+        [name for name, key in (("torch.compile", "compile"),
+                                ("torch.compile packed", "compile_varlen"))
+         if results[key] and not results[key]["ok"]]
     results["failed"] = failed
     results["seconds"] = time.time() - start
     print("\n%d gradient cases, %d failed checks, %d errors; %.0f s" % (
@@ -499,7 +772,8 @@ def main():
             json.dump(results, f, indent=1)
         with open(os.path.join(a.out, "torch_check.md"), "w") as f:
             f.write(markdown(results))
-    ok = not failed and not results["errors"] and results["compile"]
+    ok = not failed and not results["errors"] and results["compile"] and \
+        results["compile_varlen"]
     return 0 if ok else 1
 
 

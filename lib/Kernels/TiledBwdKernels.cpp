@@ -983,7 +983,10 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
   if (deterministic) {
     accShape.insert(accShape.begin(), ShapedType::kDynamic);
     accSizes.insert(accSizes.begin(), nKvBlocks);
-    dqRole = "dq_partial:f32:zero:[ceildiv(Sk,BKV)," + accShapeExpr + "]";
+    // One partial per KV block of the longest sequence when packed.
+    dqRole = std::string("dq_partial:f32:zero:[") +
+             (varlen ? "ceildiv(max_seqlen_k,BKV)," : "ceildiv(Sk,BKV),") +
+             accShapeExpr + "]";
     dqCount = nKvBlocksExpr + "*" + dqCount;
   } else {
     dqRole = "dq_accum:f32:zero:[" + accShapeExpr + "]";

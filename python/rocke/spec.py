@@ -121,6 +121,13 @@ class FmhaBwdSpec:
     Tensors are logically [B, S, H, D]; ``layout`` picks the physical order
     (``bhsd`` is expressed with strided memref layouts).  ``None`` for
     ``batch``/``seq_q``/``seq_k`` means a dynamic extent.
+
+    ``varlen``: a packed batch (FlashAttention's varlen layout): tensors
+    [T, H, D] with dynamic token counts (``batch``, ``seq_q``, ``seq_k``
+    None), statistics [Hq, T_q], the sequences' offsets as the i32 arguments
+    ``cu_seqlens_q`` / ``cu_seqlens_k`` [B+1], and ``max_seqlen_q`` /
+    ``max_seqlen_k`` bounding every sequence's length (compiled in: they size
+    the grids).
     """
 
     dtype: str = "f16"
@@ -143,6 +150,9 @@ class FmhaBwdSpec:
     stats_encoding: str = "lse"
     accumulator_type: Optional[str] = None  # f32 (default) or bf16
     grad_dtype: Optional[str] = None  # dQ/dK/dV element type; default dtype
+    varlen: bool = False
+    max_seqlen_q: Optional[int] = None  # varlen only
+    max_seqlen_k: Optional[int] = None
     name: str = field(default="", compare=False)
 
     def __post_init__(self):
@@ -215,6 +225,40 @@ class FmhaBwdSpec:
                 self.dtype, "f32"):
             raise ValueError("gradient element type must be %s or f32, got %r"
                              % (self.dtype, self.grad_dtype))
+        self._validate_varlen()
+
+    def _validate_varlen(self):
+        """Mirror of the op verifier's varlen checks (and what to_mlir's
+        varlen form needs: dynamic token counts, the bshd layout)."""
+        if not isinstance(self.varlen, bool):
+            raise ValueError("varlen must be a bool, got %r" % (self.varlen,))
+        maxima = (("max_seqlen_q", self.max_seqlen_q),
+                  ("max_seqlen_k", self.max_seqlen_k))
+        if not self.varlen:
+            given = [nm for nm, val in maxima if val is not None]
+            if given:
+                raise ValueError("%s given without varlen=True (the maxima "
+                                 "bound a packed batch's sequences)"
+                                 % " and ".join(given))
+            return
+        sized = [nm for nm in ("batch", "seq_q", "seq_k")
+                 if getattr(self, nm) is not None]
+        if sized:
+            raise ValueError(
+                "varlen needs batch, seq_q and seq_k None (the batch size "
+                "comes from cu_seqlens, the token counts are dynamic), got "
+                + ", ".join("%s = %r" % (nm, getattr(self, nm))
+                            for nm in sized))
+        for nm, val in maxima:
+            if val is None:
+                raise ValueError("varlen needs %s (the longest sequence; it "
+                                 "sizes the launch grid)" % nm)
+            if not _is_int(val) or val <= 0:
+                raise ValueError("%s must be a positive int, got %r"
+                                 % (nm, val))
+        if self.layout != "bshd":
+            raise ValueError("varlen takes the packed [T, H, D] layout "
+                             "(layout='bshd'), got layout %r" % self.layout)
 
     # ------------------------------------------------------------------ #
     @property
@@ -238,6 +282,8 @@ class FmhaBwdSpec:
 
     # ------------------------------------------------------------------ #
     def _memref(self, seq, heads, dim, elt) -> str:
+        if self.varlen:  # packed [T, H, D]
+            return "memref<?x%dx%dx%s>" % (heads, dim, elt)
         dims = [self.batch, seq, heads, dim]
         shape = "x".join("?" if d is None else str(d) for d in dims)
         if self.layout == "bshd":
@@ -251,6 +297,8 @@ class FmhaBwdSpec:
         return "memref<%sx%s, strided<[%s]>>" % (shape, elt, strides)
 
     def _stats_type(self) -> str:
+        if self.varlen:  # [Hq, T_q]
+            return "memref<%dx?xf32>" % self.heads_q
         dims = [self.batch, self.heads_q, self.seq_q]
         return "memref<%sxf32>" % "x".join("?" if d is None else str(d)
                                             for d in dims)
@@ -268,6 +316,9 @@ class FmhaBwdSpec:
         if self.stats_encoding != "lse":
             attrs.append("stats_encoding = #fmha.stats<%s>"
                          % self.stats_encoding)
+        if self.varlen:
+            attrs.append("max_seqlen_q = %d, max_seqlen_k = %d"
+                         % (self.max_seqlen_q, self.max_seqlen_k))
         return (" {%s}" % ", ".join(attrs)) if attrs else ""
 
     def to_mlir(self, forward: bool = False,
@@ -299,30 +350,39 @@ class FmhaBwdSpec:
         fattrs = ('attributes {rocke.chip = "%s", rocke.strategy = "%s", '
                   'rocke.layout = "%s"}' % (self.chip, self.strategy,
                                             self.layout))
+        # Varlen: the offsets; the kernels record them as the roles
+        # cu_seqlens_q / cu_seqlens_k whatever the names.
+        cu_args = cu_vals = cu_types = ""
+        if self.varlen:
+            cu_args = (", %cu_seqlens_q: memref<?xi32>, "
+                       "%cu_seqlens_k: memref<?xi32>")
+            cu_vals = " varlen(%cu_seqlens_q, %cu_seqlens_k)"
+            cu_types = " varlen(memref<?xi32>, memref<?xi32>)"
         name = {(True, False): "fmha_fwd", (False, True): "fmha_bwd",
                 (True, True): "fmha_fwd_bwd"}[(forward, backward)]
         ops = ""
         if forward:
-            args = ("%%q: %s, %%k: %s, %%v: %s, %%o: %s, %s"
-                    % (qt, kt, vt, ot, stats_args))
+            args = ("%%q: %s, %%k: %s, %%v: %s, %%o: %s, %s%s"
+                    % (qt, kt, vt, ot, stats_args, cu_args))
             ops += ("    fmha.attention_fwd %%q, %%k, %%v -> %%o, "
-                    "stats(%s)%s\n"
-                    "        : %s, %s, %s -> %s, stats(%s)\n"
-                    % (stats_vals, self._attrs(True), qt, kt, vt, ot,
-                       stats_types))
+                    "stats(%s)%s%s\n"
+                    "        : %s, %s, %s -> %s, stats(%s)%s\n"
+                    % (stats_vals, cu_vals, self._attrs(True), qt, kt, vt, ot,
+                       stats_types, cu_types))
         if backward:  # its arguments include the forward's
             dqt = self._memref(self.seq_q, self.heads_q, self.head_dim_qk, ge)
             dkt = self._memref(self.seq_k, self.heads_kv, self.head_dim_qk, ge)
             dvt = self._memref(self.seq_k, self.heads_kv, self.head_dim_v, ge)
             args = ("%%q: %s, %%k: %s, %%v: %s, %%o: %s, %%do: %s, %s, "
-                    "%%dq: %s, %%dk: %s, %%dv: %s"
-                    % (qt, kt, vt, ot, ot, stats_args, dqt, dkt, dvt))
+                    "%%dq: %s, %%dk: %s, %%dv: %s%s"
+                    % (qt, kt, vt, ot, ot, stats_args, dqt, dkt, dvt,
+                       cu_args))
             ops += ("    fmha.attention_bwd %%q, %%k, %%v, %%o, %%do, "
-                    "stats(%s) -> %%dq, %%dk, %%dv%s\n"
-                    "        : %s, %s, %s, %s, %s, stats(%s)\n"
+                    "stats(%s)%s -> %%dq, %%dk, %%dv%s\n"
+                    "        : %s, %s, %s, %s, %s, stats(%s)%s\n"
                     "        -> %s, %s, %s\n"
-                    % (stats_vals, self._attrs(False), qt, kt, vt, ot, ot,
-                       stats_types, dqt, dkt, dvt))
+                    % (stats_vals, cu_vals, self._attrs(False), qt, kt, vt,
+                       ot, ot, stats_types, cu_types, dqt, dkt, dvt))
         return ("module {\n  func.func @%s(%s) %s {\n%s    return\n  }\n}\n"
                 % (self.name or name, args, fattrs, ops))
 

@@ -4,6 +4,11 @@
     o = attention(q, k, v, causal=True)      # q [B, Sq, Hq, D], k/v [B, Sk, Hkv, D]
     o.sum().backward()                       # dq, dk, dv from our backward
 
+    # packed variable-length batch, FlashAttention's flash_attn_varlen_func:
+    # q [T_q, Hq, D], k/v [T_k, Hkv, D], cu_seqlens_* int32 [B+1]
+    o = attention(q, k, v, cu_seqlens_q=cu_q, cu_seqlens_k=cu_k,
+                  max_seqlen_q=max_q, max_seqlen_k=max_k, causal=True)
+
 Under ``torch.compile``, ``attention`` is two ``torch.library`` custom ops,
 ``rocke::attention_forward`` (O and the log-sum-exp statistics) and
 ``rocke::attention_backward``, with registered autograd (the forward saves
@@ -17,11 +22,13 @@ repository's build/bin) the first time a configuration (dtype, heads, head
 dim, mask, scale, deterministic) is used on a chip, and kept on disk
 (``rocke.kernel_cache``: ``$ROCKE_CACHE_DIR``, default ``~/.cache/rocke``);
 sizes (B, Sq, Sk) are dynamic in the kernels, so new lengths compile
-nothing. The chip comes from the device: NVIDIA compute capability 9.0
-(H100 / H200) gets ``sm_90a`` PTX, launched through CuPy; AMD (a ROCm build
-of PyTorch) gets the device's gfx90a / gfx942 / gfx950 HSACO, launched
-through ``rocke.launch_hip`` (not yet run on AMD hardware). Launches go on
-PyTorch's current stream.
+nothing; a packed batch's ``max_seqlen_*`` are compiled in, rounded up to a
+bucket (``max_seqlen_bucket``: a power of two, at least 128), so a training
+run compiles a few kernel sets, not one per batch. The chip comes from the
+device: NVIDIA compute capability 9.0 (H100 / H200) gets ``sm_90a`` PTX,
+launched through CuPy; AMD (a ROCm build of PyTorch) gets the device's
+gfx90a / gfx942 / gfx950 HSACO, launched through ``rocke.launch_hip`` (not
+yet run on AMD hardware). Launches go on PyTorch's current stream.
 
 Importing this module works without PyTorch; ``attention`` then raises
 ImportError. The input checks (``check_inputs``) need only objects with
@@ -47,15 +54,14 @@ except Exception as e:  # ImportError, or a broken CUDA install
     _IMPORT_ERROR = e
 
 __all__ = ["attention", "check_inputs", "Problem", "problem", "prebuild",
-           "spec_for", "chip_of", "buffer_of", "available", "require_torch"]
+           "max_seqlen_bucket", "spec_for", "chip_of", "buffer_of",
+           "available", "require_torch"]
 
 # PyTorch dtypes the kernels take, by their str() (no torch needed to check).
 DTYPE_NAMES = {"torch.float16": "f16", "torch.bfloat16": "bf16"}
-# Issue 32, part 1: packed variable-length batches in the dialect.
-VARLEN_MESSAGE = ("rocke.torch.attention: variable-length batches "
-                  "(cu_seqlens_q / cu_seqlens_k / max_seqlen_*) are not "
-                  "supported yet: they need fmha ops over packed sequences "
-                  "(issue 32, part 1)")
+# The smallest max_seqlen the kernels are compiled for (one KV tile or
+# more): max_seqlen_bucket rounds up to a power of two from here.
+MIN_MAX_SEQLEN = 128
 
 
 def available() -> bool:
@@ -75,7 +81,11 @@ def require_torch():
 # --------------------------------------------------------------------------
 
 class Problem(NamedTuple):
-    """One call's attention problem. Window extents: -1 is unbounded."""
+    """One call's attention problem. Window extents: -1 is unbounded.
+    A packed (varlen) batch: `batch` sequences (len(cu_seqlens) - 1),
+    `seq_q` / `seq_k` the token counts T_q / T_k, `max_seqlen_q` /
+    `max_seqlen_k` the bounds the kernels are compiled for (the caller's,
+    bucketed); 0 for dense batches."""
     batch: int
     seq_q: int
     seq_k: int
@@ -87,6 +97,9 @@ class Problem(NamedTuple):
     window_right: int
     scale: float
     deterministic: bool
+    varlen: bool = False
+    max_seqlen_q: int = 0
+    max_seqlen_k: int = 0
 
 
 def window_extents(causal, window) -> Tuple[int, int]:
@@ -114,11 +127,69 @@ def window_extents(causal, window) -> Tuple[int, int]:
     return left, right
 
 
-def check_dense(*varlen_arguments) -> None:
-    """NotImplementedError for variable-length batches (any argument
-    given)."""
-    if any(x is not None for x in varlen_arguments):
-        raise NotImplementedError(VARLEN_MESSAGE)
+# Python ints, and symbolic ones where torch.compile makes them dynamic.
+_INTS = (int,) if torch is None else (int, torch.SymInt)
+
+
+def max_seqlen_bucket(n: int) -> int:
+    """The max_seqlen the kernels are compiled for when a call gives `n`:
+    the next power of two, at least MIN_MAX_SEQLEN (the grids cover it;
+    blocks past a sequence's end return at once). Comparisons only, which
+    Dynamo traces on ints and symbolic ints alike."""
+    bucket = MIN_MAX_SEQLEN
+    while bucket < n:
+        bucket *= 2
+    return bucket
+
+
+def varlen_maxima(cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
+                  max_seqlen_k) -> Optional[Tuple[int, int]]:
+    """None for a dense call (no varlen argument given); for a packed
+    batch, the bucketed (max_seqlen_q, max_seqlen_k). ValueError when only
+    some of the four are given, TypeError / ValueError for maxima that are
+    not positive ints."""
+    given = {name: x is not None for name, x in (
+        ("cu_seqlens_q", cu_seqlens_q), ("cu_seqlens_k", cu_seqlens_k),
+        ("max_seqlen_q", max_seqlen_q), ("max_seqlen_k", max_seqlen_k))}
+    if not any(given.values()):
+        return None
+    if not all(given.values()):
+        raise ValueError(
+            "rocke.torch.attention: a packed (variable-length) batch needs "
+            "all of cu_seqlens_q, cu_seqlens_k, max_seqlen_q and "
+            "max_seqlen_k; missing %s"
+            % ", ".join(n for n, g in given.items() if not g))
+    maxima = []
+    for name, m in (("max_seqlen_q", max_seqlen_q),
+                    ("max_seqlen_k", max_seqlen_k)):
+        if not isinstance(m, _INTS) or isinstance(m, bool):
+            raise TypeError("rocke.torch.attention: %s must be a Python int "
+                            "(the longest sequence), got %r" % (name, m))
+        if m <= 0:
+            raise ValueError("rocke.torch.attention: %s must be positive, "
+                             "got %d" % (name, m))
+        maxima.append(max_seqlen_bucket(m))
+    return tuple(maxima)
+
+
+def _check_offsets(cu_q, cu_k, device) -> int:
+    """The number of sequences of the offsets tensors `cu_q`, `cu_k`
+    (int32, 1-D, on `device`, equally long)."""
+    for name, cu in (("cu_seqlens_q", cu_q), ("cu_seqlens_k", cu_k)):
+        if str(cu.dtype) != "torch.int32":
+            raise TypeError("rocke.torch.attention: %s has dtype %s; the "
+                            "offsets must be torch.int32" % (name, cu.dtype))
+        if len(cu.shape) != 1 or cu.shape[0] < 1:
+            raise ValueError("rocke.torch.attention: %s must be 1-D [batch + "
+                             "1], got shape %s" % (name, tuple(cu.shape)))
+        if cu.device != device:
+            raise ValueError("rocke.torch.attention: %s is on %s, q on %s"
+                             % (name, cu.device, device))
+    if cu_q.shape[0] != cu_k.shape[0]:
+        raise ValueError("rocke.torch.attention: cu_seqlens_q has %d "
+                         "entries, cu_seqlens_k %d; both are [batch + 1]"
+                         % (cu_q.shape[0], cu_k.shape[0]))
+    return cu_q.shape[0] - 1
 
 
 def _dtype_name(t, name) -> str:
@@ -133,18 +204,27 @@ def check_inputs(q, k, v, *, causal=False, window=None, scale=None,
                  deterministic=False, cu_seqlens_q=None, cu_seqlens_k=None,
                  max_seqlen_q=None, max_seqlen_k=None) -> Problem:
     """The Problem of ``attention(q, k, v, ...)``, or the error it raises:
-    NotImplementedError for variable-length batches, TypeError for a wrong
-    dtype or argument type, ValueError for devices, shapes, head dims and
-    values the kernels do not take."""
-    check_dense(cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k)
+    TypeError for a wrong dtype or argument type, ValueError for devices,
+    shapes, head dims and values the kernels do not take. With
+    ``cu_seqlens_*`` (a packed batch), q, k, v are [tokens, heads,
+    head_dim]."""
+    maxima = varlen_maxima(cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
+                           max_seqlen_k)
     for name, t in (("q", q), ("k", k), ("v", v)):
         if getattr(t.device, "type", None) != "cuda":
             raise ValueError("rocke.torch.attention: %s is on %s; the kernels "
                              "run on CUDA (or ROCm) devices" % (name, t.device))
-        if len(t.shape) != 4:
+        if maxima is not None and len(t.shape) != 3:
+            raise ValueError("rocke.torch.attention: with cu_seqlens, %s must "
+                             "be packed [total_tokens, heads, head_dim], got "
+                             "shape %s" % (name, tuple(t.shape)))
+        if maxima is None and len(t.shape) != 4:
             raise ValueError("rocke.torch.attention: %s must be [batch, seq, "
-                             "heads, head_dim], got shape %s"
-                             % (name, tuple(t.shape)))
+                             "heads, head_dim], got shape %s%s"
+                             % (name, tuple(t.shape), "; packed [tokens, "
+                                "heads, head_dim] tensors need cu_seqlens_q/k "
+                                "and max_seqlen_q/k" if len(t.shape) == 3
+                                else ""))
     if not (q.device == k.device == v.device):
         raise ValueError("rocke.torch.attention: q, k, v on different devices "
                          "(%s, %s, %s)" % (q.device, k.device, v.device))
@@ -154,9 +234,14 @@ def check_inputs(q, k, v, *, causal=False, window=None, scale=None,
                         "must match" % ", ".join(str(t.dtype)
                                                  for t in (q, k, v)))
     # No int(): under torch.compile these may be symbolic sizes.
-    b, sq, hq, d = tuple(q.shape)
-    bk, sk, hkv, dk = tuple(k.shape)
-    bv, skv, hv, dv = tuple(v.shape)
+    if maxima is not None:  # one batch of B sequences, T tokens
+        b = bk = bv = _check_offsets(cu_seqlens_q, cu_seqlens_k, q.device)
+        (sq, hq, d), (sk, hkv, dk), (skv, hv, dv) = (
+            tuple(t.shape) for t in (q, k, v))
+    else:
+        b, sq, hq, d = tuple(q.shape)
+        bk, sk, hkv, dk = tuple(k.shape)
+        bv, skv, hv, dv = tuple(v.shape)
     if not b == bk == bv:
         raise ValueError("rocke.torch.attention: batch sizes differ: q %d, k "
                          "%d, v %d" % (b, bk, bv))
@@ -181,7 +266,8 @@ def check_inputs(q, k, v, *, causal=False, window=None, scale=None,
         raise TypeError("deterministic must be a bool, got %r"
                         % (deterministic,))
     return Problem(b, sq, sk, hq, hkv, d, dtypes[0], left, right, scale,
-                   deterministic)
+                   deterministic, maxima is not None,
+                   *(maxima or (0, 0)))
 
 
 def scale_value(scale, head_dim) -> float:
@@ -199,10 +285,11 @@ def mask_fields(left: int, right: int, seq_q: int, seq_k: int) -> dict:
     """FmhaBwdSpec's mask fields for window extents (-1 unbounded), aligned
     to the bottom-right corner as FlashAttention's causal and window masks
     are (the last query sees the last key); top-left, the same mask, when
-    Sq = Sk."""
+    Sq = Sk. Lengths None (packed batches: per sequence): bottom-right."""
     if left < 0 and right < 0:
         return dict(mask="none")
-    alignment = "top_left" if seq_q == seq_k else "bottom_right"
+    alignment = "top_left" if seq_q is not None and seq_q == seq_k \
+        else "bottom_right"
     if left < 0 and right == 0:
         return dict(mask="causal", alignment=alignment)
     return dict(mask="sliding_window", alignment=alignment,
@@ -213,20 +300,27 @@ def mask_fields(left: int, right: int, seq_q: int, seq_k: int) -> dict:
 def spec_for(p: Problem, chip: str) -> FmhaBwdSpec:
     """The kernels' configuration: sizes B, Sq, Sk dynamic, BSHD layout
     (contiguous [B, S, H, D]), the tiled strategy; the scale only when not
-    the default 1/sqrt(D) (one set of kernels for the default)."""
+    the default 1/sqrt(D) (one set of kernels for the default). A packed
+    batch: varlen with the Problem's (bucketed) maxima, masks bottom-right
+    within each sequence."""
     default = p.scale == 1.0 / math.sqrt(p.head_dim)
+    lengths = (None, None) if p.varlen else (p.seq_q, p.seq_k)
+    varlen = dict(varlen=True, max_seqlen_q=p.max_seqlen_q,
+                  max_seqlen_k=p.max_seqlen_k) if p.varlen else {}
     return FmhaBwdSpec(dtype=p.dtype, batch=None, seq_q=None, seq_k=None,
                        heads_q=p.heads_q, heads_kv=p.heads_kv,
                        head_dim_qk=p.head_dim,
                        scale=None if default else p.scale,
                        strategy="tiled", chip=chip,
                        deterministic=p.deterministic, layout="bshd",
-                       **mask_fields(p.window_left, p.window_right, p.seq_q,
-                                     p.seq_k))
+                       **mask_fields(p.window_left, p.window_right,
+                                     *lengths), **varlen)
 
 
 def size_env(p: Problem) -> dict:
-    """The problem sizes the recipe's grids and scratch shapes use."""
+    """The problem sizes the recipe's grids and scratch shapes use (for a
+    packed batch Sq, Sk are the token counts; the maxima are compiled
+    in)."""
     return dict(B=p.batch, Sq=p.seq_q, Sk=p.seq_k, Hq=p.heads_q,
                 Hkv=p.heads_kv, Dqk=p.head_dim, Dv=p.head_dim)
 
@@ -244,10 +338,15 @@ class _Cuda(NamedTuple):
 
 def problem(q_shape, kv_shape, dtype="bf16", **kw) -> Problem:
     """The Problem of ``attention`` on q of shape `q_shape` and k, v of
-    shape `kv_shape` (``check_inputs``' keywords), without tensors."""
+    shape `kv_shape` (``check_inputs``' keywords), without tensors; for a
+    packed batch, ``cu_seqlens_q`` / ``cu_seqlens_k`` may be lists of
+    offsets (only their lengths matter)."""
     name = "torch." + {"f16": "float16", "bf16": "bfloat16"}.get(dtype,
                                                                    dtype)
     q, k = (_StandIn(tuple(s), name, _Cuda()) for s in (q_shape, kv_shape))
+    for key in ("cu_seqlens_q", "cu_seqlens_k"):
+        if isinstance(kw.get(key), (list, tuple)):
+            kw[key] = _StandIn((len(kw[key]),), "torch.int32", _Cuda())
     return check_inputs(q, k, k, **kw)
 
 
@@ -288,7 +387,7 @@ def chip_of(capability=None, gcn_arch=None) -> str:
 # --------------------------------------------------------------------------
 
 ELT_NAMES = {"torch.float16": "f16", "torch.bfloat16": "bf16",
-             "torch.float32": "f32"}
+             "torch.float32": "f32", "torch.int32": "i32"}
 
 
 def buffer_of(t) -> kernel_abi.Buffer:
@@ -388,44 +487,75 @@ def _kernel_input(t):
     return t
 
 
-def _problem(q, k, v, window_left, window_right, scale, deterministic):
+def _problem(q, k, v, window_left, window_right, scale, deterministic,
+             cu_seqlens_q=None, cu_seqlens_k=None, max_seqlen_q=0,
+             max_seqlen_k=0):
+    """The ops' Problem; max_seqlen 0 for a dense batch."""
     window = (window_left, window_right)
     return check_inputs(q, k, v, window=window, scale=scale,
-                        deterministic=deterministic)
+                        deterministic=deterministic,
+                        cu_seqlens_q=cu_seqlens_q, cu_seqlens_k=cu_seqlens_k,
+                        max_seqlen_q=max_seqlen_q or None,
+                        max_seqlen_k=max_seqlen_k or None)
+
+
+def _stats_shape(p: Problem) -> tuple:
+    return (p.heads_q, p.seq_q) if p.varlen else (p.batch, p.heads_q,
+                                                  p.seq_q)
+
+
+def _offsets(cu_seqlens_q, cu_seqlens_k) -> dict:
+    """The offsets as the kernels take them (roles cu_seqlens_q/_k), none
+    for a dense batch."""
+    if cu_seqlens_q is None:
+        return {}
+    return dict(cu_seqlens_q=cu_seqlens_q.contiguous(),
+                cu_seqlens_k=cu_seqlens_k.contiguous())
 
 
 # --------------------------------------------------------------------------
 # Forward and backward
 # --------------------------------------------------------------------------
 
-def _forward(q, k, v, window_left, window_right, scale, deterministic):
-    """O [B, Sq, Hq, D] and the natural-log LSE [B, Hq, Sq] (float32; -inf
-    for a query that sees no key, whose O is 0)."""
+def _forward(q, k, v, window_left, window_right, scale, deterministic,
+             cu_seqlens_q=None, cu_seqlens_k=None, max_seqlen_q=0,
+             max_seqlen_k=0):
+    """O (q's shape) and the natural-log LSE, [B, Hq, Sq] or, packed,
+    [Hq, T_q] (float32; -inf for a query that sees no key, whose O is 0).
+    Packed tokens past the last sequence get O = 0."""
     q, k, v = (_kernel_input(t) for t in (q, k, v))
-    p = _problem(q, k, v, window_left, window_right, scale, deterministic)
-    o = torch.empty_like(q)
-    lse = torch.empty((p.batch, p.heads_q, p.seq_q), dtype=torch.float32,
-                      device=q.device)
+    p = _problem(q, k, v, window_left, window_right, scale, deterministic,
+                 cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k)
+    # Packed: the kernels write only the sequences' tokens.
+    o = torch.zeros_like(q) if p.varlen else torch.empty_like(q)
+    lse = torch.empty(_stats_shape(p), dtype=torch.float32, device=q.device)
     if p.batch * p.seq_q == 0:
-        return o, lse
+        return o, lse.fill_(float("-inf"))
     if p.seq_k == 0:  # no key at all: no grid to launch
         return o.zero_(), lse.fill_(float("-inf"))
-    _run(p, True, dict(q=q, k=k, v=v, o=o, lse=lse))
+    if p.varlen:
+        lse.fill_(float("-inf"))
+    _run(p, True, dict(q=q, k=k, v=v, o=o, lse=lse,
+                       **_offsets(cu_seqlens_q, cu_seqlens_k)))
     return o, lse
 
 
 def _backward(grad_out, q, k, v, o, lse, window_left, window_right, scale,
-              deterministic):
+              deterministic, cu_seqlens_q=None, cu_seqlens_k=None,
+              max_seqlen_q=0, max_seqlen_k=0):
     """dQ, dK, dV (q's, k's, v's shapes and dtype) of the forward that gave
-    O and LSE, for the output gradient `grad_out` (dO)."""
+    O and LSE, for the output gradient `grad_out` (dO); packed tokens past
+    the last sequence get zero gradients."""
     q, k, v, o, do = (_kernel_input(t) for t in (q, k, v, o, grad_out))
     lse = lse.contiguous()
-    p = _problem(q, k, v, window_left, window_right, scale, deterministic)
-    dq, dk, dv = (torch.empty_like(t) for t in (q, k, v))
+    p = _problem(q, k, v, window_left, window_right, scale, deterministic,
+                 cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k)
+    new = torch.zeros_like if p.varlen else torch.empty_like
+    dq, dk, dv = (new(t) for t in (q, k, v))
     if p.batch * p.seq_q == 0 or p.seq_k == 0:
         return dq.zero_(), dk.zero_(), dv.zero_()
     _run(p, False, dict(q=q, k=k, v=v, o=o, do=do, lse=lse, dq=dq, dk=dk,
-                        dv=dv))
+                        dv=dv, **_offsets(cu_seqlens_q, cu_seqlens_k)))
     return dq, dk, dv
 
 
@@ -444,52 +574,73 @@ if _IMPORT_ERROR is None:
                              device_types="cuda")
     def attention_forward(q: Tensor, k: Tensor, v: Tensor, window_left: int,
                           window_right: int, scale: float,
-                          deterministic: bool) -> Tuple[Tensor, Tensor]:
-        """O [B, Sq, Hq, D] and the natural-log LSE [B, Hq, Sq] (float32;
-        -inf for a query that sees no key, whose O is 0). `deterministic`
-        is the backward's (kept for autograd)."""
+                          deterministic: bool,
+                          cu_seqlens_q: Optional[Tensor] = None,
+                          cu_seqlens_k: Optional[Tensor] = None,
+                          max_seqlen_q: int = 0, max_seqlen_k: int = 0
+                          ) -> Tuple[Tensor, Tensor]:
+        """O (q's shape) and the natural-log LSE, [B, Hq, Sq] or, packed
+        (cu_seqlens given, max_seqlen bucketed), [Hq, T_q] (float32; -inf
+        for a query that sees no key, whose O is 0). `deterministic` is
+        the backward's (kept for autograd)."""
         return _forward(q, k, v, window_left, window_right, scale,
-                        deterministic)
+                        deterministic, cu_seqlens_q, cu_seqlens_k,
+                        max_seqlen_q, max_seqlen_k)
 
     @attention_forward.register_fake
-    def _(q, k, v, window_left, window_right, scale, deterministic):
+    def _(q, k, v, window_left, window_right, scale, deterministic,
+          cu_seqlens_q=None, cu_seqlens_k=None, max_seqlen_q=0,
+          max_seqlen_k=0):
         # torch.compile: the checks attention() skips while tracing.
-        _problem(q, k, v, window_left, window_right, scale, deterministic)
-        b, sq, hq, _ = q.shape
+        p = _problem(q, k, v, window_left, window_right, scale,
+                     deterministic, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
+                     max_seqlen_k)
         return (torch.empty_like(q, memory_format=torch.contiguous_format),
-                q.new_empty((b, hq, sq), dtype=torch.float32))
+                q.new_empty(_stats_shape(p), dtype=torch.float32))
 
     @torch.library.custom_op("rocke::attention_backward", mutates_args=(),
                              device_types="cuda")
     def attention_backward(grad_out: Tensor, q: Tensor, k: Tensor,
                            v: Tensor, o: Tensor, lse: Tensor,
                            window_left: int, window_right: int, scale: float,
-                           deterministic: bool
+                           deterministic: bool,
+                           cu_seqlens_q: Optional[Tensor] = None,
+                           cu_seqlens_k: Optional[Tensor] = None,
+                           max_seqlen_q: int = 0, max_seqlen_k: int = 0
                            ) -> Tuple[Tensor, Tensor, Tensor]:
         """dQ, dK, dV (q's, k's, v's shapes and dtype) of the forward that
         gave O and LSE, for the output gradient `grad_out` (dO)."""
         return _backward(grad_out, q, k, v, o, lse, window_left,
-                         window_right, scale, deterministic)
+                         window_right, scale, deterministic, cu_seqlens_q,
+                         cu_seqlens_k, max_seqlen_q, max_seqlen_k)
 
     @attention_backward.register_fake
     def _(grad_out, q, k, v, o, lse, window_left, window_right, scale,
-          deterministic):
+          deterministic, cu_seqlens_q=None, cu_seqlens_k=None,
+          max_seqlen_q=0, max_seqlen_k=0):
         return tuple(torch.empty_like(t, memory_format=torch.contiguous_format)
                      for t in (q, k, v))
 
+    # Arguments after q, k, v: none differentiable.
+    _OPTIONS = 8
+
     def _setup_context(ctx, inputs, output):
-        q, k, v, window_left, window_right, scale, deterministic = inputs
+        q, k, v, window_left, window_right, scale, deterministic = inputs[:7]
+        # The varlen arguments, their defaults where a call left them out.
+        cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k = \
+            tuple(inputs[7:]) + (None, None, 0, 0)[len(inputs) - 7:]
         o, lse = output
-        ctx.save_for_backward(q, k, v, o, lse)
+        ctx.save_for_backward(q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k)
         ctx.mark_non_differentiable(lse)
         ctx.options = (window_left, window_right, scale, deterministic)
+        ctx.maxima = (max_seqlen_q, max_seqlen_k)
 
     def _op_backward(ctx, grad_o, grad_lse):
-        q, k, v, o, lse = ctx.saved_tensors
+        q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k = ctx.saved_tensors
         dq, dk, dv = torch.ops.rocke.attention_backward(
             _output_gradient(grad_o, o).contiguous(), q, k, v, o, lse,
-            *ctx.options)
-        return dq, dk, dv, None, None, None, None
+            *ctx.options, cu_seqlens_q, cu_seqlens_k, *ctx.maxima)
+        return (dq, dk, dv) + (None,) * _OPTIONS
 
     attention_forward.register_autograd(_op_backward,
                                         setup_context=_setup_context)
@@ -502,19 +653,24 @@ if _IMPORT_ERROR is None:
 
         @staticmethod
         def forward(ctx, q, k, v, window_left, window_right, scale,
-                    deterministic):
+                    deterministic, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
+                    max_seqlen_k):
             o, lse = _forward(q, k, v, window_left, window_right, scale,
-                              deterministic)
-            ctx.save_for_backward(q, k, v, o, lse)
+                              deterministic, cu_seqlens_q, cu_seqlens_k,
+                              max_seqlen_q, max_seqlen_k)
+            ctx.save_for_backward(q, k, v, o, lse, cu_seqlens_q,
+                                  cu_seqlens_k)
             ctx.options = (window_left, window_right, scale, deterministic)
+            ctx.maxima = (max_seqlen_q, max_seqlen_k)
             return o
 
         @staticmethod
         def backward(ctx, grad_o):
-            q, k, v, o, lse = ctx.saved_tensors
+            q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k = ctx.saved_tensors
             dq, dk, dv = _backward(_output_gradient(grad_o, o), q, k, v, o,
-                                   lse, *ctx.options)
-            return dq, dk, dv, None, None, None, None
+                                   lse, *ctx.options, cu_seqlens_q,
+                                   cu_seqlens_k, *ctx.maxima)
+            return (dq, dk, dv) + (None,) * _OPTIONS
 
 
 def attention(q, k, v, *, causal=False, window=None, scale=None,
@@ -522,7 +678,9 @@ def attention(q, k, v, *, causal=False, window=None, scale=None,
               max_seqlen_k=None, deterministic=False):
     """Attention of q [B, Sq, Hq, D] over k, v [B, Sk, Hkv, D] (the layout of
     FlashAttention's ``flash_attn_func``): O [B, Sq, Hq, D], differentiable
-    in q, k and v.
+    in q, k and v. With ``cu_seqlens_*``, a packed batch (FlashAttention's
+    ``flash_attn_varlen_func``): q [T_q, Hq, D], k, v [T_k, Hkv, D], O
+    [T_q, Hq, D].
 
     * dtype float16 or bfloat16 (all three alike), on a CUDA (or ROCm)
       device; D one of 32, 64, 96, 128, 192, 256; Hq a multiple of Hkv
@@ -539,27 +697,41 @@ def attention(q, k, v, *, causal=False, window=None, scale=None,
     * ``scale``: the softmax scale, default 1/sqrt(D).
     * ``deterministic``: a backward that gives the same bits every run (dQ
       summed in a fixed order instead of with atomics).
-    * ``cu_seqlens_*`` / ``max_seqlen_*``: variable-length batches, not
-      supported yet (NotImplementedError; issue 32, part 1).
+    * ``cu_seqlens_q`` / ``cu_seqlens_k`` (torch.int32 [B+1] on q's
+      device) and ``max_seqlen_q`` / ``max_seqlen_k`` (Python ints), all
+      four or none: sequence b is query tokens [cu_seqlens_q[b],
+      cu_seqlens_q[b+1]) and key tokens [cu_seqlens_k[b],
+      cu_seqlens_k[b+1]); masks (Sq, Sk per sequence), GQA and
+      ``deterministic`` apply within each sequence. FlashAttention's
+      contract, trusted, not checked (the offsets stay on the GPU):
+      offsets non-decreasing within [0, T], no sequence longer than its
+      max_seqlen (a longer one is silently cut). Tokens past the last
+      offset get O = 0 and zero gradients. The maxima are compiled in,
+      rounded up to a power of two (at least 128): a few kernel sets per
+      training run.
 
     Errors: TypeError (dtype, argument types), ValueError (device, shapes,
-    head dim, window, scale), RuntimeError (unsupported GPU), and
-    ``rocke.CompileError`` / ``rocke.RockeOptNotFound`` when the kernels
-    cannot be compiled.
+    head dim, window, scale, varlen arguments), RuntimeError (unsupported
+    GPU), and ``rocke.CompileError`` / ``rocke.RockeOptNotFound`` when the
+    kernels cannot be compiled.
     """
     require_torch()
-    check_dense(cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k)
+    maxima = varlen_maxima(cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
+                           max_seqlen_k)
     if not torch.compiler.is_compiling():
         # Eager: every error before anything runs. Traced, the fake
         # implementation checks the tensors (Dynamo need not trace this).
         check_inputs(q, k, v, causal=causal, window=window, scale=scale,
-                     deterministic=deterministic)
+                     deterministic=deterministic, cu_seqlens_q=cu_seqlens_q,
+                     cu_seqlens_k=cu_seqlens_k, max_seqlen_q=max_seqlen_q,
+                     max_seqlen_k=max_seqlen_k)
     left, right = window_extents(causal, window)
     if not isinstance(deterministic, bool):
         raise TypeError("deterministic must be a bool, got %r"
                         % (deterministic,))
     args = (q.contiguous(), k.contiguous(), v.contiguous(), left, right,
-            scale_value(scale, q.shape[-1]), deterministic)
+            scale_value(scale, q.shape[-1]), deterministic, cu_seqlens_q,
+            cu_seqlens_k) + (maxima or (0, 0))
     if torch.compiler.is_compiling():
         return torch.ops.rocke.attention_forward(*args)[0]
     return _EagerAttention.apply(*args)

@@ -25,8 +25,51 @@ def test_cases_are_distinct_and_checkable():
 def test_every_problem_is_one_the_op_takes():
     problems = torch_check.problems()
     assert len(problems) == len(torch_check.cases()) + \
-        len(torch_check.MODEL["seqs"])
+        len(torch_check.varlen_cases()) + 1 + len(torch_check.MODEL["seqs"])
     assert {p.dtype for p in problems} == {"bf16", "f16"}
+    assert sum(p.varlen for p in problems) == \
+        len(torch_check.varlen_cases()) + 1  # and COMPILE_VARLEN
+
+
+def test_report_tables():
+    """The markdown report of a run (rows as gpu_checks records them)."""
+    err = dict(rel=1e-3, torch_rel=2e-3)
+    row = dict(case="varlen_x", o=err, dq=err, dk=err, dv=err,
+               lse=dict(rel=1e-6), ms=1.5, ok=True, bitwise_repeat=True)
+    text = torch_check.markdown(dict(
+        device="H200", gradients=[row], errors_raised=[dict(
+            what="cu_seqlens int64 -> TypeError", ok=True, message="m")],
+        compile=None, compile_varlen=dict(
+            case="varlen_c", ok=False, notes="1 launches", our_launches=1,
+            rel=dict(o=0.0, dq=1e-3, dk=0.0, dv=0.0)), errors=[]))
+    assert "| varlen_x | 1.0e-03 (2.0e-03) |" in text
+    assert "bits equal" in text
+    assert "| varlen_c | 0.0e+00 | 1.0e-03 | 0.0e+00 | 0.0e+00 | 1 | FAIL " \
+        "1 launches |" in text
+
+
+def test_varlen_cases_cover_the_matrix():
+    """Packed cases: distinct, with an empty sequence, length 1, lengths no
+    tile divides, Sq != Sk per sequence, GQA, deterministic mode, padding;
+    rows without keys only where bottom-right causal leaves some (Sq > Sk,
+    or no key at all)."""
+    cases = torch_check.varlen_cases()
+    assert len({c["name"] for c in cases}) == len(cases)
+    lengths = {n for c in cases for n in c["seqs_q"] + c["seqs_k"]}
+    assert {0, 1} <= lengths and any(n % 64 for n in lengths)
+    assert any(sq != sk for c in cases
+               for sq, sk in zip(c["seqs_q"], c["seqs_k"]))
+    assert any(c["Hq"] != c["Hkv"] for c in cases)
+    assert any(c["deterministic"] for c in cases)
+    assert any(c["pad"] for c in cases)
+    assert [(c["name"], torch_check.keyless_rows(c)) for c in cases
+            if torch_check.keyless_rows(c)] == \
+        [("varlen_bf16_d128_h16_4_causal_300x100+50x80+4x0", 204)]
+    c = cases[1]
+    assert torch_check.offsets(c["seqs_q"]) == [0, 100, 101, 101, 351]
+    p = torch_check.varlen_problem(c)
+    assert (p.batch, p.seq_q, p.seq_k, p.max_seqlen_q, p.max_seqlen_k) == \
+        (4, 351, 562, 256, 512)
 
 
 def test_rows_without_keys_are_counted():

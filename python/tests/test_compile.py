@@ -145,3 +145,29 @@ def test_compile_binary_end_to_end(chip, magic, needle):
     assert orders == sorted(orders)
     main = desc["kernels"][names.index(needle)]
     assert [a["name"] for a in main["args"]][:3] == ["q", "k", "v"]
+
+
+@pytest.mark.parametrize("chip", ["sm_90a", "gfx942"])
+@pytest.mark.parametrize("forward", [True, False])
+@pytest.mark.parametrize("kw", [
+    dict(mask="causal", alignment="bottom_right", deterministic=True),
+    dict(mask="sliding_window", alignment="bottom_right", window_left=64,
+         window_right=0, heads_q=8, heads_kv=2, max_seqlen_k=1024),
+])
+def test_varlen_compiles_to_kernels(chip, forward, kw, tmp_path):
+    """A packed batch's spec through kernel_cache (rocke.torch's path): the
+    kernels that read per-sequence data take the offsets last, grids over
+    the maxima."""
+    from rocke import kernel_cache
+    spec = FmhaBwdSpec(**dict(dict(dtype="bf16", varlen=True, batch=None,
+                                   seq_q=None, seq_k=None, max_seqlen_q=512,
+                                   max_seqlen_k=512, chip=chip), **kw))
+    entry = kernel_cache.cached_kernels(spec, forward,
+                                        directory=str(tmp_path))
+    main = [k for k in entry.kernels if k["name"].endswith("tiled_main")]
+    assert len(main) == 1
+    roles = [a["role"] for a in main[0]["args"]]
+    assert roles[-2:] == ["cu_seqlens_q", "cu_seqlens_k"]
+    assert main[0]["grid"][2] == "B"
+    assert all("Sk" not in a["role"] for k in entry.kernels
+               for a in k["args"] if a["role"].startswith("dq_partial"))

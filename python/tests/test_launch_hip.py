@@ -74,13 +74,18 @@ def code_object_args(readelf, path):
 
 @pytest.mark.skipif(_rocke_opt() is None or _readelf() is None,
                     reason="needs rocke-opt and llvm-readelf")
-def test_kernargs_match_the_code_object(tmp_path):
+@pytest.mark.parametrize("varlen", [False, True])
+def test_kernargs_match_the_code_object(tmp_path, varlen):
     """The deterministic GQA backward (four kernels, scratch buffers) for
-    gfx942: bind() the recipe, pack each launch, and find every field at the
-    offset and size the code object's metadata gives."""
+    gfx942, dense and packed (3 sequences, i32 offsets): bind() the recipe,
+    pack each launch, and find every field at the offset and size the code
+    object's metadata gives."""
+    packed = dict(varlen=True, max_seqlen_q=128, max_seqlen_k=128,
+                  alignment="bottom_right") if varlen else {}
     spec = rocke.FmhaBwdSpec(dtype="f16", batch=None, seq_q=None, seq_k=None,
                              heads_q=4, heads_kv=2, head_dim_qk=32,
-                             mask="causal", chip="gfx942", deterministic=True)
+                             mask="causal", chip="gfx942", deterministic=True,
+                             **packed)
     entry = kernel_cache.cached_kernels(spec, False, directory=str(tmp_path))
     metadata = code_object_args(_readelf(), entry.code_path)
     env = dict(B=2, Sq=50, Sk=70, Hq=4, Hkv=2, Dqk=32, Dv=32)
@@ -96,6 +101,14 @@ def test_kernargs_match_the_code_object(tmp_path):
     buffers = {r: contiguous(0x100000 * (i + 1), "f16", s)
                for i, (r, s) in enumerate(sorted(shapes.items()))}
     buffers["lse"] = contiguous(0xA00000, "f32", (2, 4, 50))
+    if varlen:  # [T, H, D]: 50 query and 70 key tokens in 3 sequences
+        env["B"] = 3
+        buffers = {r: contiguous(b.ptr, b.elt, b.shape[1:])
+                   for r, b in buffers.items()}
+        buffers.update(
+            lse=contiguous(0xA00000, "f32", (4, 50)),
+            cu_seqlens_q=contiguous(0xB00000, "i32", (4,)),
+            cu_seqlens_k=contiguous(0xC00000, "i32", (4,)))
     launches = kernel_abi.bind(
         entry.kernels, env, buffers,
         lambda name, elt, shape, init: contiguous(0xF00000, elt, shape))

@@ -109,3 +109,44 @@ def test_to_mlir_forward_then_backward():
     assert t[bwd:t.index("    return")] in s.to_mlir()
     with pytest.raises(ValueError, match="forward, the backward or both"):
         s.to_mlir(forward=False, backward=False)
+
+
+VARLEN = dict(varlen=True, batch=None, seq_q=None, seq_k=None,
+              max_seqlen_q=512, max_seqlen_k=256)
+
+
+@pytest.mark.parametrize("kw, msg", [
+    (dict(VARLEN, batch=2), r"varlen needs batch, seq_q and seq_k None .* "
+     r"batch = 2"),
+    (dict(VARLEN, seq_k=128), r"seq_k = 128"),
+    (dict(VARLEN, max_seqlen_k=None), "varlen needs max_seqlen_k"),
+    (dict(VARLEN, max_seqlen_q=0), "max_seqlen_q must be a positive int"),
+    (dict(VARLEN, max_seqlen_q=1.5), "max_seqlen_q must be a positive int"),
+    (dict(VARLEN, layout="bhsd"), r"packed \[T, H, D\] layout"),
+    (dict(max_seqlen_q=128), "max_seqlen_q given without varlen=True"),
+    (dict(VARLEN, varlen=1), "varlen must be a bool"),
+])
+def test_varlen_validation_errors(kw, msg):
+    with pytest.raises(ValueError, match=msg):
+        FmhaBwdSpec(**kw)
+
+
+def test_varlen_to_mlir():
+    """Packed [T, H, D] operands, [Hq, T_q] statistics, the offsets as the
+    last arguments and the maxima as attributes, forward and backward."""
+    spec = FmhaBwdSpec(dtype="bf16", heads_q=16, heads_kv=4,
+                       head_dim_qk=128, mask="causal",
+                       alignment="bottom_right", deterministic=True,
+                       chip="sm_90a", **VARLEN)
+    text = spec.to_mlir(forward=True, backward=True)
+    assert ("%q: memref<?x16x128xbf16>, %k: memref<?x4x128xbf16>" in text)
+    assert "%lse: memref<16x?xf32>" in text
+    assert text.count("stats(%lse) varlen(%cu_seqlens_q, %cu_seqlens_k)") == 2
+    assert text.count("varlen(memref<?xi32>, memref<?xi32>)") == 2
+    assert ("%cu_seqlens_q: memref<?xi32>, %cu_seqlens_k: memref<?xi32>) "
+            "attributes") in text
+    assert text.count("max_seqlen_q = 512, max_seqlen_k = 256}") == 2
+    assert "{deterministic, mask" in text
+    dense = FmhaBwdSpec(**dict(VARLEN, varlen=False, max_seqlen_q=None,
+                               max_seqlen_k=None)).to_mlir()
+    assert "varlen" not in dense and "max_seqlen" not in dense

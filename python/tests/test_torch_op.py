@@ -44,6 +44,13 @@ def qkv(b=2, sq=100, sk=100, hq=16, hkv=4, d=64, **kw):
             FakeTensor(b, sk, hkv, d, **kw))
 
 
+def packed(tq=300, tk=400, b=3, hq=16, hkv=4, d=64, **kw):
+    """q, k, v of a packed batch of `b` sequences and its offsets."""
+    return (FakeTensor(tq, hq, d, **kw), FakeTensor(tk, hkv, d, **kw),
+            FakeTensor(tk, hkv, d, **kw), FakeTensor(b + 1, dtype="int32"),
+            FakeTensor(b + 1, dtype="int32"))
+
+
 def test_import_without_torch_is_clean():
     if rt.available():
         pytest.skip("PyTorch is importable here")
@@ -87,13 +94,93 @@ def test_problem_of_a_gqa_call():
     (qkv(), dict(scale=-1.0), ValueError, "scale must be a positive finite"),
     (qkv(), dict(scale=float("nan")), ValueError, "positive finite"),
     (qkv(), dict(deterministic=None), TypeError, "deterministic must be"),
-    (qkv(), dict(cu_seqlens_q=[0, 3]), NotImplementedError,
-     r"variable-length .* \(issue 32, part 1\)"),
-    (qkv(), dict(max_seqlen_k=3), NotImplementedError, "issue 32, part 1"),
+    (qkv(), dict(max_seqlen_k=3), ValueError, "missing cu_seqlens_q, "
+     "cu_seqlens_k, max_seqlen_q"),
+    (packed()[:3], {}, ValueError, r"q must be \[batch, seq, heads, "
+     r"head_dim\], got shape \(300, 16, 64\); packed \[tokens, heads, "
+     r"head_dim\] tensors need cu_seqlens_q/k and max_seqlen_q/k"),
 ])
 def test_bad_inputs_are_named(tensors, kw, error, message):
     with pytest.raises(error, match=message):
         rt.check_inputs(*tensors, **kw)
+
+
+def varlen_call(tensors=None, **kw):
+    q, k, v, cu_q, cu_k = tensors or packed()
+    args = dict(cu_seqlens_q=cu_q, cu_seqlens_k=cu_k, max_seqlen_q=200,
+                max_seqlen_k=130)
+    args.update(kw)
+    return rt.check_inputs(q, k, v, **args)
+
+
+def test_problem_of_a_packed_batch():
+    """B from the offsets, the token counts as Sq / Sk, the maxima rounded
+    up to their buckets."""
+    p = varlen_call(causal=True, deterministic=True)
+    assert p == rt.Problem(3, 300, 400, 16, 4, 64, "bf16", -1, 0,
+                           1 / math.sqrt(64), True, True, 256, 256)
+    assert [rt.max_seqlen_bucket(n) for n in (1, 128, 129, 256, 4097)] == \
+        [128, 128, 256, 256, 8192]
+    spec = rt.spec_for(p, "sm_90a")
+    assert (spec.varlen, spec.batch, spec.seq_q, spec.seq_k,
+            spec.max_seqlen_q, spec.max_seqlen_k, spec.mask,
+            spec.alignment) == (True, None, None, None, 256, 256, "causal",
+                                "bottom_right")
+    # Per-sequence lengths are unknown: masks align bottom-right always.
+    spec = rt.spec_for(varlen_call(packed(tk=300), window=(64, 0)), "gfx942")
+    assert (spec.mask, spec.alignment) == ("sliding_window", "bottom_right")
+    assert rt.spec_for(varlen_call(), "sm_90a").mask == "none"
+    assert rt.size_env(p) == dict(B=3, Sq=300, Sk=400, Hq=16, Hkv=4, Dqk=64,
+                                  Dv=64)
+    assert rt.problem((300, 16, 64), (400, 4, 64), cu_seqlens_q=[0] * 4,
+                      cu_seqlens_k=[0] * 4, max_seqlen_q=200,
+                      max_seqlen_k=130) == varlen_call()
+
+
+def _bad_offsets(**change):
+    q, k, v, cu_q, cu_k = packed()
+    tensors = dict(q=q, k=k, v=v, cu_q=cu_q, cu_k=cu_k)
+    tensors.update(change)
+    return tuple(tensors[n] for n in ("q", "k", "v", "cu_q", "cu_k"))
+
+
+@pytest.mark.parametrize("tensors, kw, error, message", [
+    (None, dict(cu_seqlens_k=None), ValueError, r"a packed \(variable-length"
+     r"\) batch needs all of .*; missing cu_seqlens_k"),
+    (None, dict(max_seqlen_q=None), ValueError, "missing max_seqlen_q"),
+    (None, dict(max_seqlen_q=0), ValueError, "max_seqlen_q must be positive, "
+     "got 0"),
+    (None, dict(max_seqlen_k=128.0), TypeError, "max_seqlen_k must be a "
+     "Python int"),
+    (None, dict(max_seqlen_k=True), TypeError, "max_seqlen_k must be a "
+     "Python int"),
+    (_bad_offsets(cu_q=FakeTensor(4)), {}, TypeError, "cu_seqlens_q has "
+     "dtype torch.bfloat16; the offsets must be torch.int32"),
+    (_bad_offsets(cu_k=FakeTensor(4, dtype="int64")), {}, TypeError,
+     "cu_seqlens_k has dtype torch.int64"),
+    (_bad_offsets(cu_q=FakeTensor(2, 2, dtype="int32")), {}, ValueError,
+     r"cu_seqlens_q must be 1-D \[batch \+ 1\], got shape \(2, 2\)"),
+    (_bad_offsets(cu_k=FakeTensor(4, dtype="int32", device="cpu")), {},
+     ValueError, "cu_seqlens_k is on cpu:0, q on cuda:0"),
+    (_bad_offsets(cu_k=FakeTensor(4, dtype="int32", index=1)), {},
+     ValueError, "cu_seqlens_k is on cuda:1"),
+    (_bad_offsets(cu_k=FakeTensor(5, dtype="int32")), {}, ValueError,
+     r"cu_seqlens_q has 4 entries, cu_seqlens_k 5; both are \[batch \+ 1\]"),
+    (_bad_offsets(q=FakeTensor(1, 300, 16, 64)), {}, ValueError,
+     r"with cu_seqlens, q must be packed \[total_tokens, heads, head_dim\], "
+     r"got shape \(1, 300, 16, 64\)"),
+    (_bad_offsets(v=FakeTensor(400, 4, 128)), {}, ValueError,
+     "head dims differ"),
+    (_bad_offsets(k=FakeTensor(400, 3, 64)), {}, ValueError,
+     "k .* and v .* differ in sequence length or heads"),
+    (_bad_offsets(v=FakeTensor(400, 4, 64, dtype="float16")), {}, TypeError,
+     "must match"),
+    (None, dict(deterministic="yes"), TypeError, "deterministic must be"),
+    (None, dict(window=(-3, 0)), ValueError, "window left must be -1"),
+])
+def test_bad_varlen_inputs_are_named(tensors, kw, error, message):
+    with pytest.raises(error, match=message):
+        varlen_call(tensors, **kw)
 
 
 def test_masks_follow_flash_attention():
@@ -112,6 +199,8 @@ def test_masks_follow_flash_attention():
         window_right=0)
     assert rt.mask_fields(-1, 5, 7, 9)["window_left"] == \
         rocke.spec.MAX_WINDOW_EXTENT
+    assert rt.mask_fields(-1, 0, None, None) == dict(
+        mask="causal", alignment="bottom_right")
 
 
 def test_spec_of_a_problem():
@@ -256,6 +345,68 @@ def test_launch_plan_of_real_kernels(nvidia_kernels):
     assert sorted(n for n, _, _ in allocated) == ["dq_accum", "row_stats"]
 
 
+@needs_rocke_opt
+@pytest.mark.parametrize("deterministic", [False, True])
+def test_packed_batch_prebuilds_and_binds(deterministic, tmp_path):
+    """rocke.torch.prebuild compiles a packed batch's kernels for sm_90a;
+    its recipe binds: grids (ceil(max_seqlen_q / BQ), Hq, B) over the
+    bucketed maxima, the i32 offsets passed by role after the other
+    arguments, scratch sized by the token counts, as many argument fields
+    as the PTX has parameters."""
+    p = rt.problem((300, 16, 64), (500, 4, 64), cu_seqlens_q=[0] * 4,
+                   cu_seqlens_k=[0] * 4, max_seqlen_q=200, max_seqlen_k=300,
+                   causal=True, deterministic=deterministic)
+    assert (p.max_seqlen_q, p.max_seqlen_k) == (256, 512)
+    fwd, bwd = rt.prebuild([p], "sm_90a", directory=str(tmp_path))
+    shapes = dict(q=(300, 16, 64), k=(500, 4, 64), v=(500, 4, 64),
+                  lse=(16, 300), cu_seqlens_q=(4,), cu_seqlens_k=(4,))
+    shapes.update(o=shapes["q"], do=shapes["q"], dq=shapes["q"],
+                  dk=shapes["k"], dv=shapes["v"])
+    elts = dict(lse="f32", cu_seqlens_q="i32", cu_seqlens_k="i32")
+    buffers = {role: kernel_abi.Buffer(0x10000 * (i + 1),
+                                       elts.get(role, "bf16"), shape,
+                                       _strides(shape))
+               for i, (role, shape) in enumerate(sorted(shapes.items()))}
+    allocated = {}
+
+    def allocate(name, elt, shape, init):
+        allocated[name] = (elt, tuple(shape), init)
+        return kernel_abi.Buffer(0x900000 * len(allocated), elt, tuple(shape),
+                                 _strides(shape))
+
+    env = rt.size_env(p)
+    launches = kernel_abi.LaunchPlan(fwd.kernels, env).bind(buffers, allocate)
+    assert [l.kernel for l in launches] == ["fmha_fwd_tiled_main"]
+    main = launches[0]
+    assert main.grid == (2, 16, 3)  # BQ = 128
+    # q k v o [T,H,D]: 3 + 2*3 fields each; lse [Hq,T]: 3 + 2*2; cu: 3 + 2
+    assert len(main.args) == 4 * 9 + 7 + 2 * 5
+    assert main.args[-5:] == (("!llvm.ptr", buffers["cu_seqlens_k"].ptr),
+                              ("!llvm.ptr", buffers["cu_seqlens_k"].ptr),
+                              ("i64", 0), ("i64", 4), ("i64", 1))
+    sidecar = json.loads((bwd.directory / "kernel.ptx.json").read_text())
+    params = {k["name"]: k["metadata"]["param_count"]
+              for k in sidecar["kernels"]}
+    for l in kernel_abi.LaunchPlan(bwd.kernels, env).bind(buffers, allocate):
+        assert len(l.args) == params[l.kernel]
+        assert l.grid[2] in (1, 3)
+        if l.kernel == "fmha_bwd_tiled_main":  # KV blocks of 512 keys
+            assert l.grid == (512 // 128, 4, 3)
+    assert allocated["row_stats"] == ("f32", (16, 300, 2), "none")
+    # The backward's query blocks are 128 rows: each sequence's dQ rows are
+    # padded to whole blocks.
+    if deterministic:  # one partial per KV block of the longest sequence
+        assert allocated["dq_partial"] == ("f32", (4, 300 + 3 * 128, 16, 64),
+                                           "zero")
+    else:
+        assert allocated["dq_accum"] == ("f32", (300 + 3 * 128, 16, 64),
+                                         "zero")
+    with pytest.raises(ValueError, match="no buffer for role 'cu_seqlens_q'"):
+        kernel_abi.LaunchPlan(fwd.kernels, env).bind(
+            {r: b for r, b in buffers.items() if r != "cu_seqlens_q"},
+            allocate)
+
+
 def _strides(shape):
     strides = [1]
     for n in reversed(shape[1:]):
@@ -283,6 +434,36 @@ def test_fake_implementations_trace():
         with pytest.raises(ValueError, match="head dim 80"):
             x = torch.empty(2, 10, 4, 80, dtype=torch.bfloat16, device="cuda")
             torch.ops.rocke.attention_forward(x, x, x, -1, -1, 0.1, False)
+
+
+def test_fake_implementations_trace_packed_batches():
+    torch = pytest.importorskip("torch")
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    with FakeTensorMode():
+        q = torch.empty(300, 16, 64, dtype=torch.bfloat16, device="cuda")
+        k = torch.empty(500, 4, 64, dtype=torch.bfloat16, device="cuda")
+        cu = torch.empty(4, dtype=torch.int32, device="cuda")
+        o, lse = torch.ops.rocke.attention_forward(q, k, k, -1, 0, 0.125,
+                                                   False, cu, cu, 256, 512)
+        assert o.shape == q.shape and lse.shape == (16, 300)
+        dq, dk, dv = torch.ops.rocke.attention_backward(
+            o, q, k, k, o, lse, -1, 0, 0.125, True, cu, cu, 256, 512)
+        assert (dq.shape, dk.shape, dv.shape) == (q.shape, k.shape, k.shape)
+        with pytest.raises(TypeError, match="must be torch.int32"):
+            torch.ops.rocke.attention_forward(q, k, k, -1, 0, 0.125, False,
+                                              cu.long(), cu, 256, 512)
+
+
+def test_attention_refuses_bad_varlen_arguments():
+    torch = pytest.importorskip("torch")
+    x = torch.zeros(8, 2, 64, dtype=torch.bfloat16)
+    with pytest.raises(ValueError, match="missing cu_seqlens_k"):
+        rt.attention(x, x, x, cu_seqlens_q=torch.zeros(2, dtype=torch.int32),
+                     max_seqlen_q=8, max_seqlen_k=8)
+    with pytest.raises(ValueError, match="q is on cpu"):
+        cu = torch.tensor([0, 8], dtype=torch.int32)
+        rt.attention(x, x, x, cu_seqlens_q=cu, cu_seqlens_k=cu,
+                     max_seqlen_q=8, max_seqlen_k=8)
 
 
 def test_attention_refuses_cpu_tensors():
