@@ -282,6 +282,14 @@ def gpu_checks(a, results):
             s = s.masked_fill(~mask, float("-inf"))
         return torch.logsumexp(s, dim=-1)
 
+    def check_repeat(row, grads, again):
+        """Deterministic mode: a second run's gradients, bit for bit."""
+        same = all(torch.equal(x.view(torch.int16), y.view(torch.int16))
+                   for x, y in zip(grads, again))
+        row["bitwise_repeat"] = same
+        if not same:
+            fail(row, "gradient bits differ between two runs")
+
     def ours(c, q, k, v, do):
         leaves = [x.detach().clone().requires_grad_() for x in (q, k, v)]
         o = rt.attention(*leaves, causal=c["causal"], window=c["window"],
@@ -346,12 +354,7 @@ def gpu_checks(a, results):
             if not bool((lse[:, :, ~seen] == float("-inf")).all()):
                 fail(row, "LSE != -inf on rows that see no key")
         if c["deterministic"]:
-            _, again = ours(c, q, k, v, do)
-            same = all(torch.equal(x.view(torch.int16), y.view(torch.int16))
-                       for x, y in zip(grads, again))
-            row["bitwise_repeat"] = same
-            if not same:
-                fail(row, "gradient bits differ between two runs")
+            check_repeat(row, grads, ours(c, q, k, v, do)[1])
         return row
 
     def ours_varlen(c, q, k, v, do, cu_q, cu_k):
@@ -448,12 +451,7 @@ def gpu_checks(a, results):
                                 for x in grads[1:]):
             fail(row, "dK / dV != 0 on padding tokens")
         if c["deterministic"]:
-            _, again = ours_varlen(c, q, k, v, do, cu_q, cu_k)
-            same = all(torch.equal(x.view(torch.int16), y.view(torch.int16))
-                       for x, y in zip(grads, again))
-            row["bitwise_repeat"] = same
-            if not same:
-                fail(row, "gradient bits differ between two runs")
+            check_repeat(row, grads, ours_varlen(c, q, k, v, do, cu_q, cu_k)[1])
         return row
 
     for c in cases() + varlen_cases():

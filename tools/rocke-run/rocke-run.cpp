@@ -1183,6 +1183,22 @@ static void placeRows(std::vector<double> &rows,
   std::copy(part.begin(), part.end(), rows.begin() + first * width);
 }
 
+/// Elements per token of the packed Q, K, V and O arrays.
+struct TokenWidths {
+  int64_t q, k, v, o;
+  explicit TokenWidths(const ref::Problem &p)
+      : q(p.headsQ * p.headDimQK), k(p.headsKV * p.headDimQK),
+        v(p.headsKV * p.headDimV), o(p.headsQ * p.headDimV) {}
+};
+
+/// `p` restricted to one sequence's lengths.
+static ref::Problem sequenceProblem(ref::Problem p, int64_t seqQ,
+                                    int64_t seqK) {
+  p.seqQ = seqQ;
+  p.seqK = seqK;
+  return p;
+}
+
 ref::Forward Runner::forwardReference() const {
   const std::vector<double> &q = values[int(Role::Q)],
                             &k = values[int(Role::K)],
@@ -1190,19 +1206,16 @@ ref::Forward Runner::forwardReference() const {
   if (!in.varlen)
     return ref::forward(p, q, k, v);
   ref::Forward all;
-  int64_t qRow = p.headsQ * p.headDimQK, kRow = p.headsKV * p.headDimQK,
-          vRow = p.headsKV * p.headDimV, oRow = p.headsQ * p.headDimV;
-  all.out.assign(p.seqQ * oRow, 0.0);
+  TokenWidths w(p);
+  all.out.assign(p.seqQ * w.o, 0.0);
   for (auto *stat : {&all.lse, &all.max2, &all.sum2})
     stat->assign(p.headsQ * p.seqQ, 0.0);
   for (const Sequence &seq : sequences()) {
-    ref::Problem one = p;
-    one.seqQ = seq.seqQ;
-    one.seqK = seq.seqK;
-    ref::Forward f = ref::forward(one, rowsOf(q, seq.firstQ, seq.seqQ, qRow),
-                                  rowsOf(k, seq.firstK, seq.seqK, kRow),
-                                  rowsOf(v, seq.firstK, seq.seqK, vRow));
-    placeRows(all.out, f.out, seq.firstQ, oRow);
+    ref::Problem one = sequenceProblem(p, seq.seqQ, seq.seqK);
+    ref::Forward f = ref::forward(one, rowsOf(q, seq.firstQ, seq.seqQ, w.q),
+                                  rowsOf(k, seq.firstK, seq.seqK, w.k),
+                                  rowsOf(v, seq.firstK, seq.seqK, w.v));
+    placeRows(all.out, f.out, seq.firstQ, w.o);
     for (int64_t h = 0; h < p.headsQ; ++h)
       for (int64_t i = 0; i < seq.seqQ; ++i) {
         int64_t from = one.stat(0, h, i), to = statAt(seq, h, i);
@@ -1223,23 +1236,21 @@ ref::Gradients Runner::backwardReference() const {
   if (!in.varlen)
     return ref::backward(p, q, k, v, o, dO);
   ref::Gradients all;
-  int64_t qRow = p.headsQ * p.headDimQK, kRow = p.headsKV * p.headDimQK,
-          vRow = p.headsKV * p.headDimV, oRow = p.headsQ * p.headDimV;
-  all.dq.assign(p.seqQ * qRow, 0.0);
-  all.dk.assign(p.seqK * kRow, 0.0);
-  all.dv.assign(p.seqK * vRow, 0.0);
+  TokenWidths w(p);
+  all.dq.assign(p.seqQ * w.q, 0.0);
+  all.dk.assign(p.seqK * w.k, 0.0);
+  all.dv.assign(p.seqK * w.v, 0.0);
   for (const Sequence &seq : sequences()) {
-    ref::Problem one = p;
-    one.seqQ = seq.seqQ;
-    one.seqK = seq.seqK;
-    ref::Gradients g = ref::backward(one, rowsOf(q, seq.firstQ, seq.seqQ, qRow),
-                                     rowsOf(k, seq.firstK, seq.seqK, kRow),
-                                     rowsOf(v, seq.firstK, seq.seqK, vRow),
-                                     rowsOf(o, seq.firstQ, seq.seqQ, oRow),
-                                     rowsOf(dO, seq.firstQ, seq.seqQ, oRow));
-    placeRows(all.dq, g.dq, seq.firstQ, qRow);
-    placeRows(all.dk, g.dk, seq.firstK, kRow);
-    placeRows(all.dv, g.dv, seq.firstK, vRow);
+    ref::Gradients g = ref::backward(
+        sequenceProblem(p, seq.seqQ, seq.seqK),
+        rowsOf(q, seq.firstQ, seq.seqQ, w.q),
+        rowsOf(k, seq.firstK, seq.seqK, w.k),
+        rowsOf(v, seq.firstK, seq.seqK, w.v),
+        rowsOf(o, seq.firstQ, seq.seqQ, w.o),
+        rowsOf(dO, seq.firstQ, seq.seqQ, w.o));
+    placeRows(all.dq, g.dq, seq.firstQ, w.q);
+    placeRows(all.dk, g.dk, seq.firstK, w.k);
+    placeRows(all.dv, g.dv, seq.firstK, w.v);
   }
   return all;
 }
