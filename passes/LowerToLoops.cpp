@@ -56,11 +56,16 @@ public:
     dqk = qt.getDimSize(last);
     dv = cast<MemRefType>(v.getType()).getDimSize(last);
     if (cuQ) {
-      batch = arith::SubIOp::create(b, loc, dim(cuQ, 0), idx(1));
+      Value offsets = dim(cuQ, 0);
+      batch = arith::SubIOp::create(b, loc, offsets, idx(1));
       return;
     }
     batch = dim(q, 0);
-    setLengths(dim(q, 1), dim(k, 1));
+    // One statement each: argument evaluation order differs between
+    // compilers, and so would the IR (issue 12).
+    Value sq = dim(q, 1);
+    Value sk = dim(k, 1);
+    setLengths(sq, sk);
   }
 
   void emitForward(Value out, ValueRange stats);
@@ -92,8 +97,9 @@ private:
     qStart = offset(cuQ, bi);
     kStart = offset(cuK, bi);
     Value qEnd = offset(cuQ, next), kEnd = offset(cuK, next);
-    setLengths(arith::SubIOp::create(b, loc, qEnd, qStart),
-               arith::SubIOp::create(b, loc, kEnd, kStart));
+    Value sq = arith::SubIOp::create(b, loc, qEnd, qStart);
+    Value sk = arith::SubIOp::create(b, loc, kEnd, kStart);
+    setLengths(sq, sk);
   }
   /// Indices of element (batch bi, position s of the sequence, head h, d)
   /// of a query-side ([B, Sq, H, D] or [T_q, H, D]) or key-side operand.
