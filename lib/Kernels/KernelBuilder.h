@@ -378,6 +378,19 @@ private:
   llvm::SmallVector<std::pair<std::string, int64_t>> symbols;
 };
 
+/// The packed batch of attention op `op` (none for a dense one), its maxima
+/// defined as the launch symbols max_seqlen_q / max_seqlen_k.
+template <typename AttentionOp>
+VarlenBatch packedBatchOf(AttentionOp op, KernelEmitter &emitter) {
+  if (!op.isVarlen())
+    return {};
+  VarlenBatch varlen{op.getCuSeqlensQ(), op.getCuSeqlensK(),
+                     op.getMaxSeqlenQOrDefault(), op.getMaxSeqlenKOrDefault()};
+  emitter.defineSymbol("max_seqlen_q", varlen.maxSeqlenQ);
+  emitter.defineSymbol("max_seqlen_k", varlen.maxSeqlenK);
+  return varlen;
+}
+
 //===----------------------------------------------------------------------===//
 // Shared small kernels (both strategies)
 //===----------------------------------------------------------------------===//

@@ -923,13 +923,7 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
   // The dQ buffers' shapes use them.
   emitter.defineSymbol("BKV", cfg.blockKv);
   emitter.defineSymbol("BQ", cfg.blockQ);
-  VarlenBatch varlen;
-  if (op.isVarlen()) {
-    varlen = {op.getCuSeqlensQ(), op.getCuSeqlensK(),
-              op.getMaxSeqlenQOrDefault(), op.getMaxSeqlenKOrDefault()};
-    emitter.defineSymbol("max_seqlen_q", varlen.maxSeqlenQ);
-    emitter.defineSymbol("max_seqlen_k", varlen.maxSeqlenK);
-  }
+  VarlenBatch varlen = packedBatchOf(op, emitter);
   // KV blocks of the longest key sequence.
   Value nKvBlocks =
       varlen ? constIndex(cb, loc,

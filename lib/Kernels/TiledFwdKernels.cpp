@@ -576,12 +576,7 @@ rocke::buildTiledFwdKernels(fmha::AttentionFwdOp op,
   appendStatsArgs(launch.args, op.getStats());
   SmallVector<Value> qSizes = memrefSizes(cb, loc, op.getQuery());
   std::string blockQ = std::to_string(cfg.blockQ);
-  if (op.isVarlen()) {
-    VarlenBatch varlen{op.getCuSeqlensQ(), op.getCuSeqlensK(),
-                       op.getMaxSeqlenQOrDefault(),
-                       op.getMaxSeqlenKOrDefault()};
-    emitter.defineSymbol("max_seqlen_q", varlen.maxSeqlenQ);
-    emitter.defineSymbol("max_seqlen_k", varlen.maxSeqlenK);
+  if (VarlenBatch varlen = packedBatchOf(op, emitter)) {
     launch.grid = {
         constIndex(cb, loc, llvm::divideCeil(varlen.maxSeqlenQ, cfg.blockQ)),
         qSizes[1], varlen.numSequences(cb, loc)};
