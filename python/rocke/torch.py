@@ -517,15 +517,12 @@ def _offsets(cu_seqlens_q, cu_seqlens_k) -> dict:
 # Forward and backward
 # --------------------------------------------------------------------------
 
-def _forward(q, k, v, window_left, window_right, scale, deterministic,
-             cu_seqlens_q=None, cu_seqlens_k=None, max_seqlen_q=0,
-             max_seqlen_k=0):
+def _forward(p: Problem, q, k, v, cu_seqlens_q=None, cu_seqlens_k=None):
     """O (q's shape) and the natural-log LSE, [B, Hq, Sq] or, packed,
-    [Hq, T_q] (float32; -inf for a query that sees no key, whose O is 0).
-    Packed tokens past the last sequence get O = 0."""
+    [Hq, T_q] (float32; -inf for a query that sees no key, whose O is 0),
+    of problem `p` (check_inputs' of these tensors). Packed tokens past the
+    last sequence get O = 0."""
     q, k, v = (_kernel_input(t) for t in (q, k, v))
-    p = _problem(q, k, v, window_left, window_right, scale, deterministic,
-                 cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k)
     # Packed: the kernels write only the sequences' tokens.
     o = torch.zeros_like(q) if p.varlen else torch.empty_like(q)
     lse = torch.empty(_stats_shape(p), dtype=torch.float32, device=q.device)
@@ -540,16 +537,13 @@ def _forward(q, k, v, window_left, window_right, scale, deterministic,
     return o, lse
 
 
-def _backward(grad_out, q, k, v, o, lse, window_left, window_right, scale,
-              deterministic, cu_seqlens_q=None, cu_seqlens_k=None,
-              max_seqlen_q=0, max_seqlen_k=0):
-    """dQ, dK, dV (q's, k's, v's shapes and dtype) of the forward that gave
-    O and LSE, for the output gradient `grad_out` (dO); packed tokens past
-    the last sequence get zero gradients."""
+def _backward(p: Problem, grad_out, q, k, v, o, lse, cu_seqlens_q=None,
+              cu_seqlens_k=None):
+    """dQ, dK, dV (q's, k's, v's shapes and dtype) of the forward of
+    problem `p` that gave O and LSE, for the output gradient `grad_out`
+    (dO); packed tokens past the last sequence get zero gradients."""
     q, k, v, o, do = (_kernel_input(t) for t in (q, k, v, o, grad_out))
     lse = lse.contiguous()
-    p = _problem(q, k, v, window_left, window_right, scale, deterministic,
-                 cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k)
     new = torch.zeros_like if p.varlen else torch.empty_like
     dq, dk, dv = (new(t) for t in (q, k, v))
     if p.batch * p.seq_q == 0 or p.seq_k == 0:
@@ -557,6 +551,18 @@ def _backward(grad_out, q, k, v, o, lse, window_left, window_right, scale,
     _run(p, False, dict(q=q, k=k, v=v, o=o, do=do, lse=lse, dq=dq, dk=dk,
                         dv=dv, **_offsets(cu_seqlens_q, cu_seqlens_k)))
     return dq, dk, dv
+
+
+def _save(ctx, tensors, attributes) -> None:
+    """What a backward needs: `tensors` (q, k, v, o, lse and the offsets,
+    None for a dense batch) and the non-tensor `attributes`."""
+    ctx.save_for_backward(*tensors)
+    ctx.attributes = attributes
+
+
+def _saved(ctx):
+    """`_save`'s (tensors, attributes)."""
+    return ctx.saved_tensors, ctx.attributes
 
 
 def _output_gradient(grad_o, o):
@@ -583,9 +589,10 @@ if _IMPORT_ERROR is None:
         (cu_seqlens given, max_seqlen bucketed), [Hq, T_q] (float32; -inf
         for a query that sees no key, whose O is 0). `deterministic` is
         the backward's (kept for autograd)."""
-        return _forward(q, k, v, window_left, window_right, scale,
-                        deterministic, cu_seqlens_q, cu_seqlens_k,
-                        max_seqlen_q, max_seqlen_k)
+        p = _problem(q, k, v, window_left, window_right, scale,
+                     deterministic, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
+                     max_seqlen_k)
+        return _forward(p, q, k, v, cu_seqlens_q, cu_seqlens_k)
 
     @attention_forward.register_fake
     def _(q, k, v, window_left, window_right, scale, deterministic,
@@ -610,9 +617,11 @@ if _IMPORT_ERROR is None:
                            ) -> Tuple[Tensor, Tensor, Tensor]:
         """dQ, dK, dV (q's, k's, v's shapes and dtype) of the forward that
         gave O and LSE, for the output gradient `grad_out` (dO)."""
-        return _backward(grad_out, q, k, v, o, lse, window_left,
-                         window_right, scale, deterministic, cu_seqlens_q,
-                         cu_seqlens_k, max_seqlen_q, max_seqlen_k)
+        p = _problem(q, k, v, window_left, window_right, scale,
+                     deterministic, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
+                     max_seqlen_k)
+        return _backward(p, grad_out, q, k, v, o, lse, cu_seqlens_q,
+                         cu_seqlens_k)
 
     @attention_backward.register_fake
     def _(grad_out, q, k, v, o, lse, window_left, window_right, scale,
@@ -630,16 +639,16 @@ if _IMPORT_ERROR is None:
         cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k = \
             tuple(inputs[7:]) + (None, None, 0, 0)[len(inputs) - 7:]
         o, lse = output
-        ctx.save_for_backward(q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k)
         ctx.mark_non_differentiable(lse)
-        ctx.options = (window_left, window_right, scale, deterministic)
-        ctx.maxima = (max_seqlen_q, max_seqlen_k)
+        _save(ctx, (q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k),
+              ((window_left, window_right, scale, deterministic),
+               (max_seqlen_q, max_seqlen_k)))
 
     def _op_backward(ctx, grad_o, grad_lse):
-        q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k = ctx.saved_tensors
+        (q, k, v, o, lse, cu_q, cu_k), (options, maxima) = _saved(ctx)
         dq, dk, dv = torch.ops.rocke.attention_backward(
             _output_gradient(grad_o, o).contiguous(), q, k, v, o, lse,
-            *ctx.options, cu_seqlens_q, cu_seqlens_k, *ctx.maxima)
+            *options, cu_q, cu_k, *maxima)
         return (dq, dk, dv) + (None,) * _OPTIONS
 
     attention_forward.register_autograd(_op_backward,
@@ -652,25 +661,17 @@ if _IMPORT_ERROR is None:
         the GPU in small models' training steps."""
 
         @staticmethod
-        def forward(ctx, q, k, v, window_left, window_right, scale,
-                    deterministic, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
-                    max_seqlen_k):
-            o, lse = _forward(q, k, v, window_left, window_right, scale,
-                              deterministic, cu_seqlens_q, cu_seqlens_k,
-                              max_seqlen_q, max_seqlen_k)
-            ctx.save_for_backward(q, k, v, o, lse, cu_seqlens_q,
-                                  cu_seqlens_k)
-            ctx.options = (window_left, window_right, scale, deterministic)
-            ctx.maxima = (max_seqlen_q, max_seqlen_k)
+        def forward(ctx, p, q, k, v, cu_seqlens_q, cu_seqlens_k):
+            o, lse = _forward(p, q, k, v, cu_seqlens_q, cu_seqlens_k)
+            _save(ctx, (q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k), p)
             return o
 
         @staticmethod
         def backward(ctx, grad_o):
-            q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k = ctx.saved_tensors
-            dq, dk, dv = _backward(_output_gradient(grad_o, o), q, k, v, o,
-                                   lse, *ctx.options, cu_seqlens_q,
-                                   cu_seqlens_k, *ctx.maxima)
-            return (dq, dk, dv) + (None,) * _OPTIONS
+            (q, k, v, o, lse, cu_q, cu_k), p = _saved(ctx)
+            dq, dk, dv = _backward(p, _output_gradient(grad_o, o), q, k, v, o,
+                                   lse, cu_q, cu_k)
+            return None, dq, dk, dv, None, None
 
 
 def attention(q, k, v, *, causal=False, window=None, scale=None,
@@ -716,15 +717,20 @@ def attention(q, k, v, *, causal=False, window=None, scale=None,
     kernels cannot be compiled.
     """
     require_torch()
+    if not torch.compiler.is_compiling():
+        # Eager: every error before anything runs, and the one check of
+        # the call.
+        p = check_inputs(q, k, v, causal=causal, window=window, scale=scale,
+                         deterministic=deterministic,
+                         cu_seqlens_q=cu_seqlens_q, cu_seqlens_k=cu_seqlens_k,
+                         max_seqlen_q=max_seqlen_q, max_seqlen_k=max_seqlen_k)
+        return _EagerAttention.apply(p, q.contiguous(), k.contiguous(),
+                                     v.contiguous(), cu_seqlens_q,
+                                     cu_seqlens_k)
+    # Traced: the fake implementation checks the tensors (Dynamo need not
+    # trace check_inputs).
     maxima = varlen_maxima(cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
                            max_seqlen_k)
-    if not torch.compiler.is_compiling():
-        # Eager: every error before anything runs. Traced, the fake
-        # implementation checks the tensors (Dynamo need not trace this).
-        check_inputs(q, k, v, causal=causal, window=window, scale=scale,
-                     deterministic=deterministic, cu_seqlens_q=cu_seqlens_q,
-                     cu_seqlens_k=cu_seqlens_k, max_seqlen_q=max_seqlen_q,
-                     max_seqlen_k=max_seqlen_k)
     left, right = window_extents(causal, window)
     if not isinstance(deterministic, bool):
         raise TypeError("deterministic must be a bool, got %r"
@@ -732,6 +738,4 @@ def attention(q, k, v, *, causal=False, window=None, scale=None,
     args = (q.contiguous(), k.contiguous(), v.contiguous(), left, right,
             scale_value(scale, q.shape[-1]), deterministic, cu_seqlens_q,
             cu_seqlens_k) + (maxima or (0, 0))
-    if torch.compiler.is_compiling():
-        return torch.ops.rocke.attention_forward(*args)[0]
-    return _EagerAttention.apply(*args)
+    return torch.ops.rocke.attention_forward(*args)[0]
