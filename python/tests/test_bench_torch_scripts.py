@@ -112,3 +112,23 @@ def test_train_lm_verdict():
     nan = falling[:-1] + [float("nan")]
     assert "not finite" in train_lm.verdict(lm_results(falling, shifted,
                                                         nan))[0]
+
+
+def test_run_varlen_batch_and_report():
+    """bench/run_varlen.py: the length mix fills the token count exactly
+    within the bounds, its rows are problems the op takes, and the tables
+    name the best peer and the cells that failed."""
+    import run_varlen
+    lens = run_varlen.lengths(16384, 64, 4096, 32)
+    assert sum(lens) == 16384 and max(lens) <= 4096
+    assert all(n >= 64 for n in lens[:-1]) and lens[-1] >= 1
+    problems = run_varlen.problems(lens)
+    assert len(problems) == len(run_varlen.POINTS)
+    assert all(p.varlen and p.max_seqlen_q == 4096 for p in problems)
+    row = dict(D=64, causal=True, fwd_flop=4e12, bwd_flop=1e13,
+               ours=dict(fwd_ms=2.0, bwd_ms=5.0), varlen=dict(
+                   fwd_ms=3.0, bwd_ms=4.0), flex=dict(error="boom"))
+    text = run_varlen.table([row], lens, "bwd_ms", "bwd_flop")
+    assert "| 64 | causal | 5.000 (2000) | 4.000 (2500) |" in text
+    assert "ERR: boom" in text and "ERR: not run" in text
+    assert text.endswith("| 0.80x varlen |")
