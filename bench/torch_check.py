@@ -19,7 +19,8 @@
    lengths no tile divides, Sq != Sk per sequence, GQA, deterministic mode
    and tokens past the last sequence (O and gradients 0 there).
 2. errors: CPU tensors, float32, an unsupported head dim and malformed
-   varlen arguments are refused with the exception the docstring names.
+   varlen arguments (and, with check_offsets, offsets past max_seqlen) are
+   refused with the exception the docstring names.
 3. torch.compile: a two-block transformer using the op, compiled with
    fullgraph=True, against eager (output and every parameter gradient), our
    kernels counted in the compiled run; a second sequence length (Dynamo's
@@ -505,6 +506,8 @@ def gpu_checks(a, results):
     expect("4-D q with cu_seqlens -> ValueError", ValueError, packed(q=x))
     expect("3-D q without cu_seqlens -> ValueError", ValueError,
            lambda: rt.attention(t, t, t))
+    expect("check_offsets, sequence past max_seqlen -> ValueError",
+           ValueError, packed(max_seqlen_q=32, check_offsets=True))
     for e in results["errors_raised"]:
         print("%-36s %s  %s" % (e["what"], "PASS" if e["ok"] else "FAIL",
                                 e["message"][:100]), flush=True)

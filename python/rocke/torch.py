@@ -172,7 +172,7 @@ def varlen_maxima(cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
     return tuple(maxima)
 
 
-def _check_offsets(cu_q, cu_k, device) -> int:
+def _packed_batch_size(cu_q, cu_k, device) -> int:
     """The number of sequences of the offsets tensors `cu_q`, `cu_k`
     (int32, 1-D, on `device`, equally long)."""
     for name, cu in (("cu_seqlens_q", cu_q), ("cu_seqlens_k", cu_k)):
@@ -190,6 +190,33 @@ def _check_offsets(cu_q, cu_k, device) -> int:
                          "entries, cu_seqlens_k %d; both are [batch + 1]"
                          % (cu_q.shape[0], cu_k.shape[0]))
     return cu_q.shape[0] - 1
+
+
+def offsets_error(cu_q, cu_k, total_q: int, total_k: int, max_seqlen_q: int,
+                  max_seqlen_k: int) -> Optional[str]:
+    """What breaks FlashAttention's varlen contract in the offsets `cu_q`,
+    `cu_k` (lists of ints) of a packed batch of `total_q` / `total_k`
+    tokens, or None: offsets start at 0, never decrease, stay within the
+    tokens, and no sequence is longer than its max_seqlen (the caller's,
+    before bucketing)."""
+    for name, cu, total, longest in (
+            ("cu_seqlens_q", cu_q, total_q, max_seqlen_q),
+            ("cu_seqlens_k", cu_k, total_k, max_seqlen_k)):
+        if cu[0] != 0:
+            return "%s[0] is %d; offsets start at 0" % (name, cu[0])
+        for b in range(len(cu) - 1):
+            length = cu[b + 1] - cu[b]
+            if length < 0:
+                return "%s decreases at sequence %d (%d -> %d)" % (
+                    name, b, cu[b], cu[b + 1])
+            if length > longest:
+                return ("sequence %d has %d tokens in %s, more than "
+                        "max_seqlen %d (the kernels would cut it)"
+                        % (b, length, name, longest))
+        if cu[-1] > total:
+            return "%s ends at %d, past the %d tokens" % (name, cu[-1],
+                                                          total)
+    return None
 
 
 def _dtype_name(t, name) -> str:
@@ -235,7 +262,7 @@ def check_inputs(q, k, v, *, causal=False, window=None, scale=None,
                                                  for t in (q, k, v)))
     # No int(): under torch.compile these may be symbolic sizes.
     if maxima is not None:  # one batch of B sequences, T tokens
-        b = bk = bv = _check_offsets(cu_seqlens_q, cu_seqlens_k, q.device)
+        b = bk = bv = _packed_batch_size(cu_seqlens_q, cu_seqlens_k, q.device)
         (sq, hq, d), (sk, hkv, dk), (skv, hv, dv) = (
             tuple(t.shape) for t in (q, k, v))
     else:
@@ -676,7 +703,7 @@ if _IMPORT_ERROR is None:
 
 def attention(q, k, v, *, causal=False, window=None, scale=None,
               cu_seqlens_q=None, cu_seqlens_k=None, max_seqlen_q=None,
-              max_seqlen_k=None, deterministic=False):
+              max_seqlen_k=None, deterministic=False, check_offsets=False):
     """Attention of q [B, Sq, Hq, D] over k, v [B, Sk, Hkv, D] (the layout of
     FlashAttention's ``flash_attn_func``): O [B, Sq, Hq, D], differentiable
     in q, k and v. With ``cu_seqlens_*``, a packed batch (FlashAttention's
@@ -710,6 +737,9 @@ def attention(q, k, v, *, causal=False, window=None, scale=None,
       offset get O = 0 and zero gradients. The maxima are compiled in,
       rounded up to a power of two (at least 128): a few kernel sets per
       training run.
+    * ``check_offsets``: read the offsets back to the host and raise
+      ValueError where they break that contract (a synchronisation per
+      call, so off by default; eager calls only).
 
     Errors: TypeError (dtype, argument types), ValueError (device, shapes,
     head dim, window, scale, varlen arguments), RuntimeError (unsupported
@@ -724,11 +754,21 @@ def attention(q, k, v, *, causal=False, window=None, scale=None,
                          deterministic=deterministic,
                          cu_seqlens_q=cu_seqlens_q, cu_seqlens_k=cu_seqlens_k,
                          max_seqlen_q=max_seqlen_q, max_seqlen_k=max_seqlen_k)
+        if check_offsets and p.varlen:
+            error = offsets_error(cu_seqlens_q.tolist(),
+                                  cu_seqlens_k.tolist(), p.seq_q, p.seq_k,
+                                  max_seqlen_q, max_seqlen_k)
+            if error:
+                raise ValueError("rocke.torch.attention: " + error)
         return _EagerAttention.apply(p, q.contiguous(), k.contiguous(),
                                      v.contiguous(), cu_seqlens_q,
                                      cu_seqlens_k)
     # Traced: the fake implementation checks the tensors (Dynamo need not
     # trace check_inputs).
+    if check_offsets and cu_seqlens_q is not None:
+        raise ValueError("rocke.torch.attention: check_offsets reads the "
+                         "offsets back to the host, which a compiled graph "
+                         "does not; check them in eager mode")
     maxima = varlen_maxima(cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
                            max_seqlen_k)
     left, right = window_extents(causal, window)

@@ -497,3 +497,17 @@ def test_without_rocke_opt_prebuilt_kernels_serve(nvidia_kernels,
     with pytest.raises(rocke.RockeOptNotFound, match="holds no kernels built "
                        "for this problem"):
         kernel_cache.cached_kernels(other, False, directory=str(directory))
+
+
+@pytest.mark.parametrize("cu_q, cu_k, message", [
+    ([0, 3, 7], [0, 5, 9], None),
+    ([0, 3, 3, 7], [0, 0, 5, 9], None),  # empty sequences
+    ([1, 3, 7], [0, 5, 9], "cu_seqlens_q[0] is 1; offsets start at 0"),
+    ([0, 3, 2], [0, 5, 9], "cu_seqlens_q decreases at sequence 1 (3 -> 2)"),
+    ([0, 3, 7], [0, 5, 11], "cu_seqlens_k ends at 11, past the 10 tokens"),
+    ([0, 3, 7], [0, 1, 9],
+     "sequence 1 has 8 tokens in cu_seqlens_k, more than max_seqlen 6 (the "
+     "kernels would cut it)"),
+])
+def test_offsets_error_names_the_broken_contract(cu_q, cu_k, message):
+    assert rt.offsets_error(cu_q, cu_k, 8, 10, 4, 6) == message
