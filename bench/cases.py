@@ -99,3 +99,13 @@ def backward_flops(b, h, sq, sk, d, causal):
     """S = QK^T recomputed, dV, dP, dQ and dK: 5 matmuls of 2*Sq*Sk*D FLOP per
     (batch, head); half of them under a causal mask."""
     return 10.0 * b * h * sq * sk * d * (0.5 if causal else 1.0)
+
+
+def write_report(out, results, json_name, text, md_name):
+    """A run's record under directory `out` (made if missing): `results` as
+    JSON in `json_name`, its Markdown `text` in `md_name`."""
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, json_name), "w") as f:
+        json.dump(results, f, indent=1)
+    with open(os.path.join(out, md_name), "w") as f:
+        f.write(text)

@@ -45,7 +45,8 @@ from rocke.launch_cuda import RecipeModule, launch_packed  # noqa: E402
 from rocke.torch import buffer_of  # noqa: E402
 
 from cases import (BENCH_HEADS, backward_flops, bench_batch, config_names,
-                   mask_label, sanitize_sizes, validation_sizes)
+                   mask_label, sanitize_sizes, validation_sizes,
+                   write_report)
 from peers import (bench_header, bench_line, causal_block_mask,
                    compiled_flex, markdown_bench, raise_recompile_limits,
                    sdpa_default_backend, time_peers)
@@ -567,11 +568,7 @@ def finish(results, start, out, tables):
     for e in results["errors"]:
         print("  error:", e)
     if out:
-        os.makedirs(out, exist_ok=True)
-        with open(os.path.join(out, "results.json"), "w") as f:
-            json.dump(results, f, indent=1)
-        with open(os.path.join(out, "tables.md"), "w") as f:
-            f.write(tables)
+        write_report(out, results, "results.json", tables, "tables.md")
     return 1 if failed or results["errors"] else 0
 
 

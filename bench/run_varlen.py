@@ -37,7 +37,6 @@ import inspect
 import json
 import os
 import random
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -45,11 +44,13 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "python"))
 from rocke import torch as rt  # noqa: E402
+from cases import write_report  # noqa: E402
 
 CHIP = "sm_90a"
 DEFAULT_CACHE = HERE / "out" / "torch-cache"
 HEADS = 16
 HEAD_DIMS = (64, 128)
+WARMUP = 3
 PEERS = ("varlen", "flash_attn", "njt-cudnn", "njt-flash", "njt-efficient",
          "flex")
 
@@ -91,20 +92,6 @@ def problems(lens):
 # --------------------------------------------------------------------------
 # On the GPU
 # --------------------------------------------------------------------------
-
-def time_ms(torch, fn, iters, warmup=3):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(iters):
-        s, e = (torch.cuda.Event(enable_timing=True) for _ in range(2))
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        times.append(s.elapsed_time(e))
-    return statistics.median(times)
-
 
 def runners(torch, lens, causal):
     """name -> forward(q, k, v, cu, max_len) -> O [T, H, D] for each peer
@@ -171,14 +158,15 @@ def rel_err(x, ref):
 
 def measure(torch, forward, tensors, iters):
     """{fwd_ms, bwd_ms} of `forward` and (O, dQ, dK, dV) for the errors."""
+    from run_bwd import time_ms
     q, k, v, do, cu, m = tensors
     with torch.no_grad():
-        fwd_ms = time_ms(torch, lambda: forward(q, k, v, cu, m), iters)
+        fwd_ms = time_ms(lambda: forward(q, k, v, cu, m), iters, WARMUP)
     leaves = [t.detach().requires_grad_() for t in (q, k, v)]
     o = forward(*leaves, cu, m)
     grads = torch.autograd.grad(o, leaves, do, retain_graph=True)
-    bwd_ms = time_ms(torch, lambda: torch.autograd.grad(
-        o, leaves, do, retain_graph=True), iters)
+    bwd_ms = time_ms(lambda: torch.autograd.grad(
+        o, leaves, do, retain_graph=True), iters, WARMUP)
     return dict(fwd_ms=fwd_ms, bwd_ms=bwd_ms), (o.detach(),) + tuple(grads)
 
 
@@ -298,11 +286,8 @@ def main():
     text = markdown(results)
     print(text)
     if a.out:
-        os.makedirs(a.out, exist_ok=True)
-        with open(os.path.join(a.out, "run_varlen.json"), "w") as f:
-            json.dump(results, f, indent=1)
-        with open(os.path.join(a.out, "run_varlen.md"), "w") as f:
-            f.write(text)
+        write_report(a.out, results, "run_varlen.json", text,
+                     "run_varlen.md")
     return 0 if all("fwd_ms" in r.get("ours", {}) for r in
                     results["rows"]) else 1
 

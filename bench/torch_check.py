@@ -47,6 +47,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "python"))
 from rocke import torch as rt  # noqa: E402
+from cases import write_report  # noqa: E402
 
 CHIP = "sm_90a"
 DEFAULT_CACHE = HERE / "out" / "torch-cache"
@@ -768,11 +769,8 @@ def main():
     for f in failed + results["errors"]:
         print("  FAILED:", f)
     if a.out:
-        os.makedirs(a.out, exist_ok=True)
-        with open(os.path.join(a.out, "torch_check.json"), "w") as f:
-            json.dump(results, f, indent=1)
-        with open(os.path.join(a.out, "torch_check.md"), "w") as f:
-            f.write(markdown(results))
+        write_report(a.out, results, "torch_check.json", markdown(results),
+                     "torch_check.md")
     ok = not failed and not results["errors"] and results["compile"] and \
         results["compile_varlen"]
     return 0 if ok else 1

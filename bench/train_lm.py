@@ -30,6 +30,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "python"))
 from rocke import torch as rt  # noqa: E402
+from cases import write_report  # noqa: E402
 
 DEFAULT_CACHE = HERE / "out" / "torch-cache"
 CONFIG = dict(vocab=256, layers=4, heads=6, head_dim=64, seq=512, batch=16,
@@ -250,11 +251,7 @@ def main():
     text = markdown(results)
     print(text)
     if a.out:
-        os.makedirs(a.out, exist_ok=True)
-        with open(os.path.join(a.out, "train_lm.json"), "w") as f:
-            json.dump(results, f, indent=1)
-        with open(os.path.join(a.out, "train_lm.md"), "w") as f:
-            f.write(text)
+        write_report(a.out, results, "train_lm.json", text, "train_lm.md")
     return 1 if results["failed"] else 0
 
 
