@@ -135,13 +135,6 @@ SmallVector<FwdTileChoice> fwdTileCandidates(const KernelTarget &target,
   return candidates;
 }
 
-/// Whether the forward's tile choice starts from the warpgroup products'
-/// shapes: the chip has them and the options do not turn them off.
-bool warpgroupCandidates(const AttentionKernelOptions &options) {
-  return options.chip && options.chip->warpgroupMma &&
-         options.warpgroupMma != WarpgroupMma::Off;
-}
-
 /// The forward's atoms for `elt` inputs into `cfg`: S = Q K^T's
 /// (options.matrixAtom or the chip's first) and P V's, which takes P from
 /// S's accumulators, and the score orientation; a diagnostic on `op` when
@@ -190,14 +183,14 @@ LogicalResult chooseFwdAtoms(Operation *op,
   return success();
 }
 
-/// The tile shapes to try: the candidates with the explicit options in
-/// place (the host runs one subgroup).
-SmallVector<FwdTileChoice>
-fwdTileChoices(const AttentionKernelOptions &options) {
+/// The tile shapes to try (`warpgroup`: warpgroup products' first): the
+/// candidates with the explicit options in place (the host runs one
+/// subgroup).
+SmallVector<FwdTileChoice> fwdTileChoices(const AttentionKernelOptions &options,
+                                          bool warpgroup) {
   const KernelTarget &target = options.target;
   SmallVector<FwdTileChoice> choices;
-  for (const FwdTileChoice &c :
-       fwdTileCandidates(target, warpgroupCandidates(options)))
+  for (const FwdTileChoice &c : fwdTileCandidates(target, warpgroup))
     choices.push_back(
         {options.blockQ ? options.blockQ : c.blockQ,
          target.host ? 1 : (options.numWarps ? options.numWarps : c.numWarps),
@@ -318,7 +311,8 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
   auto bytes = [&] { return workgroupBufferBytes(cfg.workgroupBuffers()); };
 
   int64_t limit = workgroupMemoryLimit(options);
-  SmallVector<FwdTileChoice> candidates = fwdTileChoices(options);
+  SmallVector<FwdTileChoice> candidates =
+      fwdTileChoices(options, *wantWarpgroup);
   // The first candidate that divides and fits workgroup memory and the
   // registers, with Q in registers where it fits, else read from memory;
   // else the one with the fewest live registers.
@@ -699,8 +693,10 @@ rocke::checkFwdTileOptions(Operation *anchor,
     return failure();
   // fwd-warpgroup-mma=on needs the chip's warpgroup products; the layout and
   // the inputs are the forward's to check.
-  if (failed(warpgroupProducts(anchor, options, "fwd-warpgroup-mma",
-                               /*layout=*/true, "", /*rowsInChunks=*/true, "")))
+  FailureOr<bool> warpgroup =
+      warpgroupProducts(anchor, options, "fwd-warpgroup-mma", /*layout=*/true,
+                        "", /*rowsInChunks=*/true, "");
+  if (failed(warpgroup))
     return failure();
   // The atoms a forward of f16 (else bf16) inputs would take; their extents
   // are alike. Atoms no forward can use are the builders' to report, on an
@@ -717,7 +713,7 @@ rocke::checkFwdTileOptions(Operation *anchor,
   }
   if (!haveAtoms)
     return success();
-  SmallVector<FwdTileChoice> choices = fwdTileChoices(options);
+  SmallVector<FwdTileChoice> choices = fwdTileChoices(options, *warpgroup);
   for (const FwdTileChoice &c : choices)
     if (succeeded(checkDivisible(anchor, fwdTileNeeds(cfg, c),
                                  fwdAtomContext(cfg), /*report=*/false)))
