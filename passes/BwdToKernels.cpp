@@ -127,6 +127,7 @@ struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
             {"fwd-block-kv", fwdBlockKv != 0},
             {"fwd-num-warps", fwdNumWarps != 0},
             {"fwd-kv-pipelining", fwdKvPipelining != rocke::KvPipelining::Auto},
+            {"fwd-warpgroup-mma", fwdWarpgroupMma != rocke::WarpgroupMma::Auto},
             {"fwd-score-layout", fwdScoreLayout != rocke::ScoreLayout::Auto}})
         if (given)
           return emitError(loc, "fmha-bwd-to-kernels: ")
@@ -256,7 +257,8 @@ struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
     return success();
   }
 
-  /// The options of the forward: its own tile options.
+  /// The options of the forward: its own tile options and warpgroup
+  /// products.
   rocke::AttentionKernelOptions
   forwardOptions(const rocke::AttentionKernelOptions &opts) {
     rocke::AttentionKernelOptions fwd = opts;
@@ -265,6 +267,7 @@ struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
     fwd.numWarps = fwdNumWarps;
     fwd.scoreLayout = fwdScoreLayout;
     fwd.kvPipelining = fwdKvPipelining;
+    fwd.warpgroupMma = fwdWarpgroupMma;
     return fwd;
   }
 

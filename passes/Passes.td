@@ -323,6 +323,18 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
              clEnumValN(::rocke::KvPipelining::AsyncCopies, "async-copies",
                         "cp.async of the next block into double-buffered "
                         "tiles (NVIDIA sm_80+)"))}]>,
+    Option<"fwdWarpgroupMma", "fwd-warpgroup-mma", "::rocke::WarpgroupMma",
+           /*default=*/"::rocke::WarpgroupMma::Auto",
+           "Whether the forward's S and O products are issued by "
+           "warpgroups (wgmma, sm_90a)",
+           [{::llvm::cl::values(
+             clEnumValN(::rocke::WarpgroupMma::Auto, "auto",
+                        "where the chip has them and the tiles allow"),
+             clEnumValN(::rocke::WarpgroupMma::Off, "off",
+                        "each subgroup multiplies on its own"),
+             clEnumValN(::rocke::WarpgroupMma::On, "on",
+                        "four subgroups read Q, K and V once from workgroup "
+                        "memory"))}]>,
     Option<"fwdScoreLayout", "fwd-score-layout", "::rocke::ScoreLayout",
            /*default=*/"::rocke::ScoreLayout::Auto",
            "Score tiles of the forward",

@@ -378,6 +378,16 @@ struct BwdPipelineOptions
                      "copy each block at the top of its iteration"),
           clEnumValN(rocke::KvPipelining::AsyncCopies, "async-copies",
                      "cp.async into double-buffered tiles"))};
+  Option<rocke::WarpgroupMma> fwdWarpgroupMma{
+      *this, "fwd-warpgroup-mma",
+      llvm::cl::desc("forward S and O products issued by warpgroups (wgmma; "
+                     "chip=sm_90a)"),
+      llvm::cl::init(rocke::WarpgroupMma::Auto),
+      llvm::cl::values(
+          clEnumValN(rocke::WarpgroupMma::Auto, "auto",
+                     "where the chip has them and the tiles allow"),
+          clEnumValN(rocke::WarpgroupMma::Off, "off", "per subgroup"),
+          clEnumValN(rocke::WarpgroupMma::On, "on", "per warpgroup"))};
   Option<int64_t> mfmaReadBatch{
       *this, "mfma-read-batch",
       llvm::cl::desc("k steps of a tiled MFMA product whose LDS reads "
@@ -424,6 +434,7 @@ void addBwdKernelPasses(mlir::OpPassManager &pm, const BwdPipelineOptions &opts,
   kernels.fwdBlockKv = opts.fwdBlockKv;
   kernels.fwdNumWarps = opts.fwdNumWarps;
   kernels.fwdKvPipelining = opts.fwdKvPipelining;
+  kernels.fwdWarpgroupMma = opts.fwdWarpgroupMma;
   pm.addPass(rocke::createBwdToKernels(kernels));
   pm.addPass(rocke::createPipelineTileFetches());
   pm.addPass(rocke::createLowerTileCopies());

@@ -55,13 +55,13 @@ enum class OperandStaging { Auto, TransposingReads, TransposedCopies };
 /// allow it, else Registers.
 enum class QueryPipelining { Auto, Registers, AsyncCopies };
 
-/// How the tiled backward issues the products whose B operand is a Q or dO
-/// tile (S, dP, dV, dK).
+/// How the tiled kernels issue their products (warpgroup-mma for the
+/// backward's, fwd-warpgroup-mma for the forward's S and O).
 ///   Off: every subgroup multiplies on its own (mma.sync, MFMA), reading its
 ///     B fragments from workgroup memory.
 ///   On: four subgroups issue them together as warpgroup products that read
-///     B once from workgroup memory (wgmma, sm_90a); Q and dO are staged as
-///     core matrices.
+///     B once from workgroup memory (wgmma, sm_90a); the operands read there
+///     are staged as core matrices.
 /// Auto: On where the chip has warpgroup products and the tiles allow them.
 enum class WarpgroupMma { Auto, Off, On };
 
@@ -84,7 +84,7 @@ enum class KvPipelining { Auto, Synchronous, AsyncCopies };
 enum class MaskBlocks { Auto, WholeBlockLoops, PerBlockBranch };
 
 /// Options of fmha-bwd-to-kernels shared by both strategies; the forward
-/// reads the target, chip, atom and tile fields.
+/// reads the target, chip, atom, tile and warpgroup fields.
 struct AttentionKernelOptions {
   KernelTarget target;
   /// The chip the kernels are for (atoms, workgroup memory, tile defaults);

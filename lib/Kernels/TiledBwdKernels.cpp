@@ -135,20 +135,14 @@ struct TiledConfig {
   }
   MemRefType bufferType(MLIRContext *ctx, WorkgroupBuffer buf) const {
     auto tile = [&](int64_t r, int64_t c) {
-      return MemRefType::get({r, c + pad}, elt);
+      return operandTileType(elt, r, c, pad, /*coreMatrices=*/false);
     };
     auto coreMatrices = [&](int64_t r, int64_t c) {
-      return MemRefType::get({r / 8, c / 8, 8, 8}, elt);
+      return operandTileType(elt, r, c, pad, /*coreMatrices=*/true);
     };
-    // Q and dO: [r x (c + pad)] rows, or [r/8][c/8][8][8] core matrices;
-    // two slots with async copies.
+    // Q and dO: rows, or core matrices; two slots with async copies.
     auto slotted = [&](int64_t r, int64_t c) {
-      SmallVector<int64_t> shape{r, c + pad};
-      if (warpgroup)
-        shape = {r / 8, c / 8, 8, 8};
-      if (asyncCopies)
-        shape.insert(shape.begin(), 2);
-      return MemRefType::get(shape, elt);
+      return operandTileType(elt, r, c, pad, warpgroup, asyncCopies);
     };
     switch (buf) {
     case kKey:
@@ -302,24 +296,16 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
   // copied in 16-byte chunks into core matrices. The tile shapes are checked
   // per candidate.
   bool warpgroupRequested = options.warpgroupMma == WarpgroupMma::On;
-  bool warpgroupChip = options.chip && options.chip->warpgroupMma;
   bool warpgroupLayout =
       cfg.scoresTransposed && cfg.gradAtom == cfg.atom &&
       cfg.atom->family == MatrixAtom::Family::MmaSync && !cfg.transposedCopies;
-  if (warpgroupRequested &&
-      (!warpgroupChip || !warpgroupLayout || !kvRowsInChunks)) {
-    InFlightDiagnostic diag = op.emitOpError("warpgroup-mma=on needs ");
-    if (!warpgroupChip)
-      return diag << "a chip with warpgroup products (sm_90a), got "
-                  << (options.chip ? options.chip->name : StringRef("none"));
-    if (!warpgroupLayout)
-      return diag << "S^T tiles of mma.sync atoms (score-layout=kv-q, "
-                     "operand-staging=transposing-reads)";
-    return diag << "Q, K, V and dO rows of consecutive elements and head "
-                   "dims in whole 16-byte chunks";
-  }
-  bool wantWarpgroup = options.warpgroupMma != WarpgroupMma::Off &&
-                       warpgroupChip && warpgroupLayout && kvRowsInChunks;
+  FailureOr<bool> wantWarpgroup =
+      warpgroupProducts(op, options, "warpgroup-mma", warpgroupLayout,
+                        "S^T tiles of mma.sync atoms (score-layout=kv-q, "
+                        "operand-staging=transposing-reads)",
+                        kvRowsInChunks, "Q, K, V and dO");
+  if (failed(wantWarpgroup))
+    return failure();
   if (asyncRequested && !rowsInChunks)
     return op.emitOpError("query-pipelining=async-copies needs Q and dO rows "
                           "of consecutive elements and head dims in whole "
@@ -391,7 +377,7 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
     // query rows by the columns its share of Dqk.
     int64_t warpgroups = cfg.numWarps / 4;
     cfg.dqQGroups = cfg.blockQ / 64;
-    cfg.warpgroup = wantWarpgroup && cfg.numWarps % 4 == 0 &&
+    cfg.warpgroup = *wantWarpgroup && cfg.numWarps % 4 == 0 &&
                     cfg.kvRowsPerWarp == 16 && cfg.blockQ % 64 == 0 &&
                     cfg.blockQ <= 256 && cfg.dqk <= 256 && cfg.dv <= 256 &&
                     cfg.dqQGroups > 0 && warpgroups % cfg.dqQGroups == 0 &&

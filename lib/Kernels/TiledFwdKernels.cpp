@@ -16,6 +16,10 @@
 // operand on MFMA (whose C layout is its B layout). At the end O / l and the
 // statistics (natural-log LSE, or the log2-domain m and l) are stored; rows
 // that see no key get O = 0 and LSE = -inf (m = -inf, l = 0).
+// Where the chip has warpgroup products (sm_90a), S = Q K^T and O += P V
+// are fmha.tile_mma_warpgroup: four subgroups of 16 query rows multiply
+// together, reading Q, K and V once per warpgroup from core-matrix buffers;
+// P stays in registers.
 // A packed (varlen) batch runs the same body on each sequence's views
 // (KernelLaunch::varlen), grid x over its longest sequence's query blocks.
 // Everything past the copies is written on the workgroup's fmha tiles
@@ -58,6 +62,12 @@ struct FwdConfig {
   bool asyncCopies = false;
   /// useWholeBlockLoops: whole and cut KV blocks in loops of their own.
   bool wholeBlockLoops = true;
+  /// WarpgroupMma::On (sm_90a): S = Q K^T and O += P V are warpgroup
+  /// products. Each subgroup holds 16 query rows, four consecutive ones a
+  /// warpgroup's 64; Q (the A operand of S), K and V (B) are staged as core
+  /// matrices and read once per warpgroup; P stays in registers as the A
+  /// operand of P V.
+  bool warpgroup = false;
   int64_t blockQ = 0, blockKv = 0, numWarps = 0, lanes = 0;
   int64_t dqk = 0, dv = 0, group = 0;
   /// Elements appended to each workgroup-memory row (see TiledBwdKernels).
@@ -69,13 +79,13 @@ struct FwdConfig {
   int64_t queryRowsPerWarp() const { return blockQ / numWarps; }
   /// K [blockKv x Dqk]; V [blockKv x Dv] or, with S^T, V^T [Dv x blockKv]
   /// (the A operand of O^T, read along its rows); Q [blockQ x Dqk] unless
-  /// in registers.
+  /// in registers. Rows padded, or core matrices for warpgroup products.
   SmallVector<MemRefType> workgroupBuffers() const {
     auto tile = [&](int64_t r, int64_t c) {
-      return MemRefType::get({r, c + pad}, elt);
+      return operandTileType(elt, r, c, pad, warpgroup);
     };
     auto slotted = [&](int64_t r, int64_t c) {
-      return asyncCopies ? MemRefType::get({2, r, c + pad}, elt) : tile(r, c);
+      return operandTileType(elt, r, c, pad, warpgroup, asyncCopies);
     };
     SmallVector<MemRefType> types{slotted(blockKv, dqk),
                                   scoresTransposed ? tile(dv, blockKv)
@@ -105,12 +115,24 @@ struct FwdTileChoice {
 
 /// Tile shapes tried in order when the options leave them at 0 (auto): 128
 /// query rows over 4 subgroups where the registers allow it, as
-/// FlashAttention-2 and CK do.
-SmallVector<FwdTileChoice> fwdTileCandidates(const KernelTarget &target) {
+/// FlashAttention-2 and CK do; with warpgroup products first two
+/// warpgroups of 64 query rows by 128 or 64 keys, as FlashAttention-3's
+/// consumer warpgroups (16 query rows a subgroup: S and O take 32 + 16 +
+/// Dv / 2 registers a lane at 128 keys).
+SmallVector<FwdTileChoice> fwdTileCandidates(const KernelTarget &target,
+                                             bool warpgroup) {
   if (target.host)
     return {{16, 1, 16}};
-  return {{128, 4, 64}, {64, 4, 64}, {64, 4, 32},
-          {64, 2, 32},  {32, 2, 32}, {16, 1, 16}};
+  SmallVector<FwdTileChoice> candidates;
+  if (warpgroup)
+    candidates = {{128, 8, 128}, {128, 8, 64}, {64, 4, 128}, {64, 4, 64}};
+  candidates.append({{128, 4, 64},
+                     {64, 4, 64},
+                     {64, 4, 32},
+                     {64, 2, 32},
+                     {32, 2, 32},
+                     {16, 1, 16}});
+  return candidates;
 }
 
 /// The forward's atoms for `elt` inputs into `cfg`: S = Q K^T's
@@ -161,13 +183,14 @@ LogicalResult chooseFwdAtoms(Operation *op,
   return success();
 }
 
-/// The tile shapes to try: the candidates with the explicit options in
-/// place (the host runs one subgroup).
-SmallVector<FwdTileChoice>
-fwdTileChoices(const AttentionKernelOptions &options) {
+/// The tile shapes to try (`warpgroup`: warpgroup products' first): the
+/// candidates with the explicit options in place (the host runs one
+/// subgroup).
+SmallVector<FwdTileChoice> fwdTileChoices(const AttentionKernelOptions &options,
+                                          bool warpgroup) {
   const KernelTarget &target = options.target;
   SmallVector<FwdTileChoice> choices;
-  for (const FwdTileChoice &c : fwdTileCandidates(target))
+  for (const FwdTileChoice &c : fwdTileCandidates(target, warpgroup))
     choices.push_back(
         {options.blockQ ? options.blockQ : c.blockQ,
          target.host ? 1 : (options.numWarps ? options.numWarps : c.numWarps),
@@ -231,6 +254,20 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
                           "(fwd-score-layout=q-kv)");
   bool wantAsync =
       asyncPossible && options.kvPipelining != KvPipelining::Synchronous;
+  // Warpgroup products: S [q x kv] in accumulators of an mma.sync atom that
+  // feed P V themselves; Q, K and V rows copied in 16-byte chunks into core
+  // matrices. The tile shapes are checked per candidate.
+  bool warpgroupRequested = options.warpgroupMma == WarpgroupMma::On;
+  FailureOr<bool> wantWarpgroup = warpgroupProducts(
+      op, options, "fwd-warpgroup-mma",
+      !sT && &pv == &a && a.family == MatrixAtom::Family::MmaSync,
+      "S tiles of mma.sync atoms (fwd-score-layout=q-kv)",
+      hasUnitInnerStride(op.getQuery()) && hasUnitInnerStride(op.getKey()) &&
+          hasUnitInnerStride(op.getValue()) && cfg.dqk % chunkElems == 0 &&
+          cfg.dv % chunkElems == 0,
+      "Q, K and V");
+  if (failed(wantWarpgroup))
+    return failure();
   // The output's head dims along the atom.
   int64_t atomDv = sT ? pv.m : pv.n;
   auto apply = [&](const FwdTileChoice &c, bool report) -> LogicalResult {
@@ -242,6 +279,21 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
     needs.push_back({cfg.dv, atomDv, "Dv", "the atom's output extent"});
     if (failed(checkDivisible(op, needs, fwdAtomContext(cfg), report)))
       return failure();
+    // A warpgroup is four subgroups of 16 query rows each (m64) multiplying
+    // by at most 256 columns (n): the block's keys for S, Dv for O.
+    cfg.warpgroup = *wantWarpgroup && c.numWarps % 4 == 0 &&
+                    c.blockQ == 16 * c.numWarps && c.blockKv <= 256 &&
+                    cfg.dv <= 256;
+    if (warpgroupRequested && !cfg.warpgroup) {
+      if (report)
+        op.emitOpError("fwd-warpgroup-mma=on: warpgroups of four subgroups "
+                       "with 16 query rows each (fwd-num-warps a multiple "
+                       "of 4, fwd-block-q = 16 * fwd-num-warps), fwd-block-kv "
+                       "and Dv of at most 256; got ")
+            << c.numWarps << " subgroups of " << c.blockQ / c.numWarps
+            << " rows, fwd-block-kv " << c.blockKv << ", Dv " << cfg.dv;
+      return failure();
+    }
     // Every work-item issues as many 16-byte copies of each block.
     int64_t threads = cfg.threads();
     cfg.asyncCopies = wantAsync &&
@@ -259,7 +311,8 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
   auto bytes = [&] { return workgroupBufferBytes(cfg.workgroupBuffers()); };
 
   int64_t limit = workgroupMemoryLimit(options);
-  SmallVector<FwdTileChoice> candidates = fwdTileChoices(options);
+  SmallVector<FwdTileChoice> candidates =
+      fwdTileChoices(options, *wantWarpgroup);
   // The first candidate that divides and fits workgroup memory and the
   // registers, with Q in registers where it fits, else read from memory;
   // else the one with the fewest live registers.
@@ -269,6 +322,9 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
     if (failed(apply(c, /*report=*/false)))
       continue;
     for (bool inRegisters : {true, false}) {
+      // Warpgroup products read Q from workgroup memory.
+      if (inRegisters && cfg.warpgroup)
+        continue;
       cfg.queryInRegisters = inRegisters;
       if (bytes() > limit)
         continue;
@@ -430,18 +486,27 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                   /*tailUnspecified=*/true);
     }
 
-    Value query =
-        qTile ? qTile : tiles.read(qBuf, c0, c0, /*transposed=*/sT, queryType);
-    Value s =
-        sT ? tiles.mma(
-                 tiles.read(kBuf, c0, c0, /*transposed=*/false,
-                            whole(cfg.blockKv, cfg.dqk, TileRole::a, atom)),
-                 query, tiles.zero(scoreType))
-           : tiles.mma(
-                 query,
-                 tiles.read(kBuf, c0, c0, /*transposed=*/true,
-                            whole(cfg.dqk, cfg.blockKv, TileRole::b, atom)),
-                 tiles.zero(scoreType));
+    Value s;
+    if (cfg.warpgroup) {
+      // The warpgroup's 64 query rows of Q times B = K^T: element (k = d,
+      // n = kv) is K's (kv, d).
+      s = tiles.mmaWarpgroup({qBuf, c0, c0}, cfg.dqk,
+                             {kBuf, c0, c0, /*transposed=*/true},
+                             tiles.zero(scoreType));
+    } else {
+      Value query =
+          qTile ? qTile
+                : tiles.read(qBuf, c0, c0, /*transposed=*/sT, queryType);
+      s = sT ? tiles.mma(
+                   tiles.read(kBuf, c0, c0, /*transposed=*/false,
+                              whole(cfg.blockKv, cfg.dqk, TileRole::a, atom)),
+                   query, tiles.zero(scoreType))
+             : tiles.mma(
+                   query,
+                   tiles.read(kBuf, c0, c0, /*transposed=*/true,
+                              whole(cfg.dqk, cfg.blockKv, TileRole::b, atom)),
+                   tiles.zero(scoreType));
+    }
     // Keys past Sk and pairs the band hides score -inf.
     s = maskScoreTile(
         b, loc, scoreMask, s, q0, k0, tid, sizes, maskAttr,
@@ -470,13 +535,18 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       return math::Exp2Op::create(b, loc,
                                   arith::SubFOp::create(b, loc, scaled, x[1]));
     });
-    Value rowSum = fmha::TileReduceOp::create(
-        b, loc, lineType, fmha::ReductionKind::add, p, keyDim);
-    Value lNew =
-        tiles.map(lineType, {l, alpha, rowSum}, [&](ValueRange x) -> Value {
-          return arith::AddFOp::create(
-              b, loc, arith::MulFOp::create(b, loc, x[0], x[1]), x[2]);
-        });
+    // l' = l alpha + rowsum(P): with warpgroup products after P V is
+    // issued, so that it runs while the product does.
+    auto updateSum = [&] {
+      Value rowSum = fmha::TileReduceOp::create(
+          b, loc, lineType, fmha::ReductionKind::add, p, keyDim);
+      return tiles.map(
+          lineType, {l, alpha, rowSum}, [&](ValueRange x) -> Value {
+            return arith::AddFOp::create(
+                b, loc, arith::MulFOp::create(b, loc, x[0], x[1]), x[2]);
+          });
+    };
+    Value lNew = cfg.warpgroup ? Value() : updateSum();
     Value oScaled = tiles.map(outType, {o, alpha}, [&](ValueRange x) -> Value {
       return arith::MulFOp::create(b, loc, x[0], x[1]);
     });
@@ -486,16 +556,23 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
         sT ? oriented(cfg.blockKv, TileRole::b, pvAtom)
            : oriented(cfg.blockKv, TileRole::a, pvAtom),
         p);
-    Value oNew =
-        sT ? tiles.mma(
-                 tiles.read(vBuf, c0, c0, /*transposed=*/false,
-                            whole(cfg.dv, cfg.blockKv, TileRole::a, pvAtom)),
-                 pOperand, oScaled)
-           : tiles.mma(
-                 pOperand,
-                 tiles.read(vBuf, c0, c0, /*transposed=*/false,
-                            whole(cfg.blockKv, cfg.dv, TileRole::b, pvAtom)),
-                 oScaled);
+    Value oNew;
+    if (cfg.warpgroup) {
+      // V [kv x Dv] is B as it lies.
+      oNew = tiles.mmaWarpgroup(pOperand, {vBuf, c0, c0}, oScaled);
+      lNew = updateSum();
+    } else {
+      oNew =
+          sT ? tiles.mma(
+                   tiles.read(vBuf, c0, c0, /*transposed=*/false,
+                              whole(cfg.dv, cfg.blockKv, TileRole::a, pvAtom)),
+                   pOperand, oScaled)
+             : tiles.mma(
+                   pOperand,
+                   tiles.read(vBuf, c0, c0, /*transposed=*/false,
+                              whole(cfg.blockKv, cfg.dv, TileRole::b, pvAtom)),
+                   oScaled);
+    }
     scf::YieldOp::create(b, loc, ValueRange{oNew, mNew, lNew});
     return kvLoop;
   };
@@ -614,6 +691,13 @@ rocke::checkFwdTileOptions(Operation *anchor,
                            const AttentionKernelOptions &options) {
   if (failed(checkTileBounds(anchor, options, "fwd-")))
     return failure();
+  // fwd-warpgroup-mma=on needs the chip's warpgroup products; the layout and
+  // the inputs are the forward's to check.
+  FailureOr<bool> warpgroup =
+      warpgroupProducts(anchor, options, "fwd-warpgroup-mma", /*layout=*/true,
+                        "", /*rowsInChunks=*/true, "");
+  if (failed(warpgroup))
+    return failure();
   // The atoms a forward of f16 (else bf16) inputs would take; their extents
   // are alike. Atoms no forward can use are the builders' to report, on an
   // op that uses them.
@@ -629,7 +713,7 @@ rocke::checkFwdTileOptions(Operation *anchor,
   }
   if (!haveAtoms)
     return success();
-  SmallVector<FwdTileChoice> choices = fwdTileChoices(options);
+  SmallVector<FwdTileChoice> choices = fwdTileChoices(options, *warpgroup);
   for (const FwdTileChoice &c : choices)
     if (succeeded(checkDivisible(anchor, fwdTileNeeds(cfg, c),
                                  fwdAtomContext(cfg), /*report=*/false)))

@@ -65,6 +65,40 @@ Value rocke::maskScoreTile(OpBuilder &b, Location loc, ScoreMask scoreMask,
       /*cut_only=*/scoreMask == ScoreMask::cutBlocks, fill);
 }
 
+MemRefType rocke::operandTileType(Type elt, int64_t rows, int64_t cols,
+                                  int64_t pad, bool coreMatrices,
+                                  bool doubleBuffered) {
+  SmallVector<int64_t> shape{rows, cols + pad};
+  if (coreMatrices)
+    shape = {rows / 8, cols / 8, 8, 8};
+  if (doubleBuffered)
+    shape.insert(shape.begin(), 2);
+  return MemRefType::get(shape, elt);
+}
+
+FailureOr<bool>
+rocke::warpgroupProducts(Operation *op, const AttentionKernelOptions &options,
+                         StringRef option, bool layout, StringRef layoutNeeds,
+                         bool rowsInChunks, StringRef rowsNeeds) {
+  bool chip = options.chip && options.chip->warpgroupMma;
+  if (options.warpgroupMma == WarpgroupMma::On &&
+      (!chip || !layout || !rowsInChunks)) {
+    InFlightDiagnostic diag = op->emitOpError(option) << "=on needs ";
+    if (!chip)
+      diag << "a chip with warpgroup products (sm_90a), got "
+           << (options.chip ? options.chip->name : StringRef("none"));
+    else if (!layout)
+      diag << layoutNeeds;
+    else
+      diag << rowsNeeds
+           << " rows of consecutive elements and head dims in whole 16-byte "
+              "chunks";
+    return failure();
+  }
+  return options.warpgroupMma != WarpgroupMma::Off && chip && layout &&
+         rowsInChunks;
+}
+
 int64_t rocke::workgroupMemoryLimit(const AttentionKernelOptions &options) {
   if (options.target.host)
     return std::numeric_limits<int64_t>::max();

@@ -89,6 +89,28 @@ Value maskScoreTile(OpBuilder &b, Location loc, ScoreMask scoreMask,
 /// yes).
 bool useWholeBlockLoops(const AttentionKernelOptions &options);
 
+/// A workgroup tile of `rows` x `cols` operands of `elt`: rows padded by
+/// `pad` elements (conflict-free fragment reads), or with `coreMatrices` the
+/// [rows/8][cols/8][8][8] core matrices (8 rows of 16 bytes each) that
+/// warpgroup products read by descriptor; `doubleBuffered` puts a slot
+/// dimension of 2 first.
+MemRefType operandTileType(Type elt, int64_t rows, int64_t cols, int64_t pad,
+                           bool coreMatrices, bool doubleBuffered = false);
+
+/// Whether a kernel issues its products as warpgroup products (wgmma):
+/// `mode` (the option `option`, "warpgroup-mma" or "fwd-warpgroup-mma") is
+/// not Off, the chip has them (ChipInfo::warpgroupMma), the kernel's tiles
+/// are laid out for them (`layout`; `layoutNeeds` says how) and the operand
+/// rows staged as core matrices arrive in whole 16-byte chunks
+/// (`rowsInChunks`; `rowsNeeds` names the operands). With WarpgroupMma::On
+/// a diagnostic on `op` naming what is missing. The tile shapes are the
+/// kernel's to check per candidate.
+FailureOr<bool> warpgroupProducts(Operation *op,
+                                  const AttentionKernelOptions &options,
+                                  StringRef option, bool layout,
+                                  StringRef layoutNeeds, bool rowsInChunks,
+                                  StringRef rowsNeeds);
+
 /// Workgroup memory a workgroup may use: the chip's; without a chip, 48 KiB
 /// of static shared memory for 32-lane subgroups, 64 KiB of LDS for 64-lane.
 int64_t workgroupMemoryLimit(const AttentionKernelOptions &options);

@@ -5,6 +5,8 @@
 // RUN: FileCheck %s --check-prefix=NV < %t.nv
 // RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{chip=gfx942 forward=true},fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.amd
 // RUN: FileCheck %s --check-prefix=AMD < %t.amd
+// RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{chip=sm_90a forward=true},fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,fmha-defer-warpgroup-waits,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.wg
+// RUN: FileCheck %s --check-prefix=WG < %t.wg
 
 // bf16, D=128, causal. sm_90 (128 query rows over 4 warps, 64 KV rows, Q
 // read from its copy): per warp and block 128 atoms for S and 128 for O +=
@@ -47,6 +49,47 @@
 // NV: scf.yield
 // NV-NOT: fmha.mma
 // NV: gpu.return
+
+// sm_90a (warpgroup products: 128 query rows over 8 warps, two warpgroups
+// of 64; 128 KV rows): Q copied once into core matrices, then per block the
+// same single barrier and two warpgroup products, no per-subgroup atom: S =
+// Q K^T, A and B by descriptor (8 k steps over D = 128), waited for right
+// before its first use (the branch around the mask); O += P V with P's
+// fragments in registers and V by descriptor (8 k steps over the 128
+// keys), issued before the row sums, which run while it does; its wait
+// last. Both waits let nothing run on (pending 0, not printed). One cross-lane reduction per row a lane holds (2 of 16 rows).
+// The copies the products read (Q's stores, K and V's cp.async) are
+// fenced for the async proxy before the barrier.
+// WG-LABEL: gpu.func @fmha_fwd_tiled_main
+// WG: vector.store {{.*}} : memref<16x16x8x8xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// WG-COUNT-16: nvgpu.device_async_copy
+// WG: scf.for
+// WG: nvgpu.device_async_wait
+// WG-NEXT: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
+// WG-NEXT: gpu.barrier
+// WG-NOT: gpu.barrier
+// WG-COUNT-16: nvgpu.device_async_copy
+// WG-NOT: {{gpu.barrier|fmha.mma|fmha.warpgroup}}
+// WG: %[[S:.*]] = fmha.warpgroup_mma %{{.*}}, a[], a_desc[{{(%[0-9]+, ){7}%[0-9]+}}], b_desc[{{(%[0-9]+, ){7}%[0-9]+}}] reads
+// WG-NOT: {{gpu.barrier|fmha.mma|fmha.warpgroup}}
+// WG: fmha.warpgroup_wait %[[S]] reads {{[^{]*}}: vector<64xf32>
+// WG-NOT: {{gpu.barrier|fmha.mma|fmha.warpgroup}}
+// WG: scf.if
+// WG-NEXT: scf.yield
+// WG-NEXT: } else {
+// WG-COUNT-16: fmha.mask_fragment
+// WG: }
+// WG-COUNT-2: gpu.subgroup_reduce maxnumf {{.*}} cluster(size = 4)
+// WG-NOT: {{gpu.barrier|fmha.mma|fmha.warpgroup|vector.store|gpu.subgroup_reduce}}
+// WG: %[[O:.*]] = fmha.warpgroup_mma %{{.*}}, a[{{(%[0-9]+, ){7}%[0-9]+}} : {{.*}}], a_desc[], b_desc[{{(%[0-9]+, ){7}%[0-9]+}}] reads {{.*}} {mn_major_b}
+// WG-NOT: {{gpu.barrier|fmha.mma|fmha.warpgroup}}
+// WG-COUNT-2: gpu.subgroup_reduce add {{.*}} cluster(size = 4)
+// WG-NOT: {{gpu.barrier|fmha.mma|fmha.warpgroup}}
+// WG: fmha.warpgroup_wait %[[O]] reads {{[^{]*}}: vector<64xf32>
+// WG-NOT: {{gpu.barrier|fmha.mma|fmha.warpgroup}}
+// WG: scf.yield
+// WG-NOT: {{fmha.mma|fmha.warpgroup}}
+// WG: gpu.return
 
 // AMD-LABEL: gpu.func @fmha_fwd_tiled_main
 // The blocks whose keys every query sees, without the mask:
