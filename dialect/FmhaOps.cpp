@@ -1,5 +1,6 @@
 //===- FmhaOps.cpp - fmha op verifiers and helpers ------------------------===//
 #include "dialect/FmhaDialect.h"
+#include "dialect/ScoreMod.h"
 #include "lib/Target/FragmentLayout.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -15,6 +16,55 @@
 
 using namespace mlir;
 using namespace rocke::fmha;
+
+/// What follows the attention ops' `score_mod` keyword: `softcap(C)`,
+/// `alibi(%slopes : type)` (regions built here), or `[(%captures : types)]
+/// { region }`.
+static ParseResult
+parseScoreMod(OpAsmParser &parser,
+              SmallVectorImpl<OpAsmParser::UnresolvedOperand> &captures,
+              SmallVectorImpl<Type> &captureTypes, Region &region) {
+  OpBuilder b(parser.getContext());
+  SMLoc at = parser.getCurrentLocation();
+  Location loc = parser.getEncodedSourceLoc(at);
+  if (succeeded(parser.parseOptionalKeyword("softcap"))) {
+    double cap;
+    if (parser.parseLParen() || parser.parseFloat(cap) || parser.parseRParen())
+      return failure();
+    if (!(cap > 0.0) || !std::isfinite(static_cast<float>(cap)))
+      return parser.emitError(at, "softcap takes a positive finite cap, got ")
+             << cap;
+    buildSoftcapScoreMod(b, loc, region, static_cast<float>(cap));
+    return success();
+  }
+  bool alibi = succeeded(parser.parseOptionalKeyword("alibi"));
+  if (succeeded(parser.parseOptionalLParen()) &&
+      (parser.parseOperandList(captures) ||
+       parser.parseColonTypeList(captureTypes) || parser.parseRParen()))
+    return failure();
+  if (!alibi)
+    return parser.parseRegion(region, /*arguments=*/{});
+  auto slopes = captureTypes.size() == 1
+                    ? dyn_cast<MemRefType>(captureTypes.front())
+                    : MemRefType();
+  if (!slopes || !slopes.getElementType().isF32() ||
+      (slopes.getRank() != 1 && slopes.getRank() != 2))
+    return parser.emitError(at, "alibi takes one memref of f32 slopes, [Hq] "
+                                "or [B, Hq]");
+  buildAlibiScoreMod(b, loc, region, slopes);
+  return success();
+}
+
+static void printScoreMod(OpAsmPrinter &p, Operation *, OperandRange captures,
+                          TypeRange captureTypes, Region &region) {
+  if (!captures.empty()) {
+    p << "(" << captures << " : ";
+    llvm::interleaveComma(captureTypes, p);
+    p << ") ";
+  }
+  p.printRegion(region, /*printEntryBlockArgs=*/true,
+                /*printBlockTerminators=*/true);
+}
 
 #define GET_OP_CLASSES
 #include "dialect/FmhaOps.cpp.inc"
@@ -447,6 +497,26 @@ static LogicalResult verifyOutsideKernels(Operation *op) {
   return success();
 }
 
+/// The score_mod region, if any, and the operands it captures.
+template <typename AttentionOp>
+static LogicalResult verifyScoreModClause(AttentionOp op) {
+  if (op.getScoreMod().empty()) {
+    if (!op.getCaptures().empty())
+      return op.emitOpError("captures operands without a score_mod region "
+                            "that reads them");
+    return success();
+  }
+  return verifyScoreMod(op, op.getScoreMod(), op.getCaptures());
+}
+
+/// The captured operands, read by the kernels like the other inputs.
+static void
+appendCapturedBuffers(SmallVectorImpl<AttentionVerifier::Buffer> &buffers,
+                      ValueRange captures) {
+  for (Value c : captures)
+    buffers.push_back({"a captured operand", c, false});
+}
+
 //===----------------------------------------------------------------------===//
 // AttentionFwdOp
 //===----------------------------------------------------------------------===//
@@ -461,11 +531,14 @@ LogicalResult AttentionFwdOp::verify() {
                             getStats(), getStatsEncoding(),
                             scaleValue(getScaleAttr()))))
     return failure();
+  if (failed(verifyScoreModClause(*this)))
+    return failure();
   SmallVector<AttentionVerifier::Buffer> buffers{{"query", getQuery(), false},
                                                  {"key", getKey(), false},
                                                  {"value", getValue(), false},
                                                  {"out", getOut(), true}};
   appendVarlenBuffers(buffers, getCuSeqlensQ(), getCuSeqlensK());
+  appendCapturedBuffers(buffers, getCaptures());
   return v.verifyBuffers(buffers, getStats(), /*statsAreOutputs=*/true);
 }
 
@@ -543,7 +616,28 @@ LogicalResult AttentionBwdOp::verify() {
       {"grad_out", getGradOut(), false}, {"grad_query", getGradQuery(), true},
       {"grad_key", getGradKey(), true},  {"grad_value", getGradValue(), true}};
   appendVarlenBuffers(buffers, getCuSeqlensQ(), getCuSeqlensK());
-  return v.verifyBuffers(buffers, getStats(), /*statsAreOutputs=*/false);
+  appendCapturedBuffers(buffers, getCaptures());
+  if (failed(v.verifyBuffers(buffers, getStats(), /*statsAreOutputs=*/false)) ||
+      failed(verifyScoreModClause(*this)))
+    return failure();
+  // The statistics are those of the forward's modified scores: a forward of
+  // this block that writes them must modify the scores as this op does.
+  for (Operation *user : getStats().front().getUsers()) {
+    auto fwd = dyn_cast<AttentionFwdOp>(user);
+    if (!fwd || fwd->getBlock() != (*this)->getBlock() ||
+        !llvm::is_contained(fwd.getStats(), getStats().front()))
+      continue;
+    if (sameScoreMod(fwd.getScoreMod(), fwd.getCaptures(), getScoreMod(),
+                     getCaptures()))
+      continue;
+    InFlightDiagnostic diag =
+        emitOpError("score_mod differs from that of the fmha.attention_fwd "
+                    "writing its statistics; the backward recomputes the "
+                    "softmax of the forward's modified scores");
+    diag.attachNote(fwd.getLoc()) << "the forward";
+    return diag;
+  }
+  return success();
 }
 
 void AttentionBwdOp::getEffects(
