@@ -1201,15 +1201,28 @@ LogicalResult TileMapOp::verify() {
              << input << " is neither of the results' layout " << first
              << " nor a per-row or per-column vector of it";
   }
+  bool positions = bool(getLane());
+  if (positions != bool(getRow()) || positions != bool(getCol()))
+    return emitOpError("takes positions as at(row, col) and a lane together");
+  if (positions && first.getRole() != TileRole::c)
+    return emitOpError("gives positions of accumulator (role c) elements, "
+                       "not of a tile in role ")
+           << stringifyTileRole(first.getRole());
   Block &body = getBody().front();
-  if (body.getNumArguments() != getInputs().size())
-    return emitOpError("body takes one element per input tile, ")
-           << getInputs().size() << ", not " << body.getNumArguments();
+  size_t numArgs = getInputs().size() + (positions ? 2 : 0);
+  if (body.getNumArguments() != numArgs)
+    return emitOpError("body takes one element per input tile")
+           << (positions ? " and the row and column index, " : ", ")
+           << numArgs << ", not " << body.getNumArguments();
   for (auto [arg, input] : llvm::zip(body.getArguments(), getInputs()))
     if (arg.getType() != cast<TileType>(input.getType()).getElementType())
       return emitOpError("body argument of type ")
              << arg.getType() << " for a tile of "
              << cast<TileType>(input.getType()).getElementType();
+  for (BlockArgument arg : body.getArguments().drop_front(getInputs().size()))
+    if (!arg.getType().isIndex())
+      return emitOpError("body argument of type ")
+             << arg.getType() << " for a position (index)";
   auto yield = cast<YieldOp>(body.getTerminator());
   if (yield.getValues().size() != getResults().size())
     return emitOpError("body yields ")

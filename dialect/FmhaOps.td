@@ -745,7 +745,7 @@ def Fmha_TileBroadcastOp : Fmha_TileOp<"broadcast"> {
   let hasVerifier = 1;
 }
 
-def Fmha_TileMapOp : Fmha_TileOp<"map", [Pure,
+def Fmha_TileMapOp : Fmha_TileOp<"map", [Pure, AttrSizedOperandSegments,
     SingleBlockImplicitTerminator<"YieldOp">]> {
   let summary = "an elementwise function of tiles of one layout";
   let description = [{
@@ -758,8 +758,11 @@ def Fmha_TileMapOp : Fmha_TileOp<"map", [Pure,
     (columns): the softmax's row maximum
     subtracted from a score tile, its rescaling factor applied to O. The body
     holds elementwise ops on scalars (arith, math) and may use scalars
-    defined outside. `fmha-distribute-tiles` applies it to each lane's
-    fragments as vector ops.
+    defined outside. With `at(%row, %col) lane %lane` (C results) the body
+    also takes each element's position, row `row + i` and column `col + j`,
+    as two trailing index arguments: a score_mod's query and key.
+    `fmha-distribute-tiles` applies it to each lane's fragments as vector
+    ops (positions as index vectors).
 
     ```mlir
     %p = fmha.tile_map(%s, %off) : !fmha.tile<16x64xf32, c, "...">,
@@ -771,11 +774,14 @@ def Fmha_TileMapOp : Fmha_TileOp<"map", [Pure,
     }
     ```
   }];
-  let arguments = (ins Variadic<Fmha_TileType>:$inputs);
+  let arguments = (ins Variadic<Fmha_TileType>:$inputs,
+                       Optional<Index>:$row, Optional<Index>:$col,
+                       Optional<Index>:$lane);
   let results = (outs Variadic<Fmha_TileType>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
-    `(` $inputs `)` attr-dict `:` type($inputs) `->` type($results) $body
+    `(` $inputs `)` (`at` `(` $row^ `,` $col `)` `lane` $lane)? attr-dict
+    `:` type($inputs) `->` type($results) $body
   }];
   let hasVerifier = 1;
 }

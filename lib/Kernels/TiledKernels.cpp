@@ -222,7 +222,9 @@ Value TileBuilder::threadOfWorkgroupTile(Value tile) const {
 
 Value TileBuilder::map(fmha::TileType resultType, ValueRange inputs,
                        function_ref<Value(ValueRange)> fn) const {
-  auto map = fmha::TileMapOp::create(b, loc, TypeRange{resultType}, inputs);
+  auto map = fmha::TileMapOp::create(b, loc, TypeRange{resultType}, inputs,
+                                     /*row=*/Value(), /*col=*/Value(),
+                                     /*lane=*/Value());
   OpBuilder::InsertionGuard guard(b);
   SmallVector<Type> elts(inputs.size(), b.getF32Type());
   Block *body = b.createBlock(&map.getBody(), {}, elts,

@@ -214,3 +214,55 @@ func.func @chain_without_mod(%q: memref<1x16x4x32xf16>, %k: memref<1x16x4x32xf16
         -> memref<1x16x4x32xf16>, memref<1x16x4x32xf16>, memref<1x16x4x32xf16>
   return
 }
+
+// -----
+
+// The tile_map positions a score_mod lowers to.
+func.func @tile_map_positions_without_lane(%q0: index, %k0: index) {
+  %z = fmha.tile_zero : !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16">
+  // expected-error @+1 {{takes positions as at(row, col) and a lane together}}
+  %r = "fmha.tile_map"(%z, %q0, %k0) <{operandSegmentSizes = array<i32: 1, 1, 1, 0>}> ({
+  ^bb0(%x: f32, %q: index, %k: index):
+    fmha.yield %x : f32
+  }) : (!fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16">, index, index) -> !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16">
+  return
+}
+
+// -----
+
+func.func @tile_map_positions_of_operand(%a: vector<8xf16>, %q0: index, %k0: index, %lane: index) {
+  %t = fmha.tile_pack %a : vector<8xf16> -> !fmha.tile<16x16xf16, a, "mma_sync_m16n8k16_f16">
+  // expected-error @+1 {{gives positions of accumulator (role c) elements, not of a tile in role a}}
+  %r = fmha.tile_map(%t) at(%q0, %k0) lane %lane : !fmha.tile<16x16xf16, a, "mma_sync_m16n8k16_f16">
+      -> !fmha.tile<16x16xf16, a, "mma_sync_m16n8k16_f16"> {
+  ^bb0(%x: f16, %q: index, %k: index):
+    fmha.yield %x : f16
+  }
+  return
+}
+
+// -----
+
+func.func @tile_map_positions_missing(%q0: index, %k0: index, %lane: index) {
+  %z = fmha.tile_zero : !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16">
+  // expected-error @+1 {{body takes one element per input tile and the row and column index, 3, not 1}}
+  %r = fmha.tile_map(%z) at(%q0, %k0) lane %lane : !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16">
+      -> !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16"> {
+  ^bb0(%x: f32):
+    fmha.yield %x : f32
+  }
+  return
+}
+
+// -----
+
+func.func @tile_map_position_not_index(%q0: index, %k0: index, %lane: index) {
+  %z = fmha.tile_zero : !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16">
+  // expected-error @+1 {{body argument of type 'i32' for a position (index)}}
+  %r = fmha.tile_map(%z) at(%q0, %k0) lane %lane : !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16">
+      -> !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16"> {
+  ^bb0(%x: f32, %q: index, %k: i32):
+    fmha.yield %x : f32
+  }
+  return
+}

@@ -116,3 +116,25 @@ func.func @closed_set(%q: memref<1x16x4x32xf16>, %k: memref<1x16x4x32xf16>,
   }
   return
 }
+
+// -----
+
+// What a score_mod lowers to in the tiled kernels: a tile_map taking its
+// elements' positions.
+// CHECK-LABEL: func.func @tile_map_positions
+// CHECK: fmha.tile_map(%{{.*}}) at(%arg0, %arg1) lane %arg2 : !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16"> -> !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16">, !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16"> {
+// CHECK-NEXT: ^bb0(%{{.*}}: f32, %{{.*}}: index, %{{.*}}: index):
+func.func @tile_map_positions(%q0: index, %k0: index, %lane: index) {
+  %z = fmha.tile_zero : !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16">
+  %r:2 = fmha.tile_map(%z) at(%q0, %k0) lane %lane : !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16">
+      -> !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16">, !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16"> {
+  ^bb0(%x: f32, %q: index, %k: index):
+    %d = arith.subi %q, %k : index
+    %d32 = arith.index_cast %d : index to i32
+    %df = arith.sitofp %d32 : i32 to f32
+    %one = arith.constant 1.0 : f32
+    %y = arith.subf %x, %df : f32
+    fmha.yield %y, %one : f32, f32
+  }
+  return
+}
