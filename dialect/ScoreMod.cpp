@@ -194,12 +194,9 @@ void emitMapped(OpBuilder &b, Operation &op, IRMapping &map) {
                 arith::MulFOp::create(b, loc, operand(0),
                                       constF32(b, loc, 2 * kLog2e)));
             Value one = constF32(b, loc, 1.0);
-            // An approximate reciprocal suffices (v_rcp_f32, div.approx).
             Value q = arith::DivFOp::create(
                 b, loc, constF32(b, loc, 2.0),
-                arith::AddFOp::create(b, loc, e, one),
-                arith::FastMathFlagsAttr::get(b.getContext(),
-                                              arith::FastMathFlags::afn));
+                arith::AddFOp::create(b, loc, e, one));
             return arith::SubFOp::create(b, loc, one, q);
           })
           .Case([&](math::ExpOp) -> Value {
@@ -252,15 +249,21 @@ public:
             })
             .Case([&](arith::NegFOp) { return neg(dual(0)); })
             .Case<arith::MaximumFOp, arith::MinimumFOp>([&](Operation *m) {
+              if (!dual(0) && !dual(1))
+                return Value();
               auto pred = isa<arith::MaximumFOp>(m) ? arith::CmpFPredicate::OGE
                                                     : arith::CmpFPredicate::OLE;
               return pick(fold<arith::CmpFOp>(pred, primal(0), primal(1)),
                           dual(0), dual(1));
             })
             .Case([&](arith::SelectOp) {
+              if (!dual(1) && !dual(2))
+                return Value();
               return pick(primal(0), dual(1), dual(2));
             })
             .Case([&](math::AbsFOp) {
+              if (!dual(0))
+                return Value();
               Value negative = fold<arith::CmpFOp>(
                   arith::CmpFPredicate::OLT, primal(0), constF32(b, loc, 0.0));
               return pick(negative, neg(dual(0)), dual(0));
@@ -299,10 +302,8 @@ private:
     return fold<arith::MulFOp>(x, y);
   }
   Value neg(Value x) { return x ? fold<arith::NegFOp>(x) : Value(); }
-  /// cond ? x : y of derivatives.
+  /// cond ? x : y of derivatives, not both 0.
   Value pick(Value cond, Value x, Value y) {
-    if (!x && !y)
-      return Value();
     Value zero = constF32(b, loc, 0.0);
     return fold<arith::SelectOp>(cond, x ? x : zero, y ? y : zero);
   }
@@ -338,8 +339,11 @@ std::pair<Value, Value> ScoreModInliner::emitVarying(OpBuilder &b,
   Block &body = region.front();
   IRMapping map = invariant;
   map.map(body.getArgument(kScoreArg), score);
-  map.map(body.getArgument(kQueryArg), query);
-  map.map(body.getArgument(kKeyArg), key);
+  // A region that reads no position may be given none.
+  if (query)
+    map.map(body.getArgument(kQueryArg), query);
+  if (key)
+    map.map(body.getArgument(kKeyArg), key);
   DenseMap<Value, Value> tangents;
   Tangents derive(b, loc, tangents);
   if (withDerivative)
