@@ -31,10 +31,13 @@ parseScoreMod(OpAsmParser &parser,
     double cap;
     if (parser.parseLParen() || parser.parseFloat(cap) || parser.parseRParen())
       return failure();
-    if (!(cap > 0.0) || !std::isfinite(static_cast<float>(cap)))
-      return parser.emitError(at, "softcap takes a positive finite cap, got ")
+    // The region multiplies by 1 / cap: both finite in f32.
+    float capF32 = static_cast<float>(cap);
+    if (!(cap > 0.0) || !std::isfinite(capF32) || !std::isfinite(1.0f / capF32))
+      return parser.emitError(at, "softcap takes a cap in (0, 3.4e38] whose "
+                                  "f32 reciprocal is finite, got ")
              << cap;
-    buildSoftcapScoreMod(b, loc, region, static_cast<float>(cap));
+    buildSoftcapScoreMod(b, loc, region, capF32);
     return success();
   }
   bool alibi = succeeded(parser.parseOptionalKeyword("alibi"));
@@ -506,7 +509,16 @@ static LogicalResult verifyScoreModClause(AttentionOp op) {
                             "that reads them");
     return success();
   }
-  return verifyScoreMod(op, op.getScoreMod(), op.getCaptures());
+  // Query heads, and the batch: [B, ...] or the offsets' B + 1.
+  auto query = cast<MemRefType>(op.getQuery().getType());
+  int64_t batch = query.getDimSize(0);
+  if (op.isVarlen()) {
+    int64_t offsets =
+        cast<MemRefType>(op.getCuSeqlensQ().getType()).getDimSize(0);
+    batch = ShapedType::isDynamic(offsets) ? offsets : offsets - 1;
+  }
+  return verifyScoreMod(op, op.getScoreMod(), op.getCaptures(),
+                        query.getDimSize(query.getRank() - 2), batch);
 }
 
 /// The captured operands, read by the kernels like the other inputs.

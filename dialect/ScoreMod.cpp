@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/OperationSupport.h"
 
 #include "llvm/ADT/TypeSwitch.h"
@@ -51,7 +52,8 @@ bool isScalarType(Type t) { return t.isF32() || t.isSignlessIntOrIndex(); }
 } // namespace
 
 LogicalResult rocke::fmha::verifyScoreMod(Operation *op, Region &region,
-                                          ValueRange captures) {
+                                          ValueRange captures, int64_t heads,
+                                          int64_t batch) {
   for (auto [i, c] : llvm::enumerate(captures))
     if (cast<MemRefType>(c.getType()).getElementType() !=
         Float32Type::get(op->getContext()))
@@ -91,6 +93,29 @@ LogicalResult rocke::fmha::verifyScoreMod(Operation *op, Region &region,
     if (!load)
       continue;
     // The region is isolated and creates no memref: loads read captures.
+    // Indices whose range is known: a constant, the head, the batch.
+    MemRefType type = load.getMemRefType();
+    for (auto [dim, index] : llvm::enumerate(load.getIndices())) {
+      int64_t extent = type.getDimSize(dim);
+      if (ShapedType::isDynamic(extent))
+        continue;
+      auto arg = dyn_cast<BlockArgument>(index);
+      std::optional<int64_t> constant = getConstantIntValue(index);
+      if (constant && (*constant < 0 || *constant >= extent))
+        return load.emitOpError("in a score_mod reads index ")
+               << *constant << " of dim " << dim << " of " << type;
+      if (!arg || (arg.getArgNumber() != kHeadArg &&
+                   arg.getArgNumber() != kBatchArg))
+        continue;
+      bool head = arg.getArgNumber() == kHeadArg;
+      int64_t needed = head ? heads : batch;
+      if (!ShapedType::isDynamic(needed) && extent < needed)
+        return load.emitOpError("in a score_mod indexes dim ")
+               << dim << " of " << type << " by the "
+               << (head ? "query head, of which there are "
+                        : "batch, whose size is ")
+               << needed;
+    }
     if (llvm::any_of(load.getIndices(),
                      [&](Value v) { return varying.contains(v); }))
       return load.emitOpError(

@@ -43,9 +43,12 @@ enum ScoreModArg : unsigned {
 /// Checks the non-empty score_mod `region` of `op`, whose captured operands
 /// are `captures`: its block arguments, the closed op set (naming an op
 /// outside it), loads only of captured operands at indices computed from
-/// batch, head and constants, and the terminator.
+/// batch, head and constants, within the static extents where an index is
+/// a constant, the head (`heads` query heads) or the batch (`batch`
+/// sequences, or ShapedType::kDynamic), and the terminator.
 mlir::LogicalResult verifyScoreMod(mlir::Operation *op, mlir::Region &region,
-                                   mlir::ValueRange captures);
+                                   mlir::ValueRange captures, int64_t heads,
+                                   int64_t batch);
 
 /// Whether two score_mod regions (empty: none) and their captured operands
 /// are the same function.

@@ -97,6 +97,48 @@ func.func @load_at_position(%q: memref<1x16x4x32xf16>, %k: memref<1x16x4x32xf16>
 
 // -----
 
+func.func @slopes_short_of_heads(%q: memref<1x16x4x32xf16>, %k: memref<1x16x4x32xf16>,
+    %v: memref<1x16x4x32xf16>, %o: memref<1x16x4x32xf16>, %lse: memref<1x4x16xf32>, %sl: memref<2xf32>) {
+  fmha.attention_fwd %q, %k, %v -> %o, stats(%lse)
+      : memref<1x16x4x32xf16>, memref<1x16x4x32xf16>, memref<1x16x4x32xf16>
+        -> memref<1x16x4x32xf16>, stats(memref<1x4x16xf32>)
+      // expected-error @+1 {{'memref.load' op in a score_mod indexes dim 0 of 'memref<2xf32>' by the query head, of which there are 4}}
+      score_mod alibi(%sl : memref<2xf32>)
+  return
+}
+
+// -----
+
+func.func @slopes_short_of_batch(%q: memref<3x16x4x32xf16>, %k: memref<3x16x4x32xf16>,
+    %v: memref<3x16x4x32xf16>, %o: memref<3x16x4x32xf16>, %lse: memref<3x4x16xf32>, %sl: memref<2x4xf32>) {
+  fmha.attention_fwd %q, %k, %v -> %o, stats(%lse)
+      : memref<3x16x4x32xf16>, memref<3x16x4x32xf16>, memref<3x16x4x32xf16>
+        -> memref<3x16x4x32xf16>, stats(memref<3x4x16xf32>)
+      // expected-error @+1 {{'memref.load' op in a score_mod indexes dim 0 of 'memref<2x4xf32>' by the batch, whose size is 3}}
+      score_mod alibi(%sl : memref<2x4xf32>)
+  return
+}
+
+// -----
+
+func.func @constant_index_out_of_bounds(%q: memref<1x16x4x32xf16>, %k: memref<1x16x4x32xf16>,
+    %v: memref<1x16x4x32xf16>, %o: memref<1x16x4x32xf16>, %lse: memref<1x4x16xf32>, %w: memref<4xf32>) {
+  fmha.attention_fwd %q, %k, %v -> %o, stats(%lse)
+      : memref<1x16x4x32xf16>, memref<1x16x4x32xf16>, memref<1x16x4x32xf16>
+        -> memref<1x16x4x32xf16>, stats(memref<1x4x16xf32>)
+      score_mod(%w : memref<4xf32>) {
+  ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index, %wa: memref<4xf32>):
+    %c4 = arith.constant 4 : index
+    // expected-error @+1 {{'memref.load' op in a score_mod reads index 4 of dim 0 of 'memref<4xf32>'}}
+    %x = memref.load %wa[%c4] : memref<4xf32>
+    %r = arith.addf %s, %x : f32
+    fmha.yield %r : f32
+  }
+  return
+}
+
+// -----
+
 func.func @yields_two(%q: memref<1x16x4x32xf16>, %k: memref<1x16x4x32xf16>,
     %v: memref<1x16x4x32xf16>, %o: memref<1x16x4x32xf16>, %lse: memref<1x4x16xf32>) {
   // expected-error @+1 {{score_mod must end in fmha.yield of one f32, the modified score}}
@@ -159,8 +201,20 @@ func.func @softcap_not_positive(%q: memref<1x16x4x32xf16>, %k: memref<1x16x4x32x
   fmha.attention_fwd %q, %k, %v -> %o, stats(%lse)
       : memref<1x16x4x32xf16>, memref<1x16x4x32xf16>, memref<1x16x4x32xf16>
         -> memref<1x16x4x32xf16>, stats(memref<1x4x16xf32>)
-      // expected-error @+1 {{softcap takes a positive finite cap, got -3.000000e+01}}
+      // expected-error @+1 {{softcap takes a cap in (0, 3.4e38] whose f32 reciprocal is finite, got -3.000000e+01}}
       score_mod softcap(-30.0)
+  return
+}
+
+// -----
+
+func.func @softcap_reciprocal_overflows(%q: memref<1x16x4x32xf16>, %k: memref<1x16x4x32xf16>,
+    %v: memref<1x16x4x32xf16>, %o: memref<1x16x4x32xf16>, %lse: memref<1x4x16xf32>) {
+  fmha.attention_fwd %q, %k, %v -> %o, stats(%lse)
+      : memref<1x16x4x32xf16>, memref<1x16x4x32xf16>, memref<1x16x4x32xf16>
+        -> memref<1x16x4x32xf16>, stats(memref<1x4x16xf32>)
+      // expected-error @+1 {{softcap takes a cap in (0, 3.4e38] whose f32 reciprocal is finite, got 1.000000e-40}}
+      score_mod softcap(1.0e-40)
   return
 }
 
