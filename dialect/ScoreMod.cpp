@@ -218,10 +218,12 @@ void emitMapped(OpBuilder &b, Operation &op, IRMapping &map) {
                 b, loc,
                 arith::MulFOp::create(b, loc, operand(0),
                                       constF32(b, loc, 2 * kLog2e)));
+            // One op per statement: g++ and clang evaluate arguments in
+            // different orders.
             Value one = constF32(b, loc, 1.0);
+            Value two = constF32(b, loc, 2.0);
             Value q = arith::DivFOp::create(
-                b, loc, constF32(b, loc, 2.0),
-                arith::AddFOp::create(b, loc, e, one));
+                b, loc, two, arith::AddFOp::create(b, loc, e, one));
             return arith::SubFOp::create(b, loc, one, q);
           })
           .Case([&](math::ExpOp) -> Value {
@@ -231,9 +233,8 @@ void emitMapped(OpBuilder &b, Operation &op, IRMapping &map) {
                                       constF32(b, loc, kLog2e)));
           })
           .Case([&](math::LogOp) -> Value {
-            return arith::MulFOp::create(
-                b, loc, math::Log2Op::create(b, loc, operand(0)),
-                constF32(b, loc, kLn2));
+            Value log2 = math::Log2Op::create(b, loc, operand(0));
+            return arith::MulFOp::create(b, loc, log2, constF32(b, loc, kLn2));
           })
           .Default([&](Operation *) -> Value {
             Operation *clone = b.clone(op, map);
@@ -257,6 +258,10 @@ public:
   void derive(Operation &op, IRMapping &map) {
     if (op.getNumResults() != 1 || !op.getResult(0).getType().isF32())
       return;
+    // Every rule is linear in the operands' derivatives.
+    if (llvm::none_of(op.getOperands(),
+                      [&](Value v) { return of.contains(v); }))
+      return;
     auto primal = [&](unsigned i) { return map.lookup(op.getOperand(i)); };
     auto dual = [&](unsigned i) { return of.lookup(op.getOperand(i)); };
     Value y = map.lookup(op.getResult(0));
@@ -270,42 +275,37 @@ public:
             .Case([&](arith::DivFOp) {
               // (da - y db) / b
               Value num = add(dual(0), neg(mul(y, dual(1))));
-              return num ? fold<arith::DivFOp>(num, primal(1)) : Value();
+              return fold<arith::DivFOp>(num, primal(1));
             })
             .Case([&](arith::NegFOp) { return neg(dual(0)); })
             .Case<arith::MaximumFOp, arith::MinimumFOp>([&](Operation *m) {
-              if (!dual(0) && !dual(1))
-                return Value();
               auto pred = isa<arith::MaximumFOp>(m) ? arith::CmpFPredicate::OGE
                                                     : arith::CmpFPredicate::OLE;
               return pick(fold<arith::CmpFOp>(pred, primal(0), primal(1)),
                           dual(0), dual(1));
             })
             .Case([&](arith::SelectOp) {
-              if (!dual(1) && !dual(2))
-                return Value();
               return pick(primal(0), dual(1), dual(2));
             })
             .Case([&](math::AbsFOp) {
-              if (!dual(0))
-                return Value();
               Value negative = fold<arith::CmpFOp>(
                   arith::CmpFPredicate::OLT, primal(0), constF32(b, loc, 0.0));
               return pick(negative, neg(dual(0)), dual(0));
             })
             .Case([&](math::TanhOp) {
               // (1 - y^2) dx
-              Value slope = fold<arith::SubFOp>(constF32(b, loc, 1.0),
-                                                fold<arith::MulFOp>(y, y));
+              Value square = fold<arith::MulFOp>(y, y);
+              Value slope =
+                  fold<arith::SubFOp>(constF32(b, loc, 1.0), square);
               return mul(dual(0), slope);
             })
             .Case([&](math::ExpOp) { return mul(dual(0), y); })
             .Case([&](math::Exp2Op) {
-              return mul(mul(dual(0), y), constF32(b, loc, kLn2));
+              Value t = mul(dual(0), y);
+              return mul(t, constF32(b, loc, kLn2));
             })
             .Case([&](math::LogOp) {
-              Value d = dual(0);
-              return d ? fold<arith::DivFOp>(d, primal(0)) : Value();
+              return fold<arith::DivFOp>(dual(0), primal(0));
             })
             .Default([](Operation *) { return Value(); });
     if (t)

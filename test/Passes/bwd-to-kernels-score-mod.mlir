@@ -21,7 +21,7 @@
 // SOFTCAP: %[[QUOT:.*]] = arith.divf
 // SOFTCAP-NEXT: %[[T:.*]] = arith.subf %{{.*}}, %[[QUOT]] : f32
 // SOFTCAP: %[[T2:.*]] = arith.mulf %[[T]], %[[T]] : f32
-// SOFTCAP-NEXT: %[[D:.*]] = arith.subf %{{.*}}, %[[T2]] : f32
+// SOFTCAP: %[[D:.*]] = arith.subf %{{.*}}, %[[T2]] : f32
 // SOFTCAP: %[[CAPPED:.*]] = arith.mulf %[[T]], %[[CAP:.*]] : f32
 // SOFTCAP-NEXT: %[[SLOPE:.*]] = arith.mulf %{{.*}}, %[[CAP]] : f32
 // SOFTCAP-NEXT: fmha.yield %[[CAPPED]], %[[SLOPE]] : f32, f32
