@@ -78,6 +78,13 @@ LogicalResult rocke::fmha::verifyScoreMod(Operation *op, Region &region,
       return op->emitOpError("score_mod block argument #")
              << n << " must be " << want << ", not " << arg.getType();
   }
+  // The last op, where the block has one (the verifier of its terminator
+  // runs after this one).
+  auto yield = body.empty() ? YieldOp() : dyn_cast<YieldOp>(body.back());
+  if (!yield || yield.getValues().size() != 1 ||
+      !yield.getValues()[0].getType().isF32())
+    return op->emitOpError(
+        "score_mod must end in fmha.yield of one f32, the modified score");
   DenseSet<Value> varying = varyingValues(body);
   for (Operation &inner : body.without_terminator()) {
     if (!isScoreModOp(&inner))
@@ -124,11 +131,6 @@ LogicalResult rocke::fmha::verifyScoreMod(Operation *op, Region &region,
           "constants (per-position tensors, such as an additive bias, are "
           "not supported yet)");
   }
-  auto yield = dyn_cast<YieldOp>(body.getTerminator());
-  if (!yield || yield.getValues().size() != 1 ||
-      !yield.getValues()[0].getType().isF32())
-    return op->emitOpError(
-        "score_mod must end in fmha.yield of one f32, the modified score");
   return success();
 }
 

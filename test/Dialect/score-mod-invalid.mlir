@@ -154,6 +154,20 @@ func.func @yields_two(%q: memref<1x16x4x32xf16>, %k: memref<1x16x4x32xf16>,
 
 // -----
 
+func.func @empty_block(%q: memref<1x16x4x32xf16>, %k: memref<1x16x4x32xf16>,
+    %v: memref<1x16x4x32xf16>, %o: memref<1x16x4x32xf16>, %lse: memref<1x4x16xf32>) {
+  // expected-error @+1 {{score_mod must end in fmha.yield of one f32, the modified score}}
+  fmha.attention_fwd %q, %k, %v -> %o, stats(%lse)
+      : memref<1x16x4x32xf16>, memref<1x16x4x32xf16>, memref<1x16x4x32xf16>
+        -> memref<1x16x4x32xf16>, stats(memref<1x4x16xf32>)
+      score_mod {
+  ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index):
+  }
+  return
+}
+
+// -----
+
 func.func @value_from_outside(%q: memref<1x16x4x32xf16>, %k: memref<1x16x4x32xf16>,
     %v: memref<1x16x4x32xf16>, %o: memref<1x16x4x32xf16>, %lse: memref<1x4x16xf32>, %x: f32) {
   // expected-note @+1 {{required by region isolation constraints}}
