@@ -23,11 +23,11 @@ constexpr double kLn2 = 0.693147180559945309417;
 /// those ScoreModInliner can emit on every target and differentiate.
 bool isScoreModOp(Operation *op) {
   return isa<arith::ConstantOp, arith::AddFOp, arith::SubFOp, arith::MulFOp,
-             arith::DivFOp, arith::NegFOp, arith::MaximumFOp,
-             arith::MinimumFOp, arith::CmpFOp, arith::SelectOp, arith::AddIOp,
-             arith::SubIOp, arith::MulIOp, arith::CmpIOp, arith::IndexCastOp,
-             arith::SIToFPOp, math::TanhOp, math::ExpOp, math::Exp2Op,
-             math::LogOp, math::AbsFOp, memref::LoadOp>(op);
+             arith::DivFOp, arith::NegFOp, arith::MaximumFOp, arith::MinimumFOp,
+             arith::CmpFOp, arith::SelectOp, arith::AddIOp, arith::SubIOp,
+             arith::MulIOp, arith::CmpIOp, arith::IndexCastOp, arith::SIToFPOp,
+             math::TanhOp, math::ExpOp, math::Exp2Op, math::LogOp, math::AbsFOp,
+             memref::LoadOp>(op);
 }
 
 constexpr const char *kScoreModOpList =
@@ -70,10 +70,10 @@ LogicalResult rocke::fmha::verifyScoreMod(Operation *op, Region &region,
   Type index = IndexType::get(op->getContext());
   for (BlockArgument arg : body.getArguments()) {
     unsigned n = arg.getArgNumber();
-    Type want = n == kScoreArg                      ? f32
-                : n < kNumScoreModPositionalArgs ? index
-                                                 : captures[n - kNumScoreModPositionalArgs]
-                                                       .getType();
+    Type want = n == kScoreArg ? f32
+                : n < kNumScoreModPositionalArgs
+                    ? index
+                    : captures[n - kNumScoreModPositionalArgs].getType();
     if (arg.getType() != want)
       return op->emitOpError("score_mod block argument #")
              << n << " must be " << want << ", not " << arg.getType();
@@ -91,8 +91,8 @@ LogicalResult rocke::fmha::verifyScoreMod(Operation *op, Region &region,
       return inner.emitOpError("cannot be differentiated or lowered in a "
                                "score_mod; the region takes ")
              << kScoreModOpList;
-    for (Type t : llvm::concat<Type>(inner.getOperandTypes(),
-                                     inner.getResultTypes()))
+    for (Type t :
+         llvm::concat<Type>(inner.getOperandTypes(), inner.getResultTypes()))
       if (!isScalarType(t) && !isa<MemRefType>(t))
         return inner.emitOpError("computes on ")
                << t << "; a score_mod computes on f32, integers and index";
@@ -111,8 +111,8 @@ LogicalResult rocke::fmha::verifyScoreMod(Operation *op, Region &region,
       if (constant && (*constant < 0 || *constant >= extent))
         return load.emitOpError("in a score_mod reads index ")
                << *constant << " of dim " << dim << " of " << type;
-      if (!arg || (arg.getArgNumber() != kHeadArg &&
-                   arg.getArgNumber() != kBatchArg))
+      if (!arg ||
+          (arg.getArgNumber() != kHeadArg && arg.getArgNumber() != kBatchArg))
         continue;
       bool head = arg.getArgNumber() == kHeadArg;
       int64_t needed = head ? heads : batch;
@@ -169,9 +169,11 @@ void rocke::fmha::buildSoftcapScoreMod(OpBuilder &b, Location loc,
                                                  APFloat(1.0f / cap));
   Value capValue =
       arith::ConstantFloatOp::create(b, loc, b.getF32Type(), APFloat(cap));
-  Value x = arith::MulFOp::create(b, loc, body->getArgument(kScoreArg), inverse);
+  Value x =
+      arith::MulFOp::create(b, loc, body->getArgument(kScoreArg), inverse);
   Value t = math::TanhOp::create(b, loc, x);
-  YieldOp::create(b, loc, ValueRange{arith::MulFOp::create(b, loc, t, capValue)});
+  YieldOp::create(b, loc,
+                  ValueRange{arith::MulFOp::create(b, loc, t, capValue)});
 }
 
 void rocke::fmha::buildAlibiScoreMod(OpBuilder &b, Location loc, Region &region,
@@ -186,8 +188,7 @@ void rocke::fmha::buildAlibiScoreMod(OpBuilder &b, Location loc, Region &region,
       b, loc, body->getArgument(kNumScoreModPositionalArgs), at);
   Value offset = arith::SubIOp::create(b, loc, body->getArgument(kQueryArg),
                                        body->getArgument(kKeyArg));
-  Value offset32 =
-      arith::IndexCastOp::create(b, loc, b.getI32Type(), offset);
+  Value offset32 = arith::IndexCastOp::create(b, loc, b.getI32Type(), offset);
   Value distance = math::AbsFOp::create(
       b, loc, arith::SIToFPOp::create(b, loc, b.getF32Type(), offset32));
   Value bias = arith::MulFOp::create(b, loc, slope, distance);
@@ -297,8 +298,7 @@ public:
             .Case([&](math::TanhOp) {
               // (1 - y^2) dx
               Value square = fold<arith::MulFOp>(y, y);
-              Value slope =
-                  fold<arith::SubFOp>(constF32(b, loc, 1.0), square);
+              Value slope = fold<arith::SubFOp>(constF32(b, loc, 1.0), square);
               return mul(dual(0), slope);
             })
             .Case([&](math::ExpOp) { return mul(dual(0), y); })
@@ -359,9 +359,8 @@ ScoreModInliner::ScoreModInliner(OpBuilder &b, Location loc, Region &region,
   }
 }
 
-std::pair<Value, Value> ScoreModInliner::emitVarying(OpBuilder &b,
-                                                     Value score, Value query,
-                                                     Value key,
+std::pair<Value, Value> ScoreModInliner::emitVarying(OpBuilder &b, Value score,
+                                                     Value query, Value key,
                                                      bool withDerivative) {
   Block &body = region.front();
   IRMapping map = invariant;
@@ -389,8 +388,7 @@ std::pair<Value, Value> ScoreModInliner::emitVarying(OpBuilder &b,
   return {map.lookup(yielded), tangent};
 }
 
-Value ScoreModInliner::emit(OpBuilder &b, Value score, Value query,
-                            Value key) {
+Value ScoreModInliner::emit(OpBuilder &b, Value score, Value query, Value key) {
   return emitVarying(b, score, query, key, /*withDerivative=*/false).first;
 }
 

@@ -92,11 +92,9 @@ public:
 private:
   /// Emits the element-dependent ops: s' and, `withDerivative`, d(s')/ds
   /// (else null).
-  std::pair<mlir::Value, mlir::Value> emitVarying(mlir::OpBuilder &b,
-                                                  mlir::Value score,
-                                                  mlir::Value query,
-                                                  mlir::Value key,
-                                                  bool withDerivative);
+  std::pair<mlir::Value, mlir::Value>
+  emitVarying(mlir::OpBuilder &b, mlir::Value score, mlir::Value query,
+              mlir::Value key, bool withDerivative);
 
   mlir::Region &region;
   mlir::Location loc;

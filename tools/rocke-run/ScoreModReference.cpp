@@ -105,9 +105,9 @@ int64_t wrap(Type type, int64_t x) {
 }
 } // namespace
 
-ScoreModReference::ScoreModReference(
-    Region &source, std::vector<std::vector<double>> captures,
-    std::vector<SmallVector<int64_t>> shapes)
+ScoreModReference::ScoreModReference(Region &source,
+                                     std::vector<std::vector<double>> captures,
+                                     std::vector<SmallVector<int64_t>> shapes)
     : region(std::make_shared<Region>()), captures(std::move(captures)),
       shapes(std::move(shapes)) {
   IRMapping map;
@@ -150,7 +150,9 @@ reference::ModifiedScore ScoreModReference::operator()(double s, int64_t b,
             .Case([&](arith::DivFOp) {
               return Dual{a.x / c.x, (a.dx * c.x - a.x * c.dx) / (c.x * c.x)};
             })
-            .Case([&](arith::NegFOp) { return Dual{-a.x, -a.dx}; })
+            .Case([&](arith::NegFOp) {
+              return Dual{-a.x, -a.dx};
+            })
             .Case([&](arith::MaximumFOp) {
               if (std::isnan(a.x) || std::isnan(c.x))
                 return Dual{std::nan(""), std::nan("")};
@@ -214,8 +216,9 @@ reference::ModifiedScore ScoreModReference::operator()(double s, int64_t b,
               return Dual{std::fabs(a.x), a.x < 0 ? -a.dx : a.dx};
             })
             .Case([&](memref::LoadOp load) {
-              unsigned n = cast<BlockArgument>(load.getMemRef()).getArgNumber() -
-                           fmha::kNumScoreModPositionalArgs;
+              unsigned n =
+                  cast<BlockArgument>(load.getMemRef()).getArgNumber() -
+                  fmha::kNumScoreModPositionalArgs;
               int64_t flat = 0;
               for (auto [index, extent] :
                    llvm::zip(load.getIndices(), shapes[n]))

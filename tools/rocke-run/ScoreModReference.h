@@ -29,8 +29,8 @@ public:
                     std::vector<llvm::SmallVector<int64_t>> shapes);
 
   /// s' and ds'/ds at the scaled score `s` of query `i`, key `j`.
-  reference::ModifiedScore operator()(double s, int64_t b, int64_t h,
-                                      int64_t i, int64_t j) const;
+  reference::ModifiedScore operator()(double s, int64_t b, int64_t h, int64_t i,
+                                      int64_t j) const;
 
 private:
   std::shared_ptr<mlir::Region> region;
