@@ -1,6 +1,8 @@
 //===- FmhaDialect.cpp - fmha dialect registration and attributes ---------===//
 #include "dialect/FmhaDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"

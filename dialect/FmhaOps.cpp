@@ -1,5 +1,6 @@
 //===- FmhaOps.cpp - fmha op verifiers and helpers ------------------------===//
 #include "dialect/FmhaDialect.h"
+#include "dialect/ScoreMod.h"
 #include "lib/Target/FragmentLayout.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -15,6 +16,58 @@
 
 using namespace mlir;
 using namespace rocke::fmha;
+
+/// What follows the attention ops' `score_mod` keyword: `softcap(C)`,
+/// `alibi(%slopes : type)` (regions built here), or `[(%captures : types)]
+/// { region }`.
+static ParseResult
+parseScoreMod(OpAsmParser &parser,
+              SmallVectorImpl<OpAsmParser::UnresolvedOperand> &captures,
+              SmallVectorImpl<Type> &captureTypes, Region &region) {
+  OpBuilder b(parser.getContext());
+  SMLoc at = parser.getCurrentLocation();
+  Location loc = parser.getEncodedSourceLoc(at);
+  if (succeeded(parser.parseOptionalKeyword("softcap"))) {
+    double cap;
+    if (parser.parseLParen() || parser.parseFloat(cap) || parser.parseRParen())
+      return failure();
+    // The region multiplies by 1 / cap: both finite in f32.
+    float capF32 = static_cast<float>(cap);
+    if (!(cap > 0.0) || !std::isfinite(capF32) || !std::isfinite(1.0f / capF32))
+      return parser.emitError(at, "softcap takes a cap in (0, 3.4e38] whose "
+                                  "f32 reciprocal is finite, got ")
+             << cap;
+    buildSoftcapScoreMod(b, loc, region, capF32);
+    return success();
+  }
+  bool alibi = succeeded(parser.parseOptionalKeyword("alibi"));
+  if (succeeded(parser.parseOptionalLParen()) &&
+      (parser.parseOperandList(captures) ||
+       parser.parseColonTypeList(captureTypes) || parser.parseRParen()))
+    return failure();
+  if (!alibi)
+    return parser.parseRegion(region, /*arguments=*/{});
+  auto slopes = captureTypes.size() == 1
+                    ? dyn_cast<MemRefType>(captureTypes.front())
+                    : MemRefType();
+  if (!slopes || !slopes.getElementType().isF32() ||
+      (slopes.getRank() != 1 && slopes.getRank() != 2))
+    return parser.emitError(at, "alibi takes one memref of f32 slopes, [Hq] "
+                                "or [B, Hq]");
+  buildAlibiScoreMod(b, loc, region, slopes);
+  return success();
+}
+
+static void printScoreMod(OpAsmPrinter &p, Operation *, OperandRange captures,
+                          TypeRange captureTypes, Region &region) {
+  if (!captures.empty()) {
+    p << "(" << captures << " : ";
+    llvm::interleaveComma(captureTypes, p);
+    p << ") ";
+  }
+  p.printRegion(region, /*printEntryBlockArgs=*/true,
+                /*printBlockTerminators=*/true);
+}
 
 #define GET_OP_CLASSES
 #include "dialect/FmhaOps.cpp.inc"
@@ -447,6 +500,35 @@ static LogicalResult verifyOutsideKernels(Operation *op) {
   return success();
 }
 
+/// The score_mod region, if any, and the operands it captures.
+template <typename AttentionOp>
+static LogicalResult verifyScoreModClause(AttentionOp op) {
+  if (op.getScoreMod().empty()) {
+    if (!op.getCaptures().empty())
+      return op.emitOpError("captures operands without a score_mod region "
+                            "that reads them");
+    return success();
+  }
+  // Query heads, and the batch: [B, ...] or the offsets' B + 1.
+  auto query = cast<MemRefType>(op.getQuery().getType());
+  int64_t batch = query.getDimSize(0);
+  if (op.isVarlen()) {
+    int64_t offsets =
+        cast<MemRefType>(op.getCuSeqlensQ().getType()).getDimSize(0);
+    batch = ShapedType::isDynamic(offsets) ? offsets : offsets - 1;
+  }
+  return verifyScoreMod(op, op.getScoreMod(), op.getCaptures(),
+                        query.getDimSize(query.getRank() - 2), batch);
+}
+
+/// The captured operands, read by the kernels like the other inputs.
+static void
+appendCapturedBuffers(SmallVectorImpl<AttentionVerifier::Buffer> &buffers,
+                      ValueRange captures) {
+  for (Value c : captures)
+    buffers.push_back({"a captured operand", c, false});
+}
+
 //===----------------------------------------------------------------------===//
 // AttentionFwdOp
 //===----------------------------------------------------------------------===//
@@ -461,11 +543,14 @@ LogicalResult AttentionFwdOp::verify() {
                             getStats(), getStatsEncoding(),
                             scaleValue(getScaleAttr()))))
     return failure();
+  if (failed(verifyScoreModClause(*this)))
+    return failure();
   SmallVector<AttentionVerifier::Buffer> buffers{{"query", getQuery(), false},
                                                  {"key", getKey(), false},
                                                  {"value", getValue(), false},
                                                  {"out", getOut(), true}};
   appendVarlenBuffers(buffers, getCuSeqlensQ(), getCuSeqlensK());
+  appendCapturedBuffers(buffers, getCaptures());
   return v.verifyBuffers(buffers, getStats(), /*statsAreOutputs=*/true);
 }
 
@@ -543,7 +628,28 @@ LogicalResult AttentionBwdOp::verify() {
       {"grad_out", getGradOut(), false}, {"grad_query", getGradQuery(), true},
       {"grad_key", getGradKey(), true},  {"grad_value", getGradValue(), true}};
   appendVarlenBuffers(buffers, getCuSeqlensQ(), getCuSeqlensK());
-  return v.verifyBuffers(buffers, getStats(), /*statsAreOutputs=*/false);
+  appendCapturedBuffers(buffers, getCaptures());
+  if (failed(v.verifyBuffers(buffers, getStats(), /*statsAreOutputs=*/false)) ||
+      failed(verifyScoreModClause(*this)))
+    return failure();
+  // The statistics are those of the forward's modified scores: a forward of
+  // this block that writes them must modify the scores as this op does.
+  for (Operation *user : getStats().front().getUsers()) {
+    auto fwd = dyn_cast<AttentionFwdOp>(user);
+    if (!fwd || fwd->getBlock() != (*this)->getBlock() ||
+        !llvm::is_contained(fwd.getStats(), getStats().front()))
+      continue;
+    if (sameScoreMod(fwd.getScoreMod(), fwd.getCaptures(), getScoreMod(),
+                     getCaptures()))
+      continue;
+    InFlightDiagnostic diag =
+        emitOpError("score_mod differs from that of the fmha.attention_fwd "
+                    "writing its statistics; the backward recomputes the "
+                    "softmax of the forward's modified scores");
+    diag.attachNote(fwd.getLoc()) << "the forward";
+    return diag;
+  }
+  return success();
 }
 
 void AttentionBwdOp::getEffects(
@@ -1107,15 +1213,28 @@ LogicalResult TileMapOp::verify() {
              << input << " is neither of the results' layout " << first
              << " nor a per-row or per-column vector of it";
   }
+  bool positions = bool(getLane());
+  if (positions != bool(getRow()) || positions != bool(getCol()))
+    return emitOpError("takes positions as at(row, col) and a lane together");
+  if (positions && first.getRole() != TileRole::c)
+    return emitOpError("gives positions of accumulator (role c) elements, "
+                       "not of a tile in role ")
+           << stringifyTileRole(first.getRole());
   Block &body = getBody().front();
-  if (body.getNumArguments() != getInputs().size())
-    return emitOpError("body takes one element per input tile, ")
-           << getInputs().size() << ", not " << body.getNumArguments();
+  size_t numArgs = getInputs().size() + (positions ? 2 : 0);
+  if (body.getNumArguments() != numArgs)
+    return emitOpError("body takes one element per input tile")
+           << (positions ? " and the row and column index, " : ", ")
+           << numArgs << ", not " << body.getNumArguments();
   for (auto [arg, input] : llvm::zip(body.getArguments(), getInputs()))
     if (arg.getType() != cast<TileType>(input.getType()).getElementType())
       return emitOpError("body argument of type ")
              << arg.getType() << " for a tile of "
              << cast<TileType>(input.getType()).getElementType();
+  for (BlockArgument arg : body.getArguments().drop_front(getInputs().size()))
+    if (!arg.getType().isIndex())
+      return emitOpError("body argument of type ")
+             << arg.getType() << " for a position (index)";
   auto yield = cast<YieldOp>(body.getTerminator());
   if (yield.getValues().size() != getResults().size())
     return emitOpError("body yields ")

@@ -18,7 +18,10 @@ def Fmha_Dialect : Dialect {
   }];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
-  let dependentDialects = ["::mlir::memref::MemRefDialect",
+  // arith and math: the named score modifiers' regions (ScoreMod.h).
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::memref::MemRefDialect",
                            "::mlir::nvgpu::NVGPUDialect"];
 }
 
@@ -103,7 +106,7 @@ def Fmha_MaskAttr : AttrDef<Fmha_Dialect, "Mask"> {
 
 class Fmha_AttentionOpBase<string mnemonic> : Fmha_Op<mnemonic,
     [DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
-     AttrSizedOperandSegments]> {
+     AttrSizedOperandSegments, IsolatedFromAbove]> {
   code commonExtraDecls = [{
     /// The softmax scale, defaulting to 1/sqrt(Dqk).
     float getScaleOrDefault();
@@ -157,23 +160,52 @@ def Fmha_AttentionFwdOp : Fmha_AttentionOpBase<"attention_fwd"> {
           -> memref<?x8x64xf16>, stats(memref<8x?xf32>)
           varlen(memref<?xi32>, memref<?xi32>)
     ```
+
+    Score modification (`score_mod`): each scaled score s = scale * q.k
+    becomes s' = f(s, batch, head, query, key, captures...) before the
+    mask and the softmax (FlexAttention's score_mod); the statistics are
+    those of s'. The region's block arguments are the score (f32), the
+    batch (sequence of a packed batch), the query head, the query and key
+    positions (index; within the sequence) and one per captured operand
+    (memrefs of f32 listed after `score_mod`); its body holds the closed
+    op set of dialect/ScoreMod.cpp and ends in `fmha.yield` of s'. The
+    named modifiers are shorthands that the parser expands into regions:
+    `score_mod softcap(30.0)` (cap * tanh(s / cap)) and
+    `score_mod alibi(%slopes : memref<Hqxf32>)` (s - slopes[h] * |q - k|;
+    slopes [Hq] or [B, Hq]).
+
+    ```mlir
+    fmha.attention_fwd %q, %k, %v -> %o, stats(%lse)
+        : memref<?x?x8x64xf16>, memref<?x?x8x64xf16>, memref<?x?x8x64xf16>
+          -> memref<?x?x8x64xf16>, stats(memref<?x8x?xf32>)
+        score_mod(%slopes : memref<8xf32>) {
+    ^bb0(%s: f32, %b: index, %h: index, %qi: index, %ki: index,
+         %sl: memref<8xf32>):
+      %m = memref.load %sl[%h] : memref<8xf32>
+      %t = arith.mulf %s, %m : f32
+      fmha.yield %t : f32
+    }
+    ```
   }];
   let arguments = (ins
     AnyMemRef:$query, AnyMemRef:$key, AnyMemRef:$value,
     AnyMemRef:$out, Variadic<AnyMemRef>:$stats,
     Optional<AnyMemRef>:$cu_seqlens_q, Optional<AnyMemRef>:$cu_seqlens_k,
+    Variadic<AnyMemRef>:$captures,
     OptionalAttr<F32Attr>:$scale,
     OptionalAttr<Fmha_MaskAttr>:$mask,
     DefaultValuedAttr<Fmha_StatsEncodingAttr,
                       "::rocke::fmha::StatsEncoding::lse">:$stats_encoding,
     OptionalAttr<I64Attr>:$max_seqlen_q,
     OptionalAttr<I64Attr>:$max_seqlen_k);
+  let regions = (region MaxSizedRegion<1>:$score_mod);
   let assemblyFormat = [{
     $query `,` $key `,` $value `->` $out `,` `stats` `(` $stats `)`
     (`varlen` `(` $cu_seqlens_q^ `,` $cu_seqlens_k `)`)? attr-dict
     `:` type($query) `,` type($key) `,` type($value) `->` type($out) `,`
     `stats` `(` type($stats) `)`
     (`varlen` `(` type($cu_seqlens_q)^ `,` type($cu_seqlens_k) `)`)?
+    (`score_mod` custom<ScoreMod>($captures, type($captures), $score_mod)^)?
   }];
   let extraClassDeclaration = commonExtraDecls;
 }
@@ -201,12 +233,19 @@ def Fmha_AttentionBwdOp : Fmha_AttentionOpBase<"attention_bwd"> {
     With `varlen(%cu_seqlens_q, %cu_seqlens_k)` the batch is packed as for
     fmha.attention_fwd: Q, O, dO, dQ [T_q, H, D], K, V, dK, dV [T_k, Hkv,
     D], statistics [Hq, T_q], `max_seqlen_q` / `max_seqlen_k` as there.
+
+    A `score_mod` is that of fmha.attention_fwd (the statistics must be of
+    the same modified scores: where a forward in the same block writes the
+    statistics, the verifier requires its score_mod). The lowerings derive
+    d(s')/d(s) from the region: dS with respect to the scaled score is
+    P (dP - D) d(s')/d(s).
   }];
   let arguments = (ins
     AnyMemRef:$query, AnyMemRef:$key, AnyMemRef:$value,
     AnyMemRef:$out, AnyMemRef:$grad_out, Variadic<AnyMemRef>:$stats,
     AnyMemRef:$grad_query, AnyMemRef:$grad_key, AnyMemRef:$grad_value,
     Optional<AnyMemRef>:$cu_seqlens_q, Optional<AnyMemRef>:$cu_seqlens_k,
+    Variadic<AnyMemRef>:$captures,
     OptionalAttr<F32Attr>:$scale,
     OptionalAttr<Fmha_MaskAttr>:$mask,
     DefaultValuedAttr<Fmha_StatsEncodingAttr,
@@ -215,6 +254,7 @@ def Fmha_AttentionBwdOp : Fmha_AttentionOpBase<"attention_bwd"> {
     OptionalAttr<TypeAttr>:$accumulator_type,
     OptionalAttr<I64Attr>:$max_seqlen_q,
     OptionalAttr<I64Attr>:$max_seqlen_k);
+  let regions = (region MaxSizedRegion<1>:$score_mod);
   let assemblyFormat = [{
     $query `,` $key `,` $value `,` $out `,` $grad_out `,` `stats` `(` $stats `)`
     (`varlen` `(` $cu_seqlens_q^ `,` $cu_seqlens_k `)`)?
@@ -223,6 +263,7 @@ def Fmha_AttentionBwdOp : Fmha_AttentionOpBase<"attention_bwd"> {
     type($grad_out) `,` `stats` `(` type($stats) `)`
     (`varlen` `(` type($cu_seqlens_q)^ `,` type($cu_seqlens_k) `)`)?
     `->` type($grad_query) `,` type($grad_key) `,` type($grad_value)
+    (`score_mod` custom<ScoreMod>($captures, type($captures), $score_mod)^)?
   }];
   let extraClassDeclaration = commonExtraDecls # [{
     /// Element type of the gradient accumulators (default f32).
@@ -704,7 +745,7 @@ def Fmha_TileBroadcastOp : Fmha_TileOp<"broadcast"> {
   let hasVerifier = 1;
 }
 
-def Fmha_TileMapOp : Fmha_TileOp<"map", [Pure,
+def Fmha_TileMapOp : Fmha_TileOp<"map", [Pure, AttrSizedOperandSegments,
     SingleBlockImplicitTerminator<"YieldOp">]> {
   let summary = "an elementwise function of tiles of one layout";
   let description = [{
@@ -717,8 +758,11 @@ def Fmha_TileMapOp : Fmha_TileOp<"map", [Pure,
     (columns): the softmax's row maximum
     subtracted from a score tile, its rescaling factor applied to O. The body
     holds elementwise ops on scalars (arith, math) and may use scalars
-    defined outside. `fmha-distribute-tiles` applies it to each lane's
-    fragments as vector ops.
+    defined outside. With `at(%row, %col) lane %lane` (C results) the body
+    also takes each element's position, row `row + i` and column `col + j`,
+    as two trailing index arguments: a score_mod's query and key.
+    `fmha-distribute-tiles` applies it to each lane's fragments as vector
+    ops (positions as index vectors).
 
     ```mlir
     %p = fmha.tile_map(%s, %off) : !fmha.tile<16x64xf32, c, "...">,
@@ -730,18 +774,22 @@ def Fmha_TileMapOp : Fmha_TileOp<"map", [Pure,
     }
     ```
   }];
-  let arguments = (ins Variadic<Fmha_TileType>:$inputs);
+  let arguments = (ins Variadic<Fmha_TileType>:$inputs,
+                       Optional<Index>:$row, Optional<Index>:$col,
+                       Optional<Index>:$lane);
   let results = (outs Variadic<Fmha_TileType>:$results);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
-    `(` $inputs `)` attr-dict `:` type($inputs) `->` type($results) $body
+    `(` $inputs `)` (`at` `(` $row^ `,` $col `)` `lane` $lane)? attr-dict
+    `:` type($inputs) `->` type($results) $body
   }];
   let hasVerifier = 1;
 }
 
 def Fmha_YieldOp : Fmha_Op<"yield", [Pure, Terminator,
-    HasParent<"TileMapOp">]> {
-  let summary = "the elements a tile_map body computes";
+    ParentOneOf<["TileMapOp", "AttentionFwdOp", "AttentionBwdOp"]>]> {
+  let summary = "the elements a tile_map body computes, or the modified "
+                "score of a score_mod";
   let arguments = (ins Variadic<AnyType>:$values);
   let builders = [OpBuilder<(ins), [{ build($_builder, $_state, {}); }]>];
   let assemblyFormat = "($values^ `:` type($values))? attr-dict";

@@ -309,6 +309,12 @@ struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
                         "does not lower; strategy=tiled does");
         return signalPassFailure();
       }
+      if (bwdOp && !bwdOp.getScoreMod().empty() &&
+          strategy == rocke::BwdStrategy::Warp) {
+        op->emitOpError("has a score_mod, which strategy=warp does not "
+                        "lower; strategy=tiled does");
+        return signalPassFailure();
+      }
       LogicalResult built = fwdOp ? rocke::buildTiledFwdKernels(fwdOp, fwdOpts)
                             : strategy == rocke::BwdStrategy::Warp
                                 ? rocke::buildWarpBwdKernels(bwdOp, *opts)

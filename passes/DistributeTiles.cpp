@@ -531,11 +531,50 @@ struct DistributeMap : OpConversionPattern<fmha::TileMapOp> {
                                             vectorOf(v.getType()), v);
       return splat;
     };
+    // With positions: each register's row and column index, the lane's
+    // first element's plus the C layout's per-register offsets.
+    std::optional<LaneCoords> lane;
+    AccLayout layout;
+    if (op.getLane()) {
+      lane = accumulatorLane(rewriter, loc, first.getMatrixAtom(),
+                             single(adaptor.getLane()));
+      layout = AccLayout::get(first.getMatrixAtom());
+    }
+    // The positions of atom row (column) `a`, once per atom row (column).
+    SmallVector<Value> rowPositions(first.getRowAtoms()),
+        colPositions(first.getColAtoms());
+    auto positions = [&](bool rows, int64_t a) -> Value {
+      Value &at = rows ? rowPositions[a] : colPositions[a];
+      if (at)
+        return at;
+      Value origin = single(rows ? adaptor.getRow() : adaptor.getCol());
+      Value lanePart = rows ? lane->row : lane->col;
+      int64_t atomPart = a * (rows ? first.getAtomRows() : first.getAtomCols());
+      Value base = addIdx(
+          rewriter, loc, arith::AddIOp::create(rewriter, loc, origin, lanePart),
+          atomPart);
+      auto type = vectorOf(rewriter.getIndexType());
+      Value offsets = arith::ConstantOp::create(
+          rewriter, loc, type,
+          DenseElementsAttr::get(type, ArrayRef<int64_t>(rows ? layout.rows
+                                                              : layout.cols)));
+      at = arith::AddIOp::create(
+          rewriter, loc, vector::BroadcastOp::create(rewriter, loc, type, base),
+          offsets);
+      return at;
+    };
     for (int64_t n = 0; n < atoms; ++n) {
       IRMapping map;
       for (auto [arg, input, frags] :
            llvm::zip(body.getArguments(), op.getInputs(), adaptor.getInputs()))
         map.map(arg, fragmentOf(input, frags, n));
+      if (lane) {
+        unsigned at = op.getInputs().size();
+        map.map(body.getArgument(at),
+                positions(/*rows=*/true, n / first.getColAtoms()));
+        map.map(body.getArgument(at + 1),
+                positions(/*rows=*/false, n % first.getColAtoms()));
+      }
       for (Operation &inner : body.without_terminator()) {
         TypedAttr value;
         if (matchPattern(&inner, m_Constant(&value))) {

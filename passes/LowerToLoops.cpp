@@ -8,10 +8,13 @@
 // (rows) and one for dK/dV (columns), so no scratch buffer larger than one
 // head-dim vector and no atomics are needed; the result is deterministic.
 // A packed (varlen) batch loops over its sequences the same way, each with
-// its own lengths and token offsets read from cu_seqlens.
+// its own lengths and token offsets read from cu_seqlens. A score_mod is
+// inlined per visible (query, key) pair, with its derivative in the
+// backward (dialect/ScoreMod.h).
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/FmhaDialect.h"
+#include "dialect/ScoreMod.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -40,13 +43,15 @@ namespace {
 /// to their memref's element type on store.
 class LoopEmitter {
 public:
-  /// `cuSeqlensQ` / `cuSeqlensK`: the offsets of a packed batch, or null.
+  /// `cuSeqlensQ` / `cuSeqlensK`: the offsets of a packed batch, or null;
+  /// `scoreMod` (empty: none) reads `captures`.
   LoopEmitter(OpBuilder &b, Location loc, Value query, Value key, Value value,
               MaskAttr mask, float scale, StatsEncoding encoding,
-              Value cuSeqlensQ, Value cuSeqlensK)
+              Value cuSeqlensQ, Value cuSeqlensK, Region &scoreMod,
+              ValueRange captures)
       : b(b), loc(loc), q(query), k(key), v(value), cuQ(cuSeqlensQ),
         cuK(cuSeqlensK), band(mask.getBand()), scale(scale),
-        encoding(encoding) {
+        encoding(encoding), scoreMod(scoreMod), captures(captures) {
     f32 = b.getF32Type();
     auto qt = cast<MemRefType>(q.getType());
     auto kt = cast<MemRefType>(k.getType());
@@ -235,11 +240,25 @@ private:
   bool log2Stats() const { return encoding == StatsEncoding::log2_max_sum; }
   /// The scores are kept in the statistics' domain: s * scale (lse) or
   /// s * scale * log2e (log2_max_sum), exponentiated with exp resp. exp2.
-  Value scaledScore(Value bi, Value i, Value h, Value j, Value hk) {
-    double c =
-        log2Stats() ? double(scale) * llvm::numbers::log2e : double(scale);
+  /// With a score_mod, s' = f(s * scale) in its place; with `derivative`
+  /// also d(s')/d(s * scale) (null without a score_mod).
+  std::pair<Value, Value> scoreAndSlope(Value bi, Value i, Value h, Value j,
+                                        Value hk, bool derivative) {
     Value s = dot(q, i, h, k, j, hk, dqk, bi);
-    return mul(s, cst(c));
+    double toStats = log2Stats() ? llvm::numbers::log2e : 1.0;
+    if (scoreMod.empty())
+      return {mul(s, cst(double(scale) * toStats)), Value()};
+    ScoreModInliner inliner(b, loc, scoreMod, bi, h, captures);
+    Value scaled = mul(s, cst(scale));
+    auto [modified, slope] =
+        derivative ? inliner.emitWithDerivative(b, scaled, i, j)
+                   : std::make_pair(inliner.emit(b, scaled, i, j), Value());
+    if (log2Stats())
+      modified = mul(modified, cst(toStats));
+    return {modified, slope};
+  }
+  Value scaledScore(Value bi, Value i, Value h, Value j, Value hk) {
+    return scoreAndSlope(bi, i, h, j, hk, /*derivative=*/false).first;
   }
   Value expStat(Value x) {
     return log2Stats() ? math::Exp2Op::create(b, loc, x).getResult()
@@ -262,6 +281,8 @@ private:
   MaskBand band;
   float scale;
   StatsEncoding encoding;
+  Region &scoreMod;
+  ValueRange captures;
   FloatType f32;
   int64_t hq, hkv, dqk, dv;
   Value batch, seqQ, seqK, diagOffset;
@@ -337,12 +358,14 @@ void LoopEmitter::emitBackward(Value out, Value gradOut, ValueRange stats,
     Value m = load(stats[0], statAt(bi, h, i));
     return Row{m, log2Stats() ? load(stats[1], statAt(bi, h, i)) : Value()};
   };
+  // P and the score_mod's slope d(s')/d(s) (null without one).
   auto prob = [&](const Row &row, Value bi, Value i, Value h, Value j,
-                  Value hk) {
-    Value p = expStat(sub(scaledScore(bi, i, h, j, hk), row.offset));
-    return row.divisor
-               ? arith::DivFOp::create(b, loc, p, row.divisor).getResult()
-               : p;
+                  Value hk) -> std::pair<Value, Value> {
+    auto [s, slope] = scoreAndSlope(bi, i, h, j, hk, /*derivative=*/true);
+    Value p = expStat(sub(s, row.offset));
+    if (row.divisor)
+      p = arith::DivFOp::create(b, loc, p, row.divisor);
+    return {p, slope};
   };
   // D_i = rowsum(dO * O).
   auto delta = [&](Value bi, Value i, Value h) {
@@ -352,10 +375,13 @@ void LoopEmitter::emitBackward(Value out, Value gradOut, ValueRange stats,
       return add(acc, mul(g, o));
     });
   };
-  // dS = P * (dO_i . V_j - D_i)
-  auto dsOf = [&](Value p, Value bi, Value i, Value h, Value j, Value hk,
-                  Value di) {
-    return mul(p, sub(dot(gradOut, i, h, v, j, hk, dv, bi), di));
+  // dS = P * (dO_i . V_j - D_i), times the score_mod's slope: the
+  // gradient with respect to the scaled score s, not s'.
+  auto dsOf = [&](std::pair<Value, Value> pAndSlope, Value bi, Value i,
+                  Value h, Value j, Value hk, Value di) {
+    auto [p, slope] = pAndSlope;
+    Value ds = mul(p, sub(dot(gradOut, i, h, v, j, hk, dv, bi), di));
+    return slope ? mul(ds, slope) : ds;
   };
   // Rows of key-side (K, dK, dV) or query-side operands.
   auto axpy = [&](Value row, int64_t n, Value a, Value x, bool keySide,
@@ -410,10 +436,11 @@ void LoopEmitter::emitBackward(Value out, Value gradOut, ValueRange stats,
               b, loc, arith::MulIOp::create(b, loc, hk, idx(group)), g);
           loop(seqQ, [&](Value i) {
             when(visible(i, j), [&] {
-              Value p = prob(rowStats(bi, h, i), bi, i, h, j, hk);
-              Value ds = dsOf(p, bi, i, h, j, hk, delta(bi, i, h));
+              auto pAndSlope = prob(rowStats(bi, h, i), bi, i, h, j, hk);
+              Value ds = dsOf(pAndSlope, bi, i, h, j, hk, delta(bi, i, h));
               axpy(accK, dqk, ds, q, /*keySide=*/false, bi, i, h);
-              axpy(accV, dv, p, gradOut, /*keySide=*/false, bi, i, h);
+              axpy(accV, dv, pAndSlope.first, gradOut, /*keySide=*/false, bi,
+                   i, h);
             });
           });
         });
@@ -431,7 +458,7 @@ struct LowerFwd : OpRewritePattern<AttentionFwdOp> {
     LoopEmitter e(rewriter, op.getLoc(), op.getQuery(), op.getKey(),
                   op.getValue(), op.getMaskOrDefault(), op.getScaleOrDefault(),
                   op.getStatsEncoding(), op.getCuSeqlensQ(),
-                  op.getCuSeqlensK());
+                  op.getCuSeqlensK(), op.getScoreMod(), op.getCaptures());
     e.emitForward(op.getOut(), op.getStats());
     rewriter.eraseOp(op);
     return success();
@@ -447,7 +474,7 @@ struct LowerBwd : OpRewritePattern<AttentionBwdOp> {
     LoopEmitter e(rewriter, op.getLoc(), op.getQuery(), op.getKey(),
                   op.getValue(), op.getMaskOrDefault(), op.getScaleOrDefault(),
                   op.getStatsEncoding(), op.getCuSeqlensQ(),
-                  op.getCuSeqlensK());
+                  op.getCuSeqlensK(), op.getScoreMod(), op.getCaptures());
     e.emitBackward(op.getOut(), op.getGradOut(), op.getStats(),
                    op.getGradQuery(), op.getGradKey(), op.getGradValue());
     rewriter.eraseOp(op);

@@ -192,6 +192,12 @@ void splitOp(OpBuilder &b, SubgroupPlacement &place, Operation *op) {
                        perRow ? nullptr : &bcast.getBaseMutable(),
                        /*transposed=*/false);
       })
+      .Case([&](fmha::TileMapOp map) {
+        if (map.getLane() && isWorkgroup(map.getResults().front()))
+          splitAddressed(b, place, tileOf(map.getResults().front()),
+                         map.getLaneMutable()[0], &map.getRowMutable()[0],
+                         &map.getColMutable()[0], /*transposed=*/false);
+      })
       .Case([&](fmha::TileMaskOp mask) {
         if (isWorkgroup(mask))
           splitAddressed(b, place, mask.getType(), mask.getLaneMutable(),

@@ -556,7 +556,7 @@ static void buildSequenceBody(OpBuilder &b, Location loc,
     arg = sequenceView(b, loc, arg, *view, first, length);
   }
   Value c0 = constIndex(b, loc, 0);
-  body(b, loc, {ids[0], ids[1], c0}, tid, views, wgBuffers);
+  body(b, loc, {ids[0], ids[1], c0, seq}, tid, views, wgBuffers);
 }
 
 /// The `rocke.launch` dictionary of one kernel (see the header).
@@ -610,6 +610,11 @@ void appendStatsArgs(SmallVectorImpl<KernelArg> &args, ValueRange stats) {
   }
   args.push_back({stats[0], "m"});
   args.push_back({stats[1], "l"});
+}
+
+void appendCaptureArgs(SmallVectorImpl<KernelArg> &args, ValueRange captures) {
+  for (auto [i, c] : llvm::enumerate(captures))
+    args.push_back({c, "capture" + std::to_string(i)});
 }
 
 int64_t workgroupBufferBytes(ArrayRef<MemRefType> buffers) {

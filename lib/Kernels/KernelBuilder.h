@@ -21,7 +21,8 @@
 //   order within its fmha op, grid as three expressions over the problem
 //   sizes B, Sq, Sk, Hq, Hkv, Dqk, Dv (+ - * and ceildiv(a,b)), block as three
 //   i64, and one role string per argument. Roles: "q" "k" "v" "o" "do" "lse"
-//   "m" "l" "dq" "dk" "dv" for the op's operands; scratch buffers are
+//   "m" "l" "dq" "dk" "dv" for the op's operands, "capture<i>" for its
+//   score_mod's captured operand i; scratch buffers are
 //   "<name>:<elt>:<init>" where <name> says the logical shape ("dq_accum",
 //   "dk_accum", "dv_accum" have the shape of dq/dk/dv, contiguous; "delta"
 //   is [B, Hq, Sq]), <elt> the element type, <init> "zero" when a kernel of
@@ -316,14 +317,26 @@ struct KernelLaunch {
 /// (log2_max_sum), in the op's order.
 void appendStatsArgs(llvm::SmallVectorImpl<KernelArg> &args,
                      mlir::ValueRange stats);
+/// A score_mod's captured operands as kernel arguments: "capture0",
+/// "capture1", ... in the op's order.
+void appendCaptureArgs(llvm::SmallVectorImpl<KernelArg> &args,
+                       mlir::ValueRange captures);
 
 /// Bytes of `buffers` laid out one after another at 16-byte boundaries (the
 /// dynamic workgroup memory a kernel launches with).
 int64_t workgroupBufferBytes(llvm::ArrayRef<mlir::MemRefType> buffers);
 
 /// Builds a kernel body at the builder's insertion point. blockIds are the
-/// x, y, z workgroup ids (index); args are the kernel's memref arguments in
-/// KernelLaunch order (global address space on a GPU).
+/// x, y, z workgroup ids (index); a packed batch's kernel, whose arguments
+/// are the sequence's views, gets z = 0 and the sequence as a fourth.
+/// args are the kernel's memref arguments in KernelLaunch order (global
+/// address space on a GPU).
+/// The batch index as the fmha op sees it (a score_mod's batch argument):
+/// blockIds' z, or a packed batch's sequence.
+inline mlir::Value batchIndexOf(mlir::ValueRange blockIds) {
+  return blockIds.size() > 3 ? blockIds[3] : blockIds[2];
+}
+
 using KernelBodyFn = llvm::function_ref<void(
     mlir::OpBuilder &b, mlir::Location loc, mlir::ValueRange blockIds,
     mlir::Value threadId, mlir::ValueRange args,

@@ -467,9 +467,11 @@ struct MainKernel {
   /// The op's mask (null: none).
   fmha::MaskAttr maskAttr;
   bool deterministic;
+  /// The op's score_mod (null: none).
+  Region *scoreMod;
 
-  /// Kernel argument positions.
-  enum Arg { kQ, kK, kV, kDO, kRows, kDq, kDk, kDv };
+  /// Kernel argument positions; the score_mod's captured operands follow.
+  enum Arg { kQ, kK, kV, kDO, kRows, kDq, kDk, kDv, kCaptures };
 
   void build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
              ValueRange args, ValueRange wgBuffers) const;
@@ -747,6 +749,19 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     };
     Value sTile = scoreProduct(qBuf, kTile, wg(kKey), cfg.dqk);
     Value dpTile = scoreProduct(doBuf, vTile, wg(kValue), cfg.dv);
+    // With a score_mod, s' = f(s * scale) and its slope d(s')/d(s * scale)
+    // (none where it is 1), which takes dS from s' back to the scaled
+    // score.
+    Value slopeTile;
+    if (scoreMod) {
+      SmallVector<Value, 2> modified = modifyScores(
+          tiles, *scoreMod, scale, sTile, q0, kv0,
+          /*keysAlongRows=*/sT, batchIndexOf(ids), headQ,
+          args.drop_front(kCaptures), /*derivative=*/true);
+      sTile = modified[0];
+      if (modified.size() > 1)
+        slopeTile = modified[1];
+    }
 
     // P and dS = P (dP - delta) on the score tiles. The statistics of the
     // tile's queries (its columns with S^T, rows with S), read once per
@@ -759,7 +774,8 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
         scoreType, {sTile, queryStats(kRowNormalizer)},
         [&](ValueRange x) -> Value {
           Value scaled = arith::MulFOp::create(
-              b, loc, x[0], constF32(b, loc, scale * kLog2e));
+              b, loc, x[0],
+              constF32(b, loc, (scoreMod ? 1.0f : scale) * kLog2e));
           return math::Exp2Op::create(
               b, loc, arith::SubFOp::create(b, loc, scaled, x[1]));
         });
@@ -767,11 +783,17 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     // Sq already have: their offset is +inf).
     pTile = maskScoreTile(b, loc, scoreMask, pTile, q0, kv0, tid, sizes,
                           maskAttr, /*keysAlongRows=*/sT, APFloat(0.0f));
-    Value dsTile = tiles.map(
-        scoreType, {pTile, dpTile, queryStats(kRowDelta)},
-        [&](ValueRange x) -> Value {
-          return arith::MulFOp::create(
+    SmallVector<Value> dsInputs{pTile, dpTile, queryStats(kRowDelta)};
+    // The slope too: a region need not be finite where the mask hides.
+    if (slopeTile)
+      dsInputs.push_back(maskScoreTile(b, loc, scoreMask, slopeTile, q0, kv0,
+                                       tid, sizes, maskAttr,
+                                       /*keysAlongRows=*/sT, APFloat(0.0f)));
+    Value dsTile =
+        tiles.map(scoreType, dsInputs, [&](ValueRange x) -> Value {
+          Value ds = arith::MulFOp::create(
               b, loc, x[0], arith::SubFOp::create(b, loc, x[1], x[2]));
+          return x.size() > 3 ? arith::MulFOp::create(b, loc, ds, x[3]) : ds;
         });
 
     // acc += X^T rhs for X = P or dS, rhs the block's [q x D] tile read as
@@ -1011,6 +1033,7 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
                  {dqAcc, dqRole},
                  {op.getGradKey(), "dk"},
                  {op.getGradValue(), "dv"}};
+  appendCaptureArgs(launch.args, op.getCaptures());
   SmallVector<Value> kSizes = memrefSizes(cb, loc, op.getKey());
   // A sequence's part of the dQ accumulator (of each partial).
   SequenceView dqView{/*keys=*/false, /*tokenDim=*/deterministic ? 1u : 0u,
@@ -1036,7 +1059,8 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
                     options.target,
                     op.getScaleOrDefault(),
                     op.getMaskAttr(),
-                    deterministic};
+                    deterministic,
+                    op.getScoreMod().empty() ? nullptr : &op.getScoreMod()};
   if (failed(emitter.emit(launch, [&](OpBuilder &b, Location l, ValueRange ids,
                                       Value tid, ValueRange args,
                                       ValueRange wg) {

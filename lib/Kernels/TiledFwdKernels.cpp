@@ -364,8 +364,11 @@ struct FwdKernel {
   float scale;
   fmha::MaskAttr maskAttr;
   fmha::StatsEncoding encoding;
+  /// The op's score_mod (null: none).
+  Region *scoreMod;
 
-  /// Kernel argument positions; the statistics follow O.
+  /// Kernel argument positions; the statistics follow O, the score_mod's
+  /// captured operands them.
   enum Arg { kQ, kK, kV, kO, kStats };
 
   void build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
@@ -377,7 +380,9 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   const MatrixAtom &atom = *cfg.atom, &pvAtom = *cfg.pvAtom;
   const bool sT = cfg.scoresTransposed;
   Value q = args[kQ], k = args[kK], v = args[kV], out = args[kO];
-  ValueRange stats = args.drop_front(kStats);
+  size_t numStats = encoding == fmha::StatsEncoding::log2_max_sum ? 2 : 1;
+  ValueRange stats = args.slice(kStats, numStats);
+  ValueRange captures = args.drop_front(kStats + numStats);
   AttentionSizes sizes = AttentionSizes::get(b, loc, q, k, v);
   Value qBlock = ids[0], headQ = ids[1], batch = ids[2];
   Value headKv =
@@ -441,8 +446,9 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   Value kbBegin = arith::DivUIOp::create(b, loc, kLo, cBlockKv);
   Value kbEnd = ceilDiv(b, loc, kHi, cBlockKv);
 
-  // Scores in the log2 domain: s * scale * log2 e.
-  Value cLog2 = constF32(b, loc, scale * kLog2e);
+  // Scores in the log2 domain: s * scale * log2 e, or s' log2 e of the
+  // modified scores s' = f(s * scale).
+  Value cLog2 = constF32(b, loc, (scoreMod ? 1.0f : scale) * kLog2e);
   Value negInf = constF32(b, loc, -std::numeric_limits<float>::infinity());
   Value zeroF = constF32(b, loc, 0.0f);
   Value noMax = tiles.map(lineType, tiles.zero(lineType),
@@ -507,6 +513,10 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                               whole(cfg.dqk, cfg.blockKv, TileRole::b, atom)),
                    tiles.zero(scoreType));
     }
+    if (scoreMod)
+      s = modifyScores(tiles, *scoreMod, scale, s, q0, k0, /*keysAlongRows=*/sT,
+                       batchIndexOf(ids), headQ, captures,
+                       /*derivative=*/false)[0];
     // Keys past Sk and pairs the band hides score -inf.
     s = maskScoreTile(
         b, loc, scoreMask, s, q0, k0, tid, sizes, maskAttr,
@@ -651,6 +661,7 @@ rocke::buildTiledFwdKernels(fmha::AttentionFwdOp op,
                  {op.getValue(), "v"},
                  {op.getOut(), "o"}};
   appendStatsArgs(launch.args, op.getStats());
+  appendCaptureArgs(launch.args, op.getCaptures());
   SmallVector<Value> qSizes = memrefSizes(cb, loc, op.getQuery());
   std::string blockQ = std::to_string(cfg.blockQ);
   if (VarlenBatch varlen = packedBatchOf(op, emitter)) {
@@ -674,8 +685,12 @@ rocke::buildTiledFwdKernels(fmha::AttentionFwdOp op,
   launch.blockSize = cfg.threads();
   launch.workgroupBuffers = cfg.workgroupBuffers();
   launch.dynamicWorkgroupMemory = cfg.dynamicWorkgroupMemory;
-  FwdKernel kernel{cfg, options.target, op.getScaleOrDefault(),
-                   op.getMaskAttr(), op.getStatsEncoding()};
+  FwdKernel kernel{cfg,
+                   options.target,
+                   op.getScaleOrDefault(),
+                   op.getMaskAttr(),
+                   op.getStatsEncoding(),
+                   op.getScoreMod().empty() ? nullptr : &op.getScoreMod()};
   if (failed(
           emitter.emit(launch, [&](OpBuilder &b, Location l, ValueRange ids,
                                    Value tid, ValueRange args, ValueRange wg) {

@@ -1,7 +1,11 @@
 //===- TiledKernels.cpp - pieces shared by the tiled builders -------------===//
 #include "lib/Kernels/TiledKernels.h"
 
+#include "dialect/ScoreMod.h"
 #include "lib/Target/ChipInfo.h"
+
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <limits>
 
@@ -256,7 +260,9 @@ Value TileBuilder::threadOfWorkgroupTile(Value tile) const {
 
 Value TileBuilder::map(fmha::TileType resultType, ValueRange inputs,
                        function_ref<Value(ValueRange)> fn) const {
-  auto map = fmha::TileMapOp::create(b, loc, TypeRange{resultType}, inputs);
+  auto map = fmha::TileMapOp::create(b, loc, TypeRange{resultType}, inputs,
+                                     /*row=*/Value(), /*col=*/Value(),
+                                     /*lane=*/Value());
   OpBuilder::InsertionGuard guard(b);
   SmallVector<Type> elts(inputs.size(), b.getF32Type());
   Block *body = b.createBlock(&map.getBody(), {}, elts,
@@ -313,4 +319,59 @@ Value TileCopier::fetch(fmha::FetchedType type, Value src, Value batch,
 
 void TileCopier::place(Value fetched, Value dst, Value dstT) const {
   fmha::TilePlaceOp::create(b, loc, fetched, tid, dst, dstT);
+}
+
+SmallVector<Value, 2> rocke::modifyScores(const TileBuilder &tiles,
+                                          Region &region, float scale,
+                                          Value scores, Value query, Value key,
+                                          bool keysAlongRows, Value batch,
+                                          Value head, ValueRange captures,
+                                          bool derivative) {
+  OpBuilder &b = tiles.b;
+  Location loc = tiles.loc;
+  fmha::ScoreModInliner inliner(b, loc, region, batch, head, captures);
+  bool positions = fmha::scoreModUsesPositions(region);
+  // The body first: a slope that folds to 1 (ALiBi) is no result.
+  Region body;
+  {
+    OpBuilder::InsertionGuard guard(b);
+    SmallVector<Type> args{b.getF32Type()};
+    if (positions)
+      args.append(2, b.getIndexType());
+    Block *block = b.createBlock(&body, {}, args,
+                                 SmallVector<Location>(args.size(), loc));
+    Value scaled = arith::MulFOp::create(b, loc, block->getArgument(0),
+                                         constF32(b, loc, scale));
+    Value q, k;
+    if (positions) {
+      q = block->getArgument(keysAlongRows ? 2 : 1);
+      k = block->getArgument(keysAlongRows ? 1 : 2);
+    }
+    SmallVector<Value, 2> yielded;
+    if (derivative) {
+      auto [modified, slope] = inliner.emitWithDerivative(b, scaled, q, k);
+      yielded.push_back(modified);
+      if (!matchPattern(slope, m_OneFloat()))
+        yielded.push_back(slope);
+    } else {
+      yielded.push_back(inliner.emit(b, scaled, q, k));
+    }
+    fmha::YieldOp::create(b, loc, yielded);
+  }
+  SmallVector<Type, 2> types(body.front().getTerminator()->getNumOperands(),
+                             scores.getType());
+  Value row = keysAlongRows ? key : query, col = keysAlongRows ? query : key;
+  auto map = positions ? fmha::TileMapOp::create(b, loc, types, scores, row,
+                                                 col, tiles.lane)
+                       : fmha::TileMapOp::create(b, loc, types, scores,
+                                                 Value(), Value(), Value());
+  map.getBody().takeBody(body);
+  // Constants the derivative folded away (its seed, a unit slope).
+  SmallVector<Operation *> ops = llvm::map_to_vector(
+      map.getBody().front().without_terminator(),
+      [](Operation &op) { return &op; });
+  for (Operation *op : llvm::reverse(ops))
+    if (isOpTriviallyDead(op))
+      op->erase();
+  return SmallVector<Value, 2>(map.getResults());
 }

@@ -223,6 +223,20 @@ private:
   Value threadOfWorkgroupTile(Value tile) const;
 };
 
+/// The score tile `scores` (products q.k of queries from `query` and keys
+/// from `key`, keys along its rows with `keysAlongRows`) through the
+/// score_mod `region`: s' = f(scale * s) per element, one tile_map (with
+/// the elements' positions where the region reads them) after the
+/// region's element-independent part (constants, loads of the `captures`,
+/// the kernel's values of the captured operands). With `derivative`, also
+/// the tile of d(s')/d(scale * s), {s', slope}, unless the slope is the
+/// constant 1 (ALiBi).
+SmallVector<Value, 2> modifyScores(const TileBuilder &tiles, Region &region,
+                                   float scale, Value scores, Value query,
+                                   Value key, bool keysAlongRows, Value batch,
+                                   Value head, ValueRange captures,
+                                   bool derivative);
+
 } // namespace rocke
 
 #endif // ROCKE_LIB_KERNELS_TILEDKERNELS_H

@@ -27,10 +27,11 @@ namespace {
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
 /// Softmax row of query (b, h, i): P[j] over all keys (0 where masked), the
-/// scaled scores (-inf where masked), their max and exp-sum; `empty` for a
-/// row without visible keys.
+/// scaled (and modified) scores (-inf where masked) with the score_mod's
+/// slopes, their max and exp-sum; `empty` for a row without visible keys or
+/// whose scores are all -inf.
 struct Row {
-  std::vector<double> score, prob;
+  std::vector<double> score, slope, prob;
   double max = kNegInf, sum = 0.0;
   bool empty = true;
 };
@@ -39,6 +40,7 @@ Row softmaxRow(const Problem &p, const std::vector<double> &q,
                const std::vector<double> &k, int64_t b, int64_t h, int64_t i) {
   Row r;
   r.score.assign(p.seqK, kNegInf);
+  r.slope.assign(p.seqK, 1.0);
   r.prob.assign(p.seqK, 0.0);
   int64_t hk = p.kvHead(h);
   for (int64_t j = 0; j < p.seqK; ++j) {
@@ -48,9 +50,14 @@ Row softmaxRow(const Problem &p, const std::vector<double> &q,
     for (int64_t d = 0; d < p.headDimQK; ++d)
       s += q[p.q(b, i, h, d)] * k[p.k(b, j, hk, d)];
     r.score[j] = s * p.scale;
+    if (p.scoreMod) {
+      ModifiedScore m = p.scoreMod(r.score[j], b, h, i, j);
+      r.score[j] = m.value;
+      r.slope[j] = m.slope;
+    }
     r.max = std::max(r.max, r.score[j]);
-    r.empty = false;
   }
+  r.empty = r.max == kNegInf;
   if (r.empty)
     return r;
   for (int64_t j = 0; j < p.seqK; ++j)
@@ -127,7 +134,7 @@ Gradients rocke::reference::backward(const Problem &p,
             dp += dout[p.o(b, i, h, d)] * v[p.v(b, j, hk, d)];
             g.dv[p.v(b, j, hk, d)] += pij * dout[p.o(b, i, h, d)];
           }
-          double ds = pij * (dp - rowD);
+          double ds = pij * (dp - rowD) * r.slope[j];
           for (int64_t d = 0; d < p.headDimQK; ++d) {
             g.dq[p.q(b, i, h, d)] += p.scale * ds * k[p.k(b, j, hk, d)];
             g.dk[p.k(b, j, hk, d)] += p.scale * ds * q[p.q(b, i, h, d)];

@@ -10,6 +10,7 @@
 #define ROCKE_TEST_LIB_REFERENCEATTENTION_H
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace rocke::reference {
@@ -26,11 +27,21 @@ struct Mask {
   bool visible(int64_t q, int64_t k, int64_t seqQ, int64_t seqK) const;
 };
 
+/// A score modification at one (query, key) pair: s' and ds'/ds.
+struct ModifiedScore {
+  double value, slope;
+};
+/// s' = f(s, batch, head, query, key) of each scaled score s = scale * q.k,
+/// applied before the mask (FlexAttention's score_mod); none: s' = s.
+using ScoreMod = std::function<ModifiedScore(double s, int64_t b, int64_t h,
+                                             int64_t i, int64_t j)>;
+
 struct Problem {
   int64_t batch = 1, seqQ = 1, seqK = 1, headsQ = 1, headsKV = 1;
   int64_t headDimQK = 64, headDimV = 64;
   double scale = 0.125;
   Mask mask;
+  ScoreMod scoreMod;
 
   int64_t kvHead(int64_t h) const { return h / (headsQ / headsKV); }
   /// Flat offsets into dense [B, S, H, D] and [B, Hq, Sq] arrays.
@@ -57,8 +68,9 @@ struct Problem {
 
 /// O [B,Sq,Hq,Dv], lse [B,Hq,Sq] (natural log), and the log2_max_sum pair
 /// max2 = max_k(s * scale * log2e), sum2 = sum_k exp2(s * scale * log2e -
-/// max2). A query row without visible keys has O = 0, lse = max2 = -inf and
-/// sum2 = 0.
+/// max2), of the modified scores s' where the problem has a score_mod. A
+/// query row without visible keys (or whose modified scores are all -inf)
+/// has O = 0, lse = max2 = -inf and sum2 = 0.
 struct Forward {
   std::vector<double> out, lse, max2, sum2;
 };
@@ -66,7 +78,8 @@ Forward forward(const Problem &p, const std::vector<double> &q,
                 const std::vector<double> &k, const std::vector<double> &v);
 
 /// Gradients of loss = sum(O * dO), with P recomputed exactly from q and k
-/// and D = rowsum(dO * out) taken from the given (stored) output.
+/// and D = rowsum(dO * out) taken from the given (stored) output; through a
+/// score_mod by its slope ds'/ds.
 struct Gradients {
   std::vector<double> dq, dk, dv;
 };

@@ -9,10 +9,13 @@
 // test/lib/ReferenceAttention. Exits non-zero on any mismatch. Packed
 // (varlen) batches take their sequence lengths from the function's
 // rocke.seqlens_q / rocke.seqlens_k attributes and are checked sequence by
-// sequence against the same reference.
+// sequence against the same reference. A score_mod's operands are generated
+// like the inputs, and the reference evaluates its region in float64 dual
+// numbers (ScoreModReference).
 //
 //===----------------------------------------------------------------------===//
 #include "ReferenceAttention.h"
+#include "ScoreModReference.h"
 #include "dialect/FmhaDialect.h"
 #include "passes/Passes.h"
 
@@ -316,16 +319,18 @@ private:
 // The module's interface: which argument plays which role
 //===----------------------------------------------------------------------===//
 
-enum class Role { Q, K, V, O, DO, Stat0, Stat1, DQ, DK, DV, CuQ, CuK };
-constexpr int kNumRoles = 12;
+/// Capture: an operand a score_mod captures (any number of them).
+enum class Role { Q, K, V, O, DO, Stat0, Stat1, DQ, DK, DV, CuQ, CuK, Capture };
+constexpr int kNumRoles = 13;
 /// Logical sizes: B, Sq, Sk, Hq, Hkv, Dqk, Dv.
 enum Sym { SB, SQ, SK, SHQ, SHKV, SDQK, SDV, kNumSyms };
 
 /// The logical sizes of role `r`'s dims: [B, S, H, D] and [B, Hq, Sq], or
 /// for a packed batch (`varlen`, Sq and Sk the token counts) [T, H, D] and
-/// [Hq, T_q]. The offsets' [B + 1] is no symbol (empty).
+/// [Hq, T_q]. The offsets' [B + 1] and a capture's static shape are no
+/// symbols (empty).
 SmallVector<Sym> symbolsOf(Role r, bool varlen) {
-  if (r == Role::CuQ || r == Role::CuK)
+  if (r == Role::CuQ || r == Role::CuK || r == Role::Capture)
     return {};
   if (varlen) {
     SmallVector<Sym> dims = symbolsOf(r, false);
@@ -349,6 +354,7 @@ SmallVector<Sym> symbolsOf(Role r, bool varlen) {
     return {SB, SHQ, SQ};
   case Role::CuQ:
   case Role::CuK:
+  case Role::Capture:
     break;
   }
   llvm_unreachable("unknown role");
@@ -374,6 +380,10 @@ struct Interface {
   /// A packed batch: its sequences' query and key lengths.
   bool varlen = false;
   SmallVector<int64_t> seqlensQ, seqlensK;
+  /// The ops' score_mod (null: none; the lowering erases it, the reference
+  /// copies it first) and the function arguments it captures, in order.
+  Region *scoreMod = nullptr;
+  SmallVector<unsigned> captureArgs;
 
   explicit Interface(Location loc) : loc(loc) {}
 
@@ -383,8 +393,8 @@ struct Interface {
   }
   std::string name(Role r) const {
     static const char *names[] = {
-        "Q", "K",  "V",  "O",  "dO",           "",
-        "",  "dQ", "dK", "dV", "cu_seqlens_q", "cu_seqlens_k"};
+        "Q",  "K",  "V",  "O",           "dO",           "",      "",
+        "dQ", "dK", "dV", "cu_seqlens_q", "cu_seqlens_k", "capture"};
     if (r == Role::Stat0)
       return log2Stats() ? "M" : "lse";
     if (r == Role::Stat1)
@@ -595,6 +605,36 @@ FailureOr<Interface> analyze(ModuleOp module) {
       if (failed(assign(bwd, v, r)))
         return failure();
   }
+  // Captured operands: function arguments too, shared by a forward and
+  // its backward (whose verifier requires the same score_mod).
+  Operation *last = bwd ? bwd.getOperation() : fwd.getOperation();
+  auto captures = bwd ? bwd.getCaptures() : fwd.getCaptures();
+  in.scoreMod = bwd ? &bwd.getScoreMod() : &fwd.getScoreMod();
+  if (in.scoreMod->empty())
+    in.scoreMod = nullptr;
+  for (Value c : captures) {
+    auto arg = dyn_cast<BlockArgument>(c);
+    if (!arg || arg.getOwner() != &entry)
+      return last->emitError()
+             << "a captured operand must be an argument of the function";
+    unsigned n = arg.getArgNumber();
+    if (assigned[n] && in.argRole[n] != Role::Capture)
+      return last->emitError() << "argument #" << n << " is both "
+                               << in.name(in.argRole[n])
+                               << " and a captured operand";
+    if (!cast<MemRefType>(c.getType()).hasStaticShape())
+      return last->emitError()
+             << "captured operand argument #" << n
+             << " must have a static shape: rocke-run generates its values";
+    assigned[n] = true;
+    in.argRole[n] = Role::Capture;
+    in.captureArgs.push_back(n);
+  }
+  if (fwd)
+    for (Value c : fwd.getCaptures())
+      if (!llvm::is_contained(captures, c))
+        return fwd.emitError() << "the forward and backward capture "
+                                  "different operands";
   for (auto [n, isSet] : llvm::enumerate(assigned))
     if (!isSet)
       return func.emitError() << "argument #" << n << " feeds no fmha op";
@@ -661,6 +701,8 @@ FailureOr<Buffer> allocate(Interface &in, unsigned n) {
   Role role = in.argRole[n];
   if (role == Role::CuQ || role == Role::CuK)
     shape.push_back(in.size[SB] + 1);
+  if (role == Role::Capture)
+    llvm::append_range(shape, type.getShape());
   // Row-major over the storage order of the logical dims.
   auto order = llvm::to_vector(llvm::seq<unsigned>(0, shape.size()));
   if (shape.size() == 4)
@@ -1070,6 +1112,8 @@ private:
   ModuleOp module;
   SmallVector<Buffer> buffers; // one per function argument
   std::array<std::vector<double>, kNumRoles> values; // inputs, as doubles
+  /// Contents of each captured argument.
+  DenseMap<unsigned, std::vector<double>> captureValues;
   ref::Problem p;
   ref::Forward fwdRef;
   ref::Gradients bwdRef;
@@ -1154,6 +1198,23 @@ void Runner::generate() {
       cuK.push_back(seq.firstK + seq.seqK);
     }
   }
+  if (in.scoreMod) {
+    // Captured operands are f32 (the verifier), after the other inputs so
+    // theirs do not change.
+    std::vector<std::vector<double>> contents;
+    std::vector<SmallVector<int64_t>> shapes;
+    for (unsigned n : in.captureArgs) {
+      MemRefType type = in.argTypes[n];
+      std::vector<double> &x = captureValues[n];
+      x.resize(type.getNumElements());
+      for (double &e : x)
+        e = static_cast<float>(gen.next(distFlag));
+      contents.push_back(x);
+      shapes.push_back(llvm::to_vector(type.getShape()));
+    }
+    p.scoreMod = ScoreModReference(*in.scoreMod, std::move(contents),
+                                   std::move(shapes));
+  }
   fwdRef = forwardReference();
   auto rounded = [](Type elt, std::vector<double> x) {
     for (double &e : x)
@@ -1191,11 +1252,15 @@ struct TokenWidths {
         v(p.headsKV * p.headDimV), o(p.headsQ * p.headDimV) {}
 };
 
-/// `p` restricted to one sequence's lengths.
-static ref::Problem sequenceProblem(ref::Problem p, int64_t seqQ,
-                                    int64_t seqK) {
+/// `p` restricted to one sequence's lengths: a batch of one, which its
+/// score_mod sees as sequence `index`.
+static ref::Problem sequenceProblem(ref::Problem p, int64_t index,
+                                    int64_t seqQ, int64_t seqK) {
   p.seqQ = seqQ;
   p.seqK = seqK;
+  if (ref::ScoreMod mod = p.scoreMod)
+    p.scoreMod = [mod, index](double s, int64_t, int64_t h, int64_t i,
+                              int64_t j) { return mod(s, index, h, i, j); };
   return p;
 }
 
@@ -1211,7 +1276,7 @@ ref::Forward Runner::forwardReference() const {
   for (auto *stat : {&all.lse, &all.max2, &all.sum2})
     stat->assign(p.headsQ * p.seqQ, 0.0);
   for (const Sequence &seq : sequences()) {
-    ref::Problem one = sequenceProblem(p, seq.seqQ, seq.seqK);
+    ref::Problem one = sequenceProblem(p, seq.index, seq.seqQ, seq.seqK);
     ref::Forward f = ref::forward(one, rowsOf(q, seq.firstQ, seq.seqQ, w.q),
                                   rowsOf(k, seq.firstK, seq.seqK, w.k),
                                   rowsOf(v, seq.firstK, seq.seqK, w.v));
@@ -1242,7 +1307,7 @@ ref::Gradients Runner::backwardReference() const {
   all.dv.assign(p.seqK * w.v, 0.0);
   for (const Sequence &seq : sequences()) {
     ref::Gradients g = ref::backward(
-        sequenceProblem(p, seq.seqQ, seq.seqK),
+        sequenceProblem(p, seq.index, seq.seqQ, seq.seqK),
         rowsOf(q, seq.firstQ, seq.seqQ, w.q),
         rowsOf(k, seq.firstK, seq.seqK, w.k),
         rowsOf(v, seq.firstK, seq.seqK, w.v),
@@ -1272,8 +1337,10 @@ void Runner::describe() {
   llvm::outs() << " Hq=" << p.headsQ << " Hkv=" << p.headsKV
                << " Dqk=" << p.headDimQK << " Dv=" << p.headDimV
                << " mask=" << in.mask
-               << " stats=" << fmha::stringifyStatsEncoding(in.encoding)
-               << " lowering=" << lowering << "\n";
+               << " stats=" << fmha::stringifyStatsEncoding(in.encoding);
+  if (in.scoreMod)
+    llvm::outs() << " score_mod";
+  llvm::outs() << " lowering=" << lowering << "\n";
 }
 
 bool Runner::checkOutputs() {
@@ -1453,6 +1520,8 @@ LogicalResult Runner::run() {
     for (auto [n, r] : llvm::enumerate(in.argRole)) {
       if (in.isOutput(r))
         buffers[n].poison();
+      else if (r == Role::Capture)
+        buffers[n].write(captureValues[n]);
       else
         buffers[n].write(values[int(r)]);
     }

@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""GPU check of score_mod kernels (issue 33, phase 1): softcap and ALiBi
+forward -> backward chains on sm_90a, against a float32 eager PyTorch
+reference with the same modification.
+
+Two steps, as bench/torch_check.py: where rocke-opt is (no GPU, no PyTorch
+needed),
+  python3 bench/run_score_mod.py --build [--rocke-opt build/bin/rocke-opt]
+writes bench/out/score_mod/<name>.{ptx,ptx.json,config.json}; on the GPU
+machine (PyTorch + CuPy; carry bench/out/score_mod),
+  python3 bench/run_score_mod.py [--out DIR]
+runs each chain (our forward's O and LSE feed our backward) on random
+inputs and compares O, LSE, dQ, dK, dV with the float32 autograd of the
+eager reference; a result fails past max(3 x the bf16 eager reference's
+error, a floor), as bench/run_bwd.py does.
+"""
+import argparse
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_DIR = REPO / "bench" / "out" / "score_mod"
+CHIP = "sm_90a"
+# (score_mod, softcap's cap, mask): a cap small enough to bend the scores
+# of randn inputs at scale 1/sqrt(D); ALiBi with the usual geometric slopes.
+CASES = [
+    ("softcap", 2.0, "causal"),
+    ("softcap", 2.0, "none"),
+    ("alibi", None, "causal"),
+]
+HEADS = (16, 4)  # Hq, Hkv (GQA)
+HEAD_DIMS = (64, 128)
+SIZES = ((2, 1000), (1, 4096))  # (B, S), Sq = Sk
+REL_FLOOR = 1.6e-2  # bf16, as run_bwd.py
+LSE_FLOOR = 1e-3
+
+
+def case_name(mod, cap, mask, d):
+    label = "softcap%g" % cap if mod == "softcap" else mod
+    return "%s_%s_bf16_d%d" % (label, mask, d)
+
+
+def mlir_text(mod, cap, mask, d):
+    """The chain on [B, H, S, D] torch tensors seen as [B, S, H, D]."""
+    hq, hkv = HEADS
+
+    def t(h):
+        return "memref<?x?x%dx%dxbf16, strided<[?, %d, ?, 1]>>" % (h, d, d)
+    lse = "memref<?x%dx?xf32>" % hq
+    attrs = " {mask = #fmha.mask<causal>}" if mask == "causal" else ""
+    clause = ("score_mod softcap(%r)" % cap if mod == "softcap" else
+              "score_mod alibi(%%slopes : memref<%dxf32>)" % hq)
+    slopes = ", %%slopes: memref<%dxf32>" % hq if mod == "alibi" else ""
+    q, kv = t(hq), t(hkv)
+    return (
+        "func.func @chain(%%q: %s, %%k: %s, %%v: %s, %%o: %s, %%do: %s, "
+        "%%lse: %s, %%dq: %s, %%dk: %s, %%dv: %s%s) {\n"
+        "  fmha.attention_fwd %%q, %%k, %%v -> %%o, stats(%%lse)%s\n"
+        "    : %s, %s, %s -> %s, stats(%s)\n    %s\n"
+        "  fmha.attention_bwd %%q, %%k, %%v, %%o, %%do, stats(%%lse) -> "
+        "%%dq, %%dk, %%dv%s\n"
+        "    : %s, %s, %s, %s, %s, stats(%s) -> %s, %s, %s\n    %s\n"
+        "  return\n}\n" % (q, kv, kv, q, q, lse, q, kv, kv, slopes,
+                           attrs, q, kv, kv, q, lse, clause,
+                           attrs, q, kv, kv, q, q, lse, q, kv, kv, clause))
+
+
+def build(a):
+    a.dir.mkdir(parents=True, exist_ok=True)
+    for mod, cap, mask in CASES:
+        for d in HEAD_DIMS:
+            name = case_name(mod, cap, mask, d)
+            text = mlir_text(mod, cap, mask, d)
+            out = a.dir / (name + ".ptx")
+            pipe = ("builtin.module(fmha-bwd-nvvm{chip=%s},"
+                    "fmha-dump-binary{output=%s})" % (CHIP, out))
+            subprocess.run([a.rocke_opt, "-", "-o", "/dev/null",
+                            "-pass-pipeline=" + pipe], input=text, text=True,
+                           check=True)
+            cfg = dict(name=name, kind="chain", strategy="tiled",
+                       dtype="bf16", D=d, Hq=HEADS[0], Hkv=HEADS[1],
+                       mask=mask, alignment="top_left", deterministic=False,
+                       score_mod=mod, cap=cap)
+            (a.dir / (name + ".config.json")).write_text(json.dumps(
+                {"config": cfg, "pipeline": pipe, "mlir": text}, indent=1))
+            print("built", out)
+
+
+def validate(a):
+    import torch
+    sys.path.insert(0, str(REPO / "bench"))
+    from run_bwd import KernelModule, logical, rel_err  # noqa: E402
+
+    def slopes_of(hq):
+        # ALiBi's geometric slopes 2^(-8 h / Hq), h = 1..Hq.
+        return torch.tensor([2.0 ** (-8.0 * (h + 1) / hq) for h in range(hq)],
+                            device="cuda", dtype=torch.float32)
+
+    def reference(cfg, p, dtype):
+        """O, LSE and the gradients of the eager modified attention in
+        `dtype` (LSE in float32)."""
+        q, k, v = (p[n].detach().to(dtype, copy=True).requires_grad_()
+                   for n in ("q", "k", "v"))
+        group = cfg["Hq"] // cfg["Hkv"]
+        kk = k.repeat_interleave(group, dim=1)
+        vv = v.repeat_interleave(group, dim=1)
+        s = (q @ kk.transpose(-1, -2)) * p["scale"]
+        sq, sk = s.shape[-2], s.shape[-1]
+        if cfg["score_mod"] == "softcap":
+            s = cfg["cap"] * torch.tanh(s / cfg["cap"])
+        else:
+            i = torch.arange(sq, device="cuda")[:, None]
+            j = torch.arange(sk, device="cuda")[None, :]
+            dist = (i - j).abs().to(s.dtype)
+            s = s - p["slopes"].to(s.dtype)[None, :, None, None] * dist
+        if cfg["mask"] == "causal":
+            i = torch.arange(sq, device="cuda")[:, None]
+            j = torch.arange(sk, device="cuda")[None, :]
+            s = s.masked_fill(j > i, float("-inf"))
+        lse = torch.logsumexp(s.float(), dim=-1)
+        o = torch.softmax(s.float(), dim=-1).to(dtype) @ vv
+        grads = torch.autograd.grad(o, (q, k, v), p["do"].to(dtype))
+        return [o.detach(), lse.detach()] + list(grads)
+
+    failures = 0
+    for mod, cap, mask in CASES:
+        for d in HEAD_DIMS:
+            name = case_name(mod, cap, mask, d)
+            km = KernelModule(str(a.dir), name)
+            cfg = km.cfg
+            hq, hkv = cfg["Hq"], cfg["Hkv"]
+            for b, s in SIZES:
+                g = torch.Generator(device="cuda").manual_seed(0)
+
+                def rnd(*shape):
+                    return torch.randn(*shape, generator=g,
+                                       device="cuda").to(torch.bfloat16)
+                p = dict(q=rnd(b, hq, s, d), k=rnd(b, hkv, s, d),
+                         v=rnd(b, hkv, s, d), do=rnd(b, hq, s, d),
+                         scale=1.0 / math.sqrt(d), slopes=slopes_of(hq))
+                t = {n: logical(p[n]) for n in ("q", "k", "v", "do")}
+                o = torch.empty(b, hq, s, d, device="cuda",
+                                dtype=torch.bfloat16)
+                lse = torch.empty(b, hq, s, device="cuda")
+                grads = [torch.empty_like(p[n]) for n in ("q", "k", "v")]
+                t.update(o=logical(o), lse=lse, dq=logical(grads[0]),
+                         dk=logical(grads[1]), dv=logical(grads[2]))
+                if mod == "alibi":
+                    t["capture0"] = p["slopes"]
+                env = dict(B=b, Sq=s, Sk=s, Hq=hq, Hkv=hkv, Dqk=d, Dv=d)
+                KernelModule.launch(km.bind(env, t,
+                                            scratch_fill=float("nan")))
+                torch.cuda.synchronize()
+                ref = reference(cfg, p, torch.float32)
+                low = reference(cfg, p, torch.bfloat16)
+                ours = [o, lse] + grads
+                line = []
+                for what, x, r, lo in zip(("O", "lse", "dQ", "dK", "dV"),
+                                          ours, ref, low):
+                    _, rel = rel_err(x, r)
+                    _, rel_low = rel_err(lo, r)
+                    tol = max(3 * rel_low,
+                              LSE_FLOOR if what == "lse" else REL_FLOOR)
+                    ok = bool(torch.isfinite(x).all()) and rel <= tol
+                    failures += not ok
+                    line.append("%s %.1e/%.1e%s" % (what, rel, tol,
+                                                    "" if ok else " FAIL"))
+                print("%-28s B=%d S=%-5d %s" % (name, b, s, "  ".join(line)))
+    print("%d failures" % failures)
+    return 1 if failures else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build", action="store_true",
+                    help="compile the kernels (needs rocke-opt, no GPU)")
+    ap.add_argument("--rocke-opt", default=str(REPO / "build/bin/rocke-opt"))
+    ap.add_argument("--dir", type=Path, default=DEFAULT_DIR)
+    a = ap.parse_args()
+    if a.build:
+        build(a)
+        return 0
+    return validate(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
