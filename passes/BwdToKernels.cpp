@@ -127,7 +127,7 @@ struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
             {"fwd-block-kv", fwdBlockKv != 0},
             {"fwd-num-warps", fwdNumWarps != 0},
             {"fwd-kv-pipelining", fwdKvPipelining != rocke::KvPipelining::Auto},
-            {"fwd-warpgroup-mma", fwdWarpgroupMma != rocke::WarpgroupMma::Auto},
+            {"fwd-warpgroup-mma", fwdWarpgroupMma != rocke::WarpgroupMma::Off},
             {"fwd-score-layout", fwdScoreLayout != rocke::ScoreLayout::Auto}})
         if (given)
           return emitError(loc, "fmha-bwd-to-kernels: ")

@@ -323,10 +323,13 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
              clEnumValN(::rocke::KvPipelining::AsyncCopies, "async-copies",
                         "cp.async of the next block into double-buffered "
                         "tiles (NVIDIA sm_80+)"))}]>,
+    // Off by default until the forward's warpgroup products have run on a
+    // GPU (issue 31): auto and on opt in.
     Option<"fwdWarpgroupMma", "fwd-warpgroup-mma", "::rocke::WarpgroupMma",
-           /*default=*/"::rocke::WarpgroupMma::Auto",
+           /*default=*/"::rocke::WarpgroupMma::Off",
            "Whether the forward's S and O products are issued by "
-           "warpgroups (wgmma, sm_90a)",
+           "warpgroups (wgmma, sm_90a); off by default until validated on "
+           "a GPU",
            [{::llvm::cl::values(
              clEnumValN(::rocke::WarpgroupMma::Auto, "auto",
                         "where the chip has them and the tiles allow"),

@@ -381,8 +381,9 @@ struct BwdPipelineOptions
   Option<rocke::WarpgroupMma> fwdWarpgroupMma{
       *this, "fwd-warpgroup-mma",
       llvm::cl::desc("forward S and O products issued by warpgroups (wgmma; "
-                     "chip=sm_90a)"),
-      llvm::cl::init(rocke::WarpgroupMma::Auto),
+                     "chip=sm_90a; off by default until validated on a "
+                     "GPU)"),
+      llvm::cl::init(rocke::WarpgroupMma::Off),
       llvm::cl::values(
           clEnumValN(rocke::WarpgroupMma::Auto, "auto",
                      "where the chip has them and the tiles allow"),

@@ -1,9 +1,10 @@
 // Warpgroup products (wgmma, sm_90a) in the tiled forward, end to end:
-// fmha-bwd-nvvm{chip=sm_90a} issues S = Q K^T and O += P V as
-// wgmma.mma_async; sm_90 (no wgmma) and fwd-warpgroup-mma=off keep
+// fmha-bwd-nvvm{chip=sm_90a fwd-warpgroup-mma=auto} issues S = Q K^T and
+// O += P V as wgmma.mma_async; sm_90 (no wgmma) and the default
+// (fwd-warpgroup-mma=off until the products have run on a GPU) keep
 // mma.sync. bf16 D=128 causal and f16 D=64 causal at the default tiles:
 // 128 query rows over 8 warps (two warpgroups of 64), 128 KV rows.
-// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a},fmha-dump-binary{output=%t.wg.ptx})'
+// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-warpgroup-mma=auto},fmha-dump-binary{output=%t.wg.ptx})'
 // RUN: FileCheck %s --check-prefix=WG --implicit-check-not=mma.sync --implicit-check-not=ldmatrix --implicit-check-not=.local < %t.wg.ptx
 // RUN: FileCheck %s --check-prefix=SCORES < %t.wg.ptx
 // RUN: FileCheck %s --check-prefix=PV < %t.wg.ptx
@@ -13,16 +14,16 @@
 // RUN: FileCheck %s --check-prefix=FROMZERO < %t.wg.ptx
 // RUN: FileCheck %s --check-prefix=PROXY < %t.wg.ptx
 // RUN: FileCheck %s --check-prefix=WGJSON < %t.wg.ptx.json
-// RUN: rocke-opt %S/Inputs/fwd_f16_d64_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a},fmha-dump-binary{output=%t.d64.ptx})'
+// RUN: rocke-opt %S/Inputs/fwd_f16_d64_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-warpgroup-mma=auto},fmha-dump-binary{output=%t.d64.ptx})'
 // RUN: FileCheck %s --check-prefix=D64S --implicit-check-not=mma.sync --implicit-check-not=ldmatrix < %t.d64.ptx
 // RUN: FileCheck %s --check-prefix=D64PV < %t.d64.ptx
 // RUN: FileCheck %s --check-prefix=D64JSON < %t.d64.ptx.json
 // RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90},fmha-dump-binary{output=%t.sm90.ptx})'
 // RUN: FileCheck %s --check-prefixes=SYNC,SM90 --implicit-check-not=wgmma --implicit-check-not=fence.proxy < %t.sm90.ptx
-// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-warpgroup-mma=off},fmha-dump-binary{output=%t.off.ptx})'
+// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a},fmha-dump-binary{output=%t.off.ptx})'
 // RUN: FileCheck %s --check-prefixes=SYNC,OFF --implicit-check-not=wgmma --implicit-check-not=fence.proxy < %t.off.ptx
 // The tile IR of the KV loop (see test/Passes/fwd-tiled-structure.mlir).
-// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -pass-pipeline='builtin.module(fmha-bwd-to-kernels{chip=sm_90a forward=true},fmha-split-workgroup-tiles)' -o %t.tiles
+// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -pass-pipeline='builtin.module(fmha-bwd-to-kernels{chip=sm_90a forward=true fwd-warpgroup-mma=auto},fmha-split-workgroup-tiles)' -o %t.tiles
 // RUN: FileCheck %s --check-prefix=TILES < %t.tiles
 // RUN: FileCheck %s --check-prefix=NOREAD < %t.tiles
 

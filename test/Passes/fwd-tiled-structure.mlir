@@ -5,7 +5,7 @@
 // RUN: FileCheck %s --check-prefix=NV < %t.nv
 // RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{chip=gfx942 forward=true},fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.amd
 // RUN: FileCheck %s --check-prefix=AMD < %t.amd
-// RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{chip=sm_90a forward=true},fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,fmha-defer-warpgroup-waits,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.wg
+// RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{chip=sm_90a forward=true fwd-warpgroup-mma=auto},fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,fmha-defer-warpgroup-waits,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.wg
 // RUN: FileCheck %s --check-prefix=WG < %t.wg
 
 // bf16, D=128, causal. sm_90 (128 query rows over 4 warps, 64 KV rows, Q
