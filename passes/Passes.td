@@ -446,11 +446,21 @@ def DistributeTiles : Pass<"fmha-distribute-tiles"> {
     MFMA products issue the reads of `mfma-read-batch` k steps together and
     then one amdgpu.memory_counter_wait for them: LLVM's SIInsertWaitcnts
     would put a wait before the first use of each read instead.
+
+    With `transposed-lds-reads` (gfx950) an MFMA fragment of 16-bit elements
+    whose k runs down the buffer's columns (A read from [k][m], B from
+    [k][n]) is read four registers at a time by amdgpu.transpose_load
+    (ds_read_b64_tr_b16) at the addresses lib/Target/FragmentLayout's
+    transposedReadAddress gives, instead of one element at a time.
   }];
   let options = [
     Option<"mfmaReadBatch", "mfma-read-batch", "int64_t", /*default=*/"1",
            "k steps of an MFMA product whose workgroup-memory reads precede "
            "one wait for them (1: LLVM's waits)">,
+    Option<"transposedLdsReads", "transposed-lds-reads", "bool",
+           /*default=*/"false",
+           "read MFMA fragments that run down a workgroup buffer's columns "
+           "with transposing LDS reads (gfx950)">,
   ];
   let dependentDialects = ["::mlir::amdgpu::AMDGPUDialect",
                            "::mlir::arith::ArithDialect",
