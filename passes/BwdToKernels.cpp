@@ -127,7 +127,9 @@ struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
             {"fwd-block-kv", fwdBlockKv != 0},
             {"fwd-num-warps", fwdNumWarps != 0},
             {"fwd-kv-pipelining", fwdKvPipelining != rocke::KvPipelining::Auto},
-            {"fwd-score-layout", fwdScoreLayout != rocke::ScoreLayout::Auto}})
+            {"fwd-score-layout", fwdScoreLayout != rocke::ScoreLayout::Auto},
+            {"fwd-operand-staging",
+             fwdOperandStaging != rocke::OperandStaging::Auto}})
         if (given)
           return emitError(loc, "fmha-bwd-to-kernels: ")
                  << name << " is an option of the forward; without "
@@ -264,6 +266,7 @@ struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
     fwd.blockKv = fwdBlockKv;
     fwd.numWarps = fwdNumWarps;
     fwd.scoreLayout = fwdScoreLayout;
+    fwd.operandStaging = fwdOperandStaging;
     fwd.kvPipelining = fwdKvPipelining;
     return fwd;
   }

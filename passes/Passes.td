@@ -333,6 +333,21 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
                         "S^T [kv x q] (O^T = V^T P^T, as on MFMA)"),
              clEnumValN(::rocke::ScoreLayout::QByKv, "q-kv",
                         "S [q x kv] (O = P V, as on mma.sync)"))}]>,
+    Option<"fwdOperandStaging", "fwd-operand-staging",
+           "::rocke::OperandStaging",
+           /*default=*/"::rocke::OperandStaging::Auto",
+           "How the forward with S^T stages V, the A operand of O^T = V^T P^T",
+           [{::llvm::cl::values(
+             clEnumValN(::rocke::OperandStaging::Auto, "auto",
+                        "transposing-reads where the chip has transposed "
+                        "LDS reads, else transposed-copies"),
+             clEnumValN(::rocke::OperandStaging::TransposingReads,
+                        "transposing-reads",
+                        "V as rows, V^T read down their columns "
+                        "(ds_read_b64_tr_b16 on gfx950)"),
+             clEnumValN(::rocke::OperandStaging::TransposedCopies,
+                        "transposed-copies",
+                        "V^T staged, read along its rows"))}]>,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
