@@ -1119,14 +1119,16 @@ LogicalResult TileConvertOp::verify() {
     return emitOpError("result must be split over subgroups like the "
                        "source")
            << (transposed ? " transposed" : "");
-  // Each result atom must start at an atom of the source.
-  int64_t rowExtent = transposed ? to.getAtomCols() : to.getAtomRows();
-  int64_t colExtent = transposed ? to.getAtomRows() : to.getAtomCols();
-  if (rowExtent % from.getAtomRows() || colExtent % from.getAtomCols())
-    return emitOpError("'") << to.getAtom() << "' atoms do not start at '"
-                            << from.getAtom() << "' atoms";
-  if (!rocke::operandFromAccumulators(from.getMatrixAtom(), to.getMatrixAtom(),
-                                      to.getMatrixOperand(), transposed))
+  // Each result atom must start at an atom of the source, or at a multiple
+  // of its own extent within one.
+  if (rocke::accumulatorOrigins(from.getMatrixAtom(), to.getMatrixAtom(),
+                                to.getMatrixOperand(), transposed)
+          .empty())
+    return emitOpError("'") << to.getAtom() << "' atoms neither start at '"
+                            << from.getAtom() << "' atoms nor split them";
+  if (!rocke::operandTileFromAccumulators(from.getMatrixAtom(),
+                                          to.getMatrixAtom(),
+                                          to.getMatrixOperand(), transposed))
     return emitOpError("lanes do not hold the elements of their '")
            << to.getAtom() << "' " << stringifyTileRole(to.getRole())
            << " fragments in their '" << from.getAtom()

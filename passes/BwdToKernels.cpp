@@ -128,7 +128,9 @@ struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
             {"fwd-num-warps", fwdNumWarps != 0},
             {"fwd-kv-pipelining", fwdKvPipelining != rocke::KvPipelining::Auto},
             {"fwd-warpgroup-mma", fwdWarpgroupMma != rocke::WarpgroupMma::Off},
-            {"fwd-score-layout", fwdScoreLayout != rocke::ScoreLayout::Auto}})
+            {"fwd-score-layout", fwdScoreLayout != rocke::ScoreLayout::Auto},
+            {"fwd-operand-staging",
+             fwdOperandStaging != rocke::OperandStaging::Auto}})
         if (given)
           return emitError(loc, "fmha-bwd-to-kernels: ")
                  << name << " is an option of the forward; without "
@@ -266,6 +268,7 @@ struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
     fwd.blockKv = fwdBlockKv;
     fwd.numWarps = fwdNumWarps;
     fwd.scoreLayout = fwdScoreLayout;
+    fwd.operandStaging = fwdOperandStaging;
     fwd.kvPipelining = fwdKvPipelining;
     fwd.warpgroupMma = fwdWarpgroupMma;
     return fwd;

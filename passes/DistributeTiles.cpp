@@ -71,13 +71,18 @@ struct DistributeZero : OpConversionPattern<fmha::TileZeroOp> {
 class TileReader {
 public:
   TileReader(OpBuilder &b, Location loc, fmha::TileReadOp op, Value buffer,
-             Value row, Value col, Value lane)
+             Value row, Value col, Value lane, bool transposedLdsReads)
       : type(op.getType()), transposed(op.getTransposed()), buffer(buffer),
         row(row), col(col),
         reader(type.getMatrixAtom(), type.getMatrixOperand(),
                LaneCoords::get(b, loc, type.getMatrixAtom(),
                                type.getMatrixOperand(), lane),
-               lane) {}
+               lane,
+               transposedLdsReads
+                   ? transposedReadLane(b, loc, type.getMatrixAtom(),
+                                        type.getMatrixOperand(), transposed,
+                                        buffer, lane)
+                   : std::nullopt) {}
 
   /// B fragments are read two at a time along n where one instruction
   /// reads both (ldmatrix.x4 on mma.sync), the second kept for the next
@@ -108,14 +113,18 @@ private:
 };
 
 struct DistributeRead : OpConversionPattern<fmha::TileReadOp> {
-  using OpConversionPattern::OpConversionPattern;
+  DistributeRead(const TypeConverter &converter, MLIRContext *ctx,
+                 bool transposedLdsReads)
+      : OpConversionPattern(converter, ctx),
+        transposedLdsReads(transposedLdsReads) {}
+
   LogicalResult
   matchAndRewrite(fmha::TileReadOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     TileReader reader(rewriter, loc, op, single(adaptor.getBuffer()),
                       single(adaptor.getRow()), single(adaptor.getCol()),
-                      single(adaptor.getLane()));
+                      single(adaptor.getLane()), transposedLdsReads);
     SmallVector<Value> frags;
     for (int64_t ai = 0; ai < op.getType().getRowAtoms(); ++ai)
       for (int64_t aj = 0; aj < op.getType().getColAtoms(); ++aj)
@@ -123,6 +132,9 @@ struct DistributeRead : OpConversionPattern<fmha::TileReadOp> {
     rewriter.replaceOpWithMultiple(op, {frags});
     return success();
   }
+
+private:
+  bool transposedLdsReads;
 };
 
 struct DistributeLoad : OpConversionPattern<fmha::TileLoadOp> {
@@ -163,7 +175,8 @@ struct DistributeLoad : OpConversionPattern<fmha::TileLoadOp> {
 /// during that step (the whole-tile read dies unused). Others are in
 /// registers already (std::nullopt).
 std::optional<TileReader> reread(ConversionPatternRewriter &rewriter,
-                                 Location loc, Value tile) {
+                                 Location loc, Value tile,
+                                 bool transposedLdsReads) {
   auto read = tile.getDefiningOp<fmha::TileReadOp>();
   if (!read)
     return std::nullopt;
@@ -171,7 +184,8 @@ std::optional<TileReader> reread(ConversionPatternRewriter &rewriter,
                     rewriter.getRemappedValue(read.getBuffer()),
                     rewriter.getRemappedValue(read.getRow()),
                     rewriter.getRemappedValue(read.getCol()),
-                    rewriter.getRemappedValue(read.getLane()));
+                    rewriter.getRemappedValue(read.getLane()),
+                    transposedLdsReads);
 }
 
 bool isMfma(const MatrixAtom &atom) {
@@ -181,8 +195,9 @@ bool isMfma(const MatrixAtom &atom) {
 
 struct DistributeMma : OpConversionPattern<fmha::TileMmaOp> {
   DistributeMma(const TypeConverter &converter, MLIRContext *ctx,
-                int64_t mfmaReadBatch)
-      : OpConversionPattern(converter, ctx), mfmaReadBatch(mfmaReadBatch) {}
+                int64_t mfmaReadBatch, bool transposedLdsReads)
+      : OpConversionPattern(converter, ctx), mfmaReadBatch(mfmaReadBatch),
+        transposedLdsReads(transposedLdsReads) {}
 
   LogicalResult
   matchAndRewrite(fmha::TileMmaOp op, OneToNOpAdaptor adaptor,
@@ -192,8 +207,10 @@ struct DistributeMma : OpConversionPattern<fmha::TileMmaOp> {
     int64_t kSteps = op.getLhs().getType().getColAtoms();
     AccTile acc =
         AccTile::fromValues(c.getRowAtoms(), c.getColAtoms(), adaptor.getAcc());
-    std::optional<TileReader> lhsReader = reread(rewriter, loc, op.getLhs());
-    std::optional<TileReader> rhsReader = reread(rewriter, loc, op.getRhs());
+    std::optional<TileReader> lhsReader =
+        reread(rewriter, loc, op.getLhs(), transposedLdsReads);
+    std::optional<TileReader> rhsReader =
+        reread(rewriter, loc, op.getRhs(), transposedLdsReads);
     ValueRange a = adaptor.getLhs(), b = adaptor.getRhs();
     AtomOrder order{/*aLastReadFirst=*/lhsReader.has_value(),
                     /*bLastReadFirst=*/rhsReader.has_value()};
@@ -225,6 +242,7 @@ struct DistributeMma : OpConversionPattern<fmha::TileMmaOp> {
 
 private:
   int64_t mfmaReadBatch;
+  bool transposedLdsReads;
 };
 
 /// The PTX wgmma matrix descriptor (no swizzle) of the [16 x N] slice of B
@@ -290,8 +308,11 @@ struct DistributeMmaWarpgroup
     bool bKAlongRows = !op.getTransposed();
     bool aMnMajor = op.getLhsTransposed();
     int64_t kSteps;
+    // Warpgroup products (sm_90a) read no transposed LDS fragments.
     std::optional<TileReader> lhsReader =
-        op.getLhs() ? reread(rewriter, loc, op.getLhs()) : std::nullopt;
+        op.getLhs() ? reread(rewriter, loc, op.getLhs(),
+                             /*transposedLdsReads=*/false)
+                    : std::nullopt;
     Value lhsBuffer, lhsRow, lhsCol;
     if (op.getLhs()) {
       kSteps = op.getLhs().getType().getColAtoms();
@@ -358,20 +379,22 @@ struct DistributeConvert : OpConversionPattern<fmha::TileConvertOp> {
     TileType from = op.getSource().getType(), to = op.getType();
     const MatrixAtom &producer = from.getMatrixAtom();
     bool transposed = op.getTransposed();
-    // The verifier checked that the registers are there.
-    SmallVector<RegisterSource> repack = *operandFromAccumulators(
-        producer, to.getMatrixAtom(), to.getMatrixOperand(), transposed);
     ValueRange accs = adaptor.getSource();
     int64_t cRegs = producer.regs(MatrixOperand::C);
     SmallVector<Value> frags;
     for (int64_t ai = 0; ai < to.getRowAtoms(); ++ai)
       for (int64_t aj = 0; aj < to.getColAtoms(); ++aj) {
-        // The fragment's origin in the source tile, in source atoms.
+        // The fragment's origin in the source tile: the source atom and the
+        // position in it.
         int64_t row = ai * to.getAtomRows(), col = aj * to.getAtomCols();
         if (transposed)
           std::swap(row, col);
         int64_t atomRow0 = row / from.getAtomRows();
         int64_t atomCol0 = col / from.getAtomCols();
+        // The verifier checked that the registers are there.
+        SmallVector<RegisterSource> repack = *operandFromAccumulators(
+            producer, to.getMatrixAtom(), to.getMatrixOperand(), transposed,
+            {int(row % from.getAtomRows()), int(col % from.getAtomCols())});
         SmallVector<std::pair<int64_t, int64_t>> used;
         SmallVector<Value> sources;
         SmallVector<int64_t> picks;
@@ -944,7 +967,7 @@ struct DistributeTilesPass
     RewritePatternSet patterns(ctx);
     ConversionTarget target(*ctx);
     rocke::populateDistributeTilesPatterns(converter, patterns, target,
-                                           mfmaReadBatch);
+                                           mfmaReadBatch, transposedLdsReads);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       return signalPassFailure();
@@ -972,9 +995,13 @@ void rocke::populateDistributeTilesTypeConversion(TypeConverter &converter) {
 void rocke::populateDistributeTilesPatterns(TypeConverter &converter,
                                             RewritePatternSet &patterns,
                                             ConversionTarget &target,
-                                            int64_t mfmaReadBatch) {
-  patterns.add<DistributeMma>(converter, patterns.getContext(), mfmaReadBatch);
-  patterns.add<DistributeZero, DistributeRead, DistributeLoad,
+                                            int64_t mfmaReadBatch,
+                                            bool transposedLdsReads) {
+  patterns.add<DistributeMma>(converter, patterns.getContext(), mfmaReadBatch,
+                              transposedLdsReads);
+  patterns.add<DistributeRead>(converter, patterns.getContext(),
+                               transposedLdsReads);
+  patterns.add<DistributeZero, DistributeLoad,
                DistributeMmaWarpgroup,
                DistributeConvert, DistributeUnpack, DistributePack,
                DistributeBroadcast, DistributeMap, DistributeMask,

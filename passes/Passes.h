@@ -62,11 +62,14 @@ void populateLowerTileCopiesPatterns(mlir::TypeConverter &converter,
 /// patterns convert tile-typed scf loops too; `target` learns which ops are
 /// left to convert. MFMA products read `mfmaReadBatch` k steps' fragments
 /// from workgroup memory, then wait for them once (1: no explicit wait).
+/// With `transposedLdsReads` (gfx950), fragments whose k runs down a
+/// workgroup buffer's columns are read with ds_read_b64_tr_b16.
 void populateDistributeTilesTypeConversion(mlir::TypeConverter &converter);
 void populateDistributeTilesPatterns(mlir::TypeConverter &converter,
                                      mlir::RewritePatternSet &patterns,
                                      mlir::ConversionTarget &target,
-                                     int64_t mfmaReadBatch);
+                                     int64_t mfmaReadBatch,
+                                     bool transposedLdsReads);
 
 /// fmha.warpgroup_mma -> wgmma fence, inline PTX wgmma.mma_async per k step,
 /// commit and wait (sm_90a).

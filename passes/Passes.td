@@ -348,6 +348,21 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
                         "S^T [kv x q] (O^T = V^T P^T, as on MFMA)"),
              clEnumValN(::rocke::ScoreLayout::QByKv, "q-kv",
                         "S [q x kv] (O = P V, as on mma.sync)"))}]>,
+    Option<"fwdOperandStaging", "fwd-operand-staging",
+           "::rocke::OperandStaging",
+           /*default=*/"::rocke::OperandStaging::Auto",
+           "How the forward with S^T stages V, the A operand of O^T = V^T P^T",
+           [{::llvm::cl::values(
+             clEnumValN(::rocke::OperandStaging::Auto, "auto",
+                        "transposing-reads where the chip has transposed "
+                        "LDS reads, else transposed-copies"),
+             clEnumValN(::rocke::OperandStaging::TransposingReads,
+                        "transposing-reads",
+                        "V as rows, V^T read down their columns "
+                        "(ds_read_b64_tr_b16 on gfx950)"),
+             clEnumValN(::rocke::OperandStaging::TransposedCopies,
+                        "transposed-copies",
+                        "V^T staged, read along its rows"))}]>,
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
@@ -461,11 +476,21 @@ def DistributeTiles : Pass<"fmha-distribute-tiles"> {
     MFMA products issue the reads of `mfma-read-batch` k steps together and
     then one amdgpu.memory_counter_wait for them: LLVM's SIInsertWaitcnts
     would put a wait before the first use of each read instead.
+
+    With `transposed-lds-reads` (gfx950) an MFMA fragment of 16-bit elements
+    whose k runs down the buffer's columns (A read from [k][m], B from
+    [k][n]) is read four registers at a time by amdgpu.transpose_load
+    (ds_read_b64_tr_b16) at the addresses lib/Target/FragmentLayout's
+    transposedReadAddress gives, instead of one element at a time.
   }];
   let options = [
     Option<"mfmaReadBatch", "mfma-read-batch", "int64_t", /*default=*/"1",
            "k steps of an MFMA product whose workgroup-memory reads precede "
            "one wait for them (1: LLVM's waits)">,
+    Option<"transposedLdsReads", "transposed-lds-reads", "bool",
+           /*default=*/"false",
+           "read MFMA fragments that run down a workgroup buffer's columns "
+           "with transposing LDS reads (gfx950)">,
   ];
   let dependentDialects = ["::mlir::amdgpu::AMDGPUDialect",
                            "::mlir::arith::ArithDialect",

@@ -444,6 +444,7 @@ void addBwdKernelPasses(mlir::OpPassManager &pm, const BwdPipelineOptions &opts,
   rocke::DistributeTilesOptions distribute;
   distribute.mfmaReadBatch =
       opts.mfmaReadBatch ? opts.mfmaReadBatch.getValue() : chip.mfmaReadBatch;
+  distribute.transposedLdsReads = chip.transposedLdsReads;
   pm.addPass(rocke::createSplitWorkgroupTiles());
   pm.addPass(rocke::createDistributeTiles(distribute));
   pm.addPass(rocke::createDeferWarpgroupWaits());

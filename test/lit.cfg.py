@@ -36,6 +36,14 @@ config.substitutions.append(
      "score-layout=q-kv operand-staging=transposed-copies forward=true "
      "fwd-score-layout=kv-q},"
      "fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,fmha-lower-mma,fmha-lower-to-loops"))
+# The forward as gfx950 schedules it (fwd-operand-staging=transposing-reads:
+# V staged as rows, V^T read down their columns, which the chip's
+# transposed LDS reads do): checks that staging on the CPU.
+config.substitutions.append(
+    ("%fwd_value_rows_host",
+     "fmha-bwd-to-kernels{strategy=tiled target=host block-q=16 block-kv=32 "
+     "forward=true fwd-score-layout=kv-q fwd-operand-staging=transposing-reads},"
+     "fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,fmha-lower-mma,fmha-lower-to-loops"))
 llvm_config.use_default_substitutions()
 
 tool_dirs = [os.path.join(config.rocke_obj_root, "bin"), config.llvm_tools_dir]

@@ -3,6 +3,7 @@
 
 #include "dialect/FmhaDialect.h"
 
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <map>
@@ -114,6 +115,62 @@ RegisterRun registerRun(const MatrixAtom &atom, MatrixOperand operand,
       break;
   }
   return {first.row, first.col, length};
+}
+
+std::optional<LaneCoords> transposedReadLane(OpBuilder &b, Location loc,
+                                             const MatrixAtom &atom,
+                                             MatrixOperand operand,
+                                             bool transposed, Value buffer,
+                                             Value lane) {
+  auto type = cast<MemRefType>(buffer.getType());
+  bool kDownColumns = (operand == MatrixOperand::A) == transposed;
+  if (!kDownColumns || type.getElementTypeBitWidth() != 16 ||
+      !gpu::GPUDialect::hasWorkgroupMemoryAddressSpace(type) || !fitsTransposedReads(atom, operand))
+    return std::nullopt;
+  // The lane at 4 (lane % 4) of the lane's group of 16 holds the block's
+  // first element along m (n); the lane reads row (lane % 16) / 4 of it.
+  Value c4 = constIndex(b, loc, 4), c16 = constIndex(b, loc, 16);
+  Value groupStart = arith::MulIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, lane, c16), c16);
+  Value quad = arith::MulIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, lane, c4), c4);
+  Value addressLane = arith::AddIOp::create(b, loc, groupStart, quad);
+  LaneCoords at = LaneCoords::get(b, loc, atom, operand, addressLane);
+  Value blockRow = arith::DivUIOp::create(
+      b, loc, arith::RemUIOp::create(b, loc, lane, c16), c4);
+  if (operand == MatrixOperand::A)
+    at.col = arith::AddIOp::create(b, loc, at.col, blockRow);
+  else
+    at.row = arith::AddIOp::create(b, loc, at.row, blockRow);
+  return at;
+}
+
+Value FragmentReader::readTransposing(OpBuilder &b, Location loc, Value buf,
+                                      int64_t row0, int64_t col0,
+                                      bool transposed, Value rowBase,
+                                      Value colBase) const {
+  Type elt = cast<MemRefType>(buf.getType()).getElementType();
+  auto quadType = VectorType::get({4}, elt);
+  SmallVector<Value> quads;
+  SmallVector<int64_t> picks;
+  for (int64_t reg = 0; reg < atom.regs(operand); reg += 4) {
+    FragmentCoord off = regOffset(atom, operand, reg);
+    Value i = addIdx(b, loc, transposedLane->row, off.row);
+    Value j = addIdx(b, loc, transposedLane->col, off.col);
+    Value r = addIdx(b, loc, transposed ? j : i, row0);
+    Value c = addIdx(b, loc, transposed ? i : j, col0);
+    if (rowBase)
+      r = arith::AddIOp::create(b, loc, r, rowBase);
+    if (colBase)
+      c = arith::AddIOp::create(b, loc, c, colBase);
+    quads.push_back(amdgpu::TransposeLoadOp::create(b, loc, quadType, buf,
+                                                    ValueRange{r, c}));
+    for (int64_t e = 0; e < 4; ++e)
+      picks.push_back(reg + e);
+  }
+  if (quads.size() == 1)
+    return quads.front();
+  return gatherElements(b, loc, quads, picks);
 }
 
 void contract(OpBuilder &b, Location loc, const MatrixAtom &atom, AccTile &acc,

@@ -136,15 +136,31 @@ struct AccRuns {
   }
 };
 
+/// The operand coordinates whose address a lane gives when `operand`
+/// fragments of `atom` are read from `buffer` (element (i, j) at buf[i][j],
+/// or buf[j][i] when `transposed`) by transposing LDS reads
+/// (transposedReadAddress, less the registers' part); std::nullopt unless
+/// the fragment's k runs down the buffer's columns, its elements are 16-bit,
+/// the buffer is workgroup memory and the layout fits the reads.
+std::optional<LaneCoords> transposedReadLane(OpBuilder &b, Location loc,
+                                             const MatrixAtom &atom,
+                                             MatrixOperand operand,
+                                             bool transposed, Value buffer,
+                                             Value lane);
+
 /// Reads operand fragments out of a row-major 2-D workgroup buffer. Element
 /// (i, j) of the operand is buf[row0 + i][col0 + j], or buf[row0 + j][col0 +
 /// i] when `transposed`. Registers that are contiguous in the buffer are read
-/// with one vector.load; mma.sync fragments with one ldmatrix.
+/// with one vector.load; mma.sync fragments with one ldmatrix; with
+/// `transposedLane` (transposedReadLane), four registers down the buffer's
+/// columns with one amdgpu.transpose_load.
 class FragmentReader {
 public:
   FragmentReader(const MatrixAtom &atom, MatrixOperand operand, LaneCoords lane,
-                 Value laneId)
-      : atom(atom), operand(operand), lane(lane), laneId(laneId) {}
+                 Value laneId,
+                 std::optional<LaneCoords> transposedLane = std::nullopt)
+      : atom(atom), operand(operand), lane(lane), laneId(laneId),
+        transposedLane(transposedLane) {}
 
   /// rowBase / colBase (optional, index values) shift the buffer position.
   Value read(OpBuilder &b, Location loc, Value buf, int64_t row0, int64_t col0,
@@ -156,6 +172,9 @@ public:
     if (Value frag = readWithLdmatrix(b, loc, buf, row0, col0, transposed,
                                       rowBase, colBase))
       return frag;
+    if (transposedLane)
+      return readTransposing(b, loc, buf, row0, col0, transposed, rowBase,
+                             colBase);
     // Buffer coordinates of the lane's register 0 part.
     Value laneRow = transposed ? lane.col : lane.row;
     Value laneCol = transposed ? lane.row : lane.col;
@@ -302,10 +321,17 @@ private:
         b, loc, VectorType::get({2 * tiles}, elt), pairs);
   }
 
+  /// Four registers at a time, each lane at the address transposedLane
+  /// names.
+  Value readTransposing(OpBuilder &b, Location loc, Value buf, int64_t row0,
+                        int64_t col0, bool transposed, Value rowBase,
+                        Value colBase) const;
+
   const MatrixAtom &atom;
   MatrixOperand operand;
   LaneCoords lane;
   Value laneId;
+  std::optional<LaneCoords> transposedLane;
 };
 
 /// Where a product's fragment reads go among its atoms.

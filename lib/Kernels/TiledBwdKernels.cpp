@@ -210,7 +210,9 @@ bool selectGradAtom(const AttentionKernelOptions &options, TiledConfig &cfg) {
       auto repack = operandFromAccumulators(*cfg.atom, *candidate,
                                             MatrixOperand::A,
                                             /*transposed=*/!transposedScores);
-      if (!repack)
+      if (!repack ||
+          !operandTileFromAccumulators(*cfg.atom, *candidate, MatrixOperand::A,
+                                       /*transposed=*/!transposedScores))
         continue;
       cfg.gradAtom = candidate;
       cfg.repack = std::move(*repack);

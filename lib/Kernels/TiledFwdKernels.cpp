@@ -54,6 +54,10 @@ struct FwdConfig {
   /// Scores are S^T [kv x q] (P^T feeds O^T = V^T P^T as the B operand) or
   /// S [q x kv] (P feeds O = P V as the A operand).
   bool scoresTransposed = false;
+  /// With S^T: V is staged as rows and V^T read down their columns
+  /// (OperandStaging::TransposingReads; gfx950's transposed LDS reads), not
+  /// staged transposed.
+  bool valueRows = false;
   /// The subgroup's Q fragments stay in registers; else they are read from
   /// the block's workgroup copy at every KV block.
   bool queryInRegisters = true;
@@ -77,9 +81,11 @@ struct FwdConfig {
 
   int64_t threads() const { return numWarps * lanes; }
   int64_t queryRowsPerWarp() const { return blockQ / numWarps; }
-  /// K [blockKv x Dqk]; V [blockKv x Dv] or, with S^T, V^T [Dv x blockKv]
-  /// (the A operand of O^T, read along its rows); Q [blockQ x Dqk] unless
-  /// in registers. Rows padded, or core matrices for warpgroup products.
+  bool valueTransposed() const { return scoresTransposed && !valueRows; }
+  /// K [blockKv x Dqk]; V [blockKv x Dv] or, staged transposed with S^T,
+  /// V^T [Dv x blockKv] (the A operand of O^T, read along its rows); Q
+  /// [blockQ x Dqk] unless in registers. Rows padded, or core matrices for
+  /// warpgroup products.
   SmallVector<MemRefType> workgroupBuffers() const {
     auto tile = [&](int64_t r, int64_t c) {
       return operandTileType(elt, r, c, pad, warpgroup);
@@ -88,8 +94,8 @@ struct FwdConfig {
       return operandTileType(elt, r, c, pad, warpgroup, asyncCopies);
     };
     SmallVector<MemRefType> types{slotted(blockKv, dqk),
-                                  scoresTransposed ? tile(dv, blockKv)
-                                                   : slotted(blockKv, dv)};
+                                  valueTransposed() ? tile(dv, blockKv)
+                                                    : slotted(blockKv, dv)};
     if (!queryInRegisters)
       types.push_back(tile(blockQ, dqk));
     return types;
@@ -161,16 +167,20 @@ LogicalResult chooseFwdAtoms(Operation *op,
     if (options.scoreLayout != ScoreLayout::Auto &&
         transposed != (options.scoreLayout == ScoreLayout::KvByQ))
       return false;
+    // Of those, the widest k: the fewest instructions for the product.
+    const MatrixAtom *best = nullptr;
     for (const MatrixAtom *c : pvCandidates)
       if (sameAccumulatorLayout(a, *c) &&
-          operandFromAccumulators(
+          operandTileFromAccumulators(
               a, *c, transposed ? MatrixOperand::B : MatrixOperand::A,
-              /*transposed=*/false)) {
-        cfg.pvAtom = c;
-        cfg.scoresTransposed = transposed;
-        return true;
-      }
-    return false;
+              /*transposed=*/false) &&
+          (!best || c->k > best->k))
+        best = c;
+    if (best) {
+      cfg.pvAtom = best;
+      cfg.scoresTransposed = transposed;
+    }
+    return best != nullptr;
   };
   if (!fits(false) && !fits(true))
     return op->emitOpError("matrix atom '")
@@ -239,6 +249,10 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
 
   const bool sT = cfg.scoresTransposed;
   const MatrixAtom &pv = *cfg.pvAtom;
+  cfg.valueRows =
+      sT && (options.operandStaging == OperandStaging::TransposingReads ||
+             (options.operandStaging == OperandStaging::Auto && options.chip &&
+              options.chip->transposedLdsReads));
   // cp.async moves 16 bytes of consecutive elements: K and V rows with a
   // unit inner stride, head dims in whole chunks, V staged as rows.
   bool asyncRequested = options.kvPipelining == KvPipelining::AsyncCopies;
@@ -454,9 +468,10 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   Value noMax = tiles.map(lineType, tiles.zero(lineType),
                           [&](ValueRange) -> Value { return negInf; });
   SmallVector<Value> init{tiles.zero(outType), noMax, tiles.zero(lineType)};
-  // The blocks' K and V rows (V transposed with S^T); rows past Sk hold
-  // finite data (or, copied asynchronously, zeros) whose scores the mask
-  // makes -inf. Barriers: fmha-place-workgroup-barriers.
+  // The blocks' K and V rows (V staged transposed with S^T unless read
+  // transposed); rows past Sk hold finite data (or, copied asynchronously,
+  // zeros) whose scores the mask makes -inf. Barriers:
+  // fmha-place-workgroup-barriers.
   // Async copies: block kb lands in slot kb % 2 of the K and V tiles, a
   // group each; rows past Sk, and the block after the last one (which a
   // pipelined loop's last iteration copies), are zero-filled without
@@ -485,10 +500,11 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
           kb, {k, v}, {kBuf, vBuf}, batch, k0, headKv, rowEnd, cfg.blockKv);
     } else {
       // Rows past Sk hold finite data whose scores the mask makes -inf.
+      bool vT = cfg.valueTransposed();
+      Value vRows = vT ? Value() : vBuf, vCols = vT ? vBuf : Value();
       copier.copy(k, batch, k0, headKv, sizes.seqK, cfg.blockKv, wgBuffers[0],
                   Value(), /*tailUnspecified=*/true);
-      copier.copy(v, batch, k0, headKv, sizes.seqK, cfg.blockKv,
-                  sT ? Value() : wgBuffers[1], sT ? wgBuffers[1] : Value(),
+      copier.copy(v, batch, k0, headKv, sizes.seqK, cfg.blockKv, vRows, vCols,
                   /*tailUnspecified=*/true);
     }
 
@@ -574,7 +590,7 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     } else {
       oNew =
           sT ? tiles.mma(
-                   tiles.read(vBuf, c0, c0, /*transposed=*/false,
+                   tiles.read(vBuf, c0, c0, /*transposed=*/cfg.valueRows,
                               whole(cfg.dv, cfg.blockKv, TileRole::a, pvAtom)),
                    pOperand, oScaled)
              : tiles.mma(

@@ -13,16 +13,19 @@ namespace {
 constexpr llvm::StringLiteral kCdnaAtoms[] = {"mfma_f32_16x16x16",
                                               "mfma_f32_32x32x8"};
 // gfx950's double-rate 16x16x32 first; 16x16x16 where an accumulator feeds
-// the next product (its A operand spans other lanes' rows on 16x16x32).
-constexpr llvm::StringLiteral kGfx950Atoms[] = {"mfma_f32_16x16x32",
-                                                "mfma_f32_16x16x16"};
+// the next product as its A operand (which spans other lanes' rows on
+// 16x16x32); 32x32x16; and the double-rate atoms in the accumulators' k
+// order (kw4), whose B operand an accumulator is.
+constexpr llvm::StringLiteral kGfx950Atoms[] = {
+    "mfma_f32_16x16x32", "mfma_f32_16x16x16", "mfma_f32_32x32x16",
+    "mfma_f32_16x16x32_kw4", "mfma_f32_32x32x16_kw4"};
 constexpr llvm::StringLiteral kMmaSyncAtoms[] = {"mma_sync_m16n8k16"};
 
 const ChipInfo kChips[] = {
     // name, vendor, wave, workgroup memory, atoms, f32 atomic add width,
     //   SIMDs/CU, waves/SIMD, VGPRs/SIMD, VGPR granule, LDS/CU, LDS granule,
     //   f32 -> bf16 conversion instruction, warpgroup products, MFMA read
-    //   batch, whole-block loops
+    //   batch, whole-block loops, transposed LDS reads
     {"gfx90a", GpuVendor::Amd, 64, 64 * 1024, kCdnaAtoms, 1, 4, 8, 512, 8,
      64 * 1024, 512, /*bf16Conversion=*/false, /*warpgroupMma=*/false,
      /*mfmaReadBatch=*/8, /*wholeBlockLoops=*/true},
@@ -31,7 +34,8 @@ const ChipInfo kChips[] = {
      /*mfmaReadBatch=*/8, /*wholeBlockLoops=*/true},
     {"gfx950", GpuVendor::Amd, 64, 160 * 1024, kGfx950Atoms, 1, 4, 8, 512, 8,
      160 * 1024, 512, /*bf16Conversion=*/true, /*warpgroupMma=*/false,
-     /*mfmaReadBatch=*/2, /*wholeBlockLoops=*/true},
+     /*mfmaReadBatch=*/2, /*wholeBlockLoops=*/true,
+     /*transposedLdsReads=*/true},
     // Ampere, Ada and Hopper: every chip with bf16 mma.sync m16n8k16. Opt-in
     // shared memory per block from the CUDA programming guide's table.
     {"sm_80", GpuVendor::Nvidia, 32, 163 * 1024, kMmaSyncAtoms, 1},

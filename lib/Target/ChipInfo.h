@@ -78,6 +78,11 @@ struct ChipInfo {
   /// on the H200 the split loops were 4-5 % slower at D=128 causal, forward
   /// and backward (docs/BENCHMARKS.md run 23).
   bool wholeBlockLoops = false;
+  /// LDS reads that transpose 16-bit elements across lanes
+  /// (ds_read_b64_tr_b16, gfx950; fitsTransposedReads): an operand whose k
+  /// runs down a workgroup buffer's columns is read four registers at a
+  /// time instead of one, so it need not be staged transposed.
+  bool transposedLdsReads = false;
   LaunchLimits launch;
 
   bool isAmd() const { return vendor == GpuVendor::Amd; }

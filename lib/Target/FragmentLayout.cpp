@@ -18,6 +18,20 @@ constexpr MatrixAtom kAtoms[] = {
     // gfx950: v_mfma_f32_16x16x32_f16 / _bf16, 8 elements of A and B per lane.
     {"mfma_f32_16x16x32_f16", 16, 16, 32, 64, MatrixAtom::Family::MfmaWideK},
     {"mfma_f32_16x16x32_bf16", 16, 16, 32, 64, MatrixAtom::Family::MfmaWideK},
+    // gfx950: v_mfma_f32_32x32x16_f16 / _bf16, 8 elements of A and B, 16 of C.
+    {"mfma_f32_32x32x16_f16", 32, 32, 16, 64, MatrixAtom::Family::MfmaWideK},
+    {"mfma_f32_32x32x16_bf16", 32, 32, 16, 64, MatrixAtom::Family::MfmaWideK},
+    // The same two instructions with k in runs of 4 in the C layout's row
+    // order (kRun): the operand a product takes from the previous one's
+    // accumulators.
+    {"mfma_f32_16x16x32_kw4_f16", 16, 16, 32, 64, MatrixAtom::Family::MfmaWideK,
+     4},
+    {"mfma_f32_16x16x32_kw4_bf16", 16, 16, 32, 64,
+     MatrixAtom::Family::MfmaWideK, 4},
+    {"mfma_f32_32x32x16_kw4_f16", 32, 32, 16, 64, MatrixAtom::Family::MfmaWideK,
+     4},
+    {"mfma_f32_32x32x16_kw4_bf16", 32, 32, 16, 64,
+     MatrixAtom::Family::MfmaWideK, 4},
     // PTX mma.sync.aligned.m16n8k16 (f16/bf16 -> f32), one warp of 32.
     {"mma_sync_m16n8k16_f16", 16, 8, 16, 32, MatrixAtom::Family::MmaSync},
     {"mma_sync_m16n8k16_bf16", 16, 8, 16, 32, MatrixAtom::Family::MmaSync},
@@ -45,14 +59,16 @@ FragmentCoord rocke::fragmentCoord(const MatrixAtom &atom,
   case MatrixAtom::Family::MfmaSquare:
   case MatrixAtom::Family::MfmaWideK: {
     // The lanes form (64 / m) groups of m (resp. n) lanes; group g holds the
-    // k-slice [g * kPerLane, (g + 1) * kPerLane) of A and B.
+    // k-slice [g * kPerLane, (g + 1) * kPerLane) of A and B, or with kRun its
+    // runs of kRun, the groups' runs interleaved.
     int groups = atom.lanes / atom.m;
-    int kPerLane = atom.k / groups;
+    int run = atom.kRun ? atom.kRun : atom.k / groups;
     int inGroup = lane % atom.m, group = lane / atom.m;
+    int k = (reg / run) * run * groups + group * run + reg % run;
     if (operand == MatrixOperand::A)
-      return {inGroup, group * kPerLane + reg};
+      return {inGroup, k};
     if (operand == MatrixOperand::B)
-      return {group * kPerLane + reg, inGroup};
+      return {k, inGroup};
     // C/D: blocks of 4 rows; block b of lane group g starts at row
     // 4 * g + 4 * groups * b.
     return {(reg / 4) * 4 * groups + 4 * group + reg % 4, inGroup};
@@ -79,11 +95,12 @@ LaneOffset rocke::laneOffset(const MatrixAtom &atom, MatrixOperand operand) {
   case MatrixAtom::Family::MfmaSquare:
   case MatrixAtom::Family::MfmaWideK: {
     int groups = atom.lanes / atom.m;
+    int run = atom.kRun ? atom.kRun : atom.k / groups;
     LaneTerm inGroup{1, atom.m, 1};
     if (operand == MatrixOperand::A)
-      return {inGroup, {atom.m, groups, atom.k / groups}};
+      return {inGroup, {atom.m, groups, run}};
     if (operand == MatrixOperand::B)
-      return {{atom.m, groups, atom.k / groups}, inGroup};
+      return {{atom.m, groups, run}, inGroup};
     return {{atom.m, groups, 4}, inGroup};
   }
   case MatrixAtom::Family::MmaSync: {
@@ -108,22 +125,18 @@ FragmentCoord rocke::regOffset(const MatrixAtom &atom, MatrixOperand operand,
 std::optional<llvm::SmallVector<RegisterSource>>
 rocke::operandFromAccumulators(const MatrixAtom &producer,
                                const MatrixAtom &consumer,
-                               MatrixOperand operand, bool transposed) {
+                               MatrixOperand operand, bool transposed,
+                               FragmentCoord origin) {
   if (operand == MatrixOperand::C || producer.lanes != consumer.lanes)
-    return std::nullopt;
-  // The fragment covers rows x cols of the operand; X is its transpose when
-  // `transposed`. The producer's C atoms must tile that region of X.
-  int rows = operand == MatrixOperand::A ? consumer.m : consumer.k;
-  int cols = operand == MatrixOperand::A ? consumer.k : consumer.n;
-  int xRows = transposed ? cols : rows, xCols = transposed ? rows : cols;
-  if (xRows % producer.m != 0 || xCols % producer.n != 0)
     return std::nullopt;
   llvm::SmallVector<RegisterSource> sources;
   for (int reg = 0; reg < consumer.regs(operand); ++reg) {
     std::optional<RegisterSource> found;
     for (int lane = 0; lane < consumer.lanes; ++lane) {
       FragmentCoord at = fragmentCoord(consumer, operand, lane, reg);
+      // X is the operand's transpose when `transposed`.
       FragmentCoord x = transposed ? FragmentCoord{at.col, at.row} : at;
+      x = {x.row + origin.row, x.col + origin.col};
       int atomRow = x.row / producer.m, atomCol = x.col / producer.n;
       FragmentCoord inAtom{x.row % producer.m, x.col % producer.n};
       // The register of this lane's C fragment that holds `inAtom`, if any.
@@ -142,6 +155,78 @@ rocke::operandFromAccumulators(const MatrixAtom &producer,
     sources.push_back(*found);
   }
   return sources;
+}
+
+FragmentCoord rocke::transposedReadAddress(const MatrixAtom &atom,
+                                           MatrixOperand operand, int lane,
+                                           int reg) {
+  int groupStart = lane / 16 * 16, inGroup = lane % 16;
+  FragmentCoord at =
+      fragmentCoord(atom, operand, groupStart + 4 * (inGroup % 4), reg);
+  if (operand == MatrixOperand::A)
+    return {at.row, at.col + inGroup / 4};
+  return {at.row + inGroup / 4, at.col};
+}
+
+bool rocke::fitsTransposedReads(const MatrixAtom &atom,
+                                MatrixOperand operand) {
+  if (operand == MatrixOperand::C || atom.lanes != 64 ||
+      atom.regs(operand) % 4 != 0)
+    return false;
+  bool isA = operand == MatrixOperand::A;
+  for (int reg = 0; reg < atom.regs(operand); reg += 4)
+    for (int lane = 0; lane < atom.lanes; ++lane)
+      for (int row = 0; row < 4; ++row) {
+        // Element `row` of the lane's read is column lane % 16 of the
+        // block, in the row the lane at 4 row + (lane % 16) / 4 of its
+        // group gave the address of.
+        int inGroup = lane % 16;
+        FragmentCoord addr = transposedReadAddress(
+            atom, operand, lane / 16 * 16 + 4 * row + inGroup / 4, reg);
+        FragmentCoord got = isA ? FragmentCoord{addr.row + inGroup % 4,
+                                                addr.col}
+                                : FragmentCoord{addr.row,
+                                                addr.col + inGroup % 4};
+        if (!(got == fragmentCoord(atom, operand, lane, reg + row)))
+          return false;
+      }
+  return true;
+}
+
+llvm::SmallVector<FragmentCoord>
+rocke::accumulatorOrigins(const MatrixAtom &producer,
+                          const MatrixAtom &consumer, MatrixOperand operand,
+                          bool transposed) {
+  // The fragment's extents in X.
+  int rows = operand == MatrixOperand::A ? consumer.m : consumer.k;
+  int cols = operand == MatrixOperand::A ? consumer.k : consumer.n;
+  int xRows = transposed ? cols : rows, xCols = transposed ? rows : cols;
+  llvm::SmallVector<FragmentCoord> origins;
+  auto along = [](int extent, int atom) {
+    llvm::SmallVector<int> at;
+    if (extent % atom == 0)
+      at.push_back(0);
+    else if (atom % extent == 0)
+      for (int x = 0; x < atom; x += extent)
+        at.push_back(x);
+    return at;
+  };
+  for (int r : along(xRows, producer.m))
+    for (int c : along(xCols, producer.n))
+      origins.push_back({r, c});
+  return origins;
+}
+
+bool rocke::operandTileFromAccumulators(const MatrixAtom &producer,
+                                        const MatrixAtom &consumer,
+                                        MatrixOperand operand,
+                                        bool transposed) {
+  llvm::SmallVector<FragmentCoord> origins =
+      accumulatorOrigins(producer, consumer, operand, transposed);
+  return !origins.empty() && llvm::all_of(origins, [&](FragmentCoord o) {
+    return operandFromAccumulators(producer, consumer, operand, transposed, o)
+        .has_value();
+  });
 }
 
 llvm::ArrayRef<MatrixAtom> rocke::knownAtoms() { return kAtoms; }

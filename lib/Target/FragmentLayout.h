@@ -26,6 +26,14 @@ struct MatrixAtom {
   int m, n, k;
   int lanes;
   enum class Family { MfmaSquare, MfmaWideK, MmaSync, Host } family;
+  /// MFMA: a lane's A and B registers run through k in blocks of `kRun`
+  /// elements, block b of lane group g at k = kRun * (g + groups * b), the
+  /// order of the C layout's rows; 0: one block, the instruction's own
+  /// order. The instruction sums over k in any order both operands share,
+  /// so with kRun = 4 an accumulator fragment is a B fragment as it stands
+  /// (gfx950's 16x16x32 and 32x32x16, whose own order gives a lane 8
+  /// consecutive k).
+  int kRun = 0;
 
   int regs(MatrixOperand operand) const;
   /// Host atoms run on the CPU: one "lane" holds the whole operand, row-major.
@@ -90,10 +98,46 @@ struct RegisterSource {
 /// same lane; std::nullopt when some lane would need another lane's element
 /// (then the value has to go through workgroup memory). mma.sync: two m16n8
 /// accumulators are one m16k16 A fragment (not transposed); MFMA 16x16x16: a C
-/// fragment is the A fragment of the transpose.
+/// fragment is the A fragment of the transpose. `origin` is where the
+/// fragment's first element of X sits in its producer atom, when fragments
+/// are smaller than the producer's atoms (accumulatorOrigins).
 std::optional<llvm::SmallVector<RegisterSource>>
 operandFromAccumulators(const MatrixAtom &producer, const MatrixAtom &consumer,
-                        MatrixOperand operand, bool transposed);
+                        MatrixOperand operand, bool transposed,
+                        FragmentCoord origin = {0, 0});
+
+/// Where in a producer atom the fragments of a tile of `consumer` operands
+/// holding X (X^T when `transposed`) start, given that they tile X: {0, 0}
+/// along a dimension where the consumer's extent is a multiple of the
+/// producer's, every multiple of the consumer's extent where it divides the
+/// producer's (32x32 accumulators as B fragments 16 deep: rows 0 and 16);
+/// empty when along some dimension neither divides the other.
+llvm::SmallVector<FragmentCoord>
+accumulatorOrigins(const MatrixAtom &producer, const MatrixAtom &consumer,
+                   MatrixOperand operand, bool transposed);
+
+/// operandFromAccumulators holds at every origin a tile's fragments take.
+bool operandTileFromAccumulators(const MatrixAtom &producer,
+                                 const MatrixAtom &consumer,
+                                 MatrixOperand operand, bool transposed);
+
+/// gfx950's ds_read_b64_tr_b16 reads a 4 x 16 block of 16-bit elements per
+/// group of 16 lanes: lane i of the group gives the address of row i / 4
+/// (its elements 4 (i % 4) to 4 (i % 4) + 3), and lane j receives column j,
+/// one element of each row. Read out of a buffer whose rows run along k (A
+/// stored [k][m], B stored [k][n]), four consecutive k of a fragment whose
+/// group's lanes hold 16 consecutive m (n) are one such read.
+///
+/// The operand coordinate whose element lane `lane` gives the address of
+/// when registers [reg, reg + 4) of an `operand` fragment are read so: its
+/// row of the block is k, its first element the m (n) of the lane at
+/// 4 (lane % 4) of its group.
+FragmentCoord transposedReadAddress(const MatrixAtom &atom,
+                                    MatrixOperand operand, int lane, int reg);
+/// Can every register of an `operand` fragment (A or B of a 64-lane atom)
+/// come from these reads, four at a time (checked lane by lane against
+/// the instruction)?
+bool fitsTransposedReads(const MatrixAtom &atom, MatrixOperand operand);
 
 /// All atoms this project knows, and a lookup by name (nullptr if unknown).
 llvm::ArrayRef<MatrixAtom> knownAtoms();

@@ -82,6 +82,17 @@ func.func @convert_not_in_registers(%c: !fmha.tile<16x16xf32, c, "mfma_f32_16x16
 
 // -----
 
+// A 32x32 accumulator holds two 16-deep B fragments of the kw4 atom (k in
+// the accumulator's row order), not of the instruction's own order, whose 8
+// consecutive k per lane span rows other lanes hold.
+func.func @convert_second_fragment_elsewhere(%c: !fmha.tile<32x32xf32, c, "mfma_f32_32x32x16_bf16">) {
+  // expected-error @+1 {{lanes do not hold the elements of their 'mfma_f32_32x32x16_bf16' b fragments in their 'mfma_f32_32x32x16_bf16' accumulators: the tile has to go through memory}}
+  %b = fmha.tile_convert %c : !fmha.tile<32x32xf32, c, "mfma_f32_32x32x16_bf16"> -> !fmha.tile<32x32xbf16, b, "mfma_f32_32x32x16_bf16">
+  return
+}
+
+// -----
+
 func.func @unpack_count(%c: !fmha.tile<32x16xf32, c, "mfma_f32_16x16x16_bf16">) {
   // expected-error @+1 {{has 2 fragments, not 1}}
   %f = fmha.tile_unpack %c : !fmha.tile<32x16xf32, c, "mfma_f32_16x16x16_bf16"> -> vector<4xf32>

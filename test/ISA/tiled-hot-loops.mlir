@@ -74,10 +74,10 @@
 // BUDGET gfx942 fwd_bf16_d64_none fmha_fwd_tiled_main 14.3 0.43 0.29 0 -
 // BUDGET gfx942 fwd_f16_d128_none fmha_fwd_tiled_main 23.1 0.34 0.18 0 -
 // BUDGET gfx942 fwd_f16_d64_causal fmha_fwd_tiled_main 15.6 0.43 0.29 8 -
-// BUDGET gfx950 fwd_bf16_d128_causal fmha_fwd_tiled_main 16.5 0.37 0.24 0 -
-// BUDGET gfx950 fwd_bf16_d64_none fmha_fwd_tiled_main 10.7 0.48 0.42 0 -
-// BUDGET gfx950 fwd_f16_d128_none fmha_fwd_tiled_main 17.5 0.37 0.25 0 -
-// BUDGET gfx950 fwd_f16_d64_causal fmha_fwd_tiled_main 11.4 0.48 0.42 0 -
+// BUDGET gfx950 fwd_bf16_d128_causal fmha_fwd_tiled_main 14.0 0.79 0.28 0 -
+// BUDGET gfx950 fwd_bf16_d64_none fmha_fwd_tiled_main 8.4 0.82 0.39 0 -
+// BUDGET gfx950 fwd_f16_d128_none fmha_fwd_tiled_main 14.1 0.79 0.26 0 -
+// BUDGET gfx950 fwd_f16_d64_causal fmha_fwd_tiled_main 8.3 0.82 0.39 0 -
 
 // CHECK-NOT: FAILED
 // CHECK-COUNT-73: {{budgets|instructions}} hold for

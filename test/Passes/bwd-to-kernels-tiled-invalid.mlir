@@ -8,7 +8,7 @@
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=gfx942 score-layout=kv-q' 2>&1 | FileCheck %s --check-prefix=LAYOUT
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='score-layout=diagonal' 2>&1 | FileCheck %s --check-prefix=BADLAYOUT
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='operand-staging=swizzled' 2>&1 | FileCheck %s --check-prefix=BADSTAGING
-// RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='matrix-atom=mfma_f32_32x32x8' 2>&1 | FileCheck %s --check-prefix=NOREUSE
+// RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='matrix-atom=mfma_f32_16x16x32' 2>&1 | FileCheck %s --check-prefix=NOREUSE
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=sm_90 subgroup-size=64' 2>&1 | FileCheck %s --check-prefix=CHIPLANES
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=gfx942 query-pipelining=async-copies' 2>&1 | FileCheck %s --check-prefix=ASYNCAMD
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='target=host query-pipelining=async-copies' 2>&1 | FileCheck %s --check-prefix=ASYNCHOST
@@ -20,7 +20,7 @@
 // UNKNOWN: unknown matrix atom 'mfma_f32_9x9x9'
 // BLOCKKV: block-kv (48) must be a multiple of num-warps * atom rows (64)
 // LAYOUT: matrix atom 'mfma_f32_16x16x16_f16': no atom of the target can take the scores from its accumulator registers in the requested score layout
-// NOREUSE: matrix atom 'mfma_f32_32x32x8_f16': no atom of the target can take the scores from its accumulator registers{{$}}
+// NOREUSE: matrix atom 'mfma_f32_16x16x32_f16': no atom of the target can take the scores from its accumulator registers{{$}}
 // BADLAYOUT: for the --score-layout option: Cannot find option named 'diagonal'!
 // BADSTAGING: for the --operand-staging option: Cannot find option named 'swizzled'!
 // CHIP: fmha-bwd-to-kernels: unknown chip 'gfx1100'; supported: gfx90a, gfx942, gfx950, sm_80, sm_86, sm_87, sm_89, sm_90, sm_90a
