@@ -17,6 +17,7 @@ error, a floor), as bench/run_bwd.py does.
 import argparse
 import json
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -89,10 +90,29 @@ def build(a):
             print("built", out)
 
 
+def markdown(rows):
+    """The validation as a Markdown table: per chain and size, each
+    result's relative error against the float32 reference and its
+    tolerance."""
+    whats = ("O", "lse", "dQ", "dK", "dV")
+    lines = ["| case | B | S | " + " | ".join(
+                 "%s rel (tol)" % w for w in whats) + " | result |",
+             "|---" * (len(whats) + 4) + "|"]
+    for r in rows:
+        e = r["errors"]
+        lines.append("| %s | %d | %d | %s | %s |" % (
+            r["case"], r["B"], r["S"],
+            " | ".join("%.1e (%.1e)" % (e[w]["rel"], e[w]["tol"])
+                       for w in whats),
+            "pass" if all(e[w]["ok"] for w in whats) else "FAIL"))
+    return "\n".join(lines) + "\n"
+
+
 def validate(a):
     import torch
     sys.path.insert(0, str(REPO / "bench"))
     from run_bwd import KernelModule, logical, rel_err  # noqa: E402
+    from cases import write_report  # noqa: E402
 
     def slopes_of(hq):
         # ALiBi's geometric slopes 2^(-8 h / Hq), h = 1..Hq.
@@ -126,6 +146,7 @@ def validate(a):
         return [o.detach(), lse.detach()] + list(grads)
 
     failures = 0
+    rows = []
     for mod, cap, mask in CASES:
         for d in HEAD_DIMS:
             name = case_name(mod, cap, mask, d)
@@ -158,6 +179,7 @@ def validate(a):
                 low = reference(cfg, p, torch.bfloat16)
                 ours = [o, lse] + grads
                 line = []
+                row = dict(case=name, B=b, S=s, errors={})
                 for what, x, r, lo in zip(("O", "lse", "dQ", "dK", "dV"),
                                           ours, ref, low):
                     _, rel = rel_err(x, r)
@@ -166,10 +188,16 @@ def validate(a):
                               LSE_FLOOR if what == "lse" else REL_FLOOR)
                     ok = bool(torch.isfinite(x).all()) and rel <= tol
                     failures += not ok
+                    row["errors"][what] = dict(rel=rel, tol=tol, ok=ok)
                     line.append("%s %.1e/%.1e%s" % (what, rel, tol,
                                                     "" if ok else " FAIL"))
                 print("%-28s B=%d S=%-5d %s" % (name, b, s, "  ".join(line)))
+                rows.append(row)
     print("%d failures" % failures)
+    if a.out:
+        write_report(a.out, dict(device=torch.cuda.get_device_name(),
+                                 rows=rows, failures=failures),
+                     "run_score_mod.json", markdown(rows), "run_score_mod.md")
     return 1 if failures else 0
 
 
@@ -179,6 +207,8 @@ def main():
                     help="compile the kernels (needs rocke-opt, no GPU)")
     ap.add_argument("--rocke-opt", default=str(REPO / "build/bin/rocke-opt"))
     ap.add_argument("--dir", type=Path, default=DEFAULT_DIR)
+    ap.add_argument("--out", default=os.environ.get("OUT"),
+                    help="where to write run_score_mod.{json,md}")
     a = ap.parse_args()
     if a.build:
         build(a)

@@ -132,3 +132,19 @@ def test_run_varlen_batch_and_report():
     assert "| 64 | causal | 5.000 (2000) | 4.000 (2500) |" in text
     assert "ERR: boom" in text and "ERR: not run" in text
     assert text.endswith("| 0.80x varlen |")
+
+
+def test_score_mod_report_names_a_failed_result():
+    """bench/run_score_mod.py's table: a row passes only if every result is
+    within its tolerance."""
+    import run_score_mod
+    ok = dict(rel=1e-3, tol=1.6e-2, ok=True)
+    rows = [dict(case="softcap2_none_bf16_d64", B=2, S=1000,
+                 errors={w: ok for w in ("O", "lse", "dQ", "dK", "dV")}),
+            dict(case="alibi_causal_bf16_d64", B=1, S=4096,
+                 errors=dict({w: ok for w in ("O", "lse", "dQ", "dK")},
+                             dV=dict(rel=5e-2, tol=1.6e-2, ok=False)))]
+    lines = run_score_mod.markdown(rows).splitlines()
+    assert len(lines) == 4
+    assert lines[2].endswith("| pass |")
+    assert "5.0e-02 (1.6e-02)" in lines[3] and lines[3].endswith("| FAIL |")
