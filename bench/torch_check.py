@@ -55,19 +55,34 @@ LSE_REL_TOL = 1e-4  # as bench/run_fwd.py
 
 
 def case(dtype, D, Hq, Hkv, Sq, Sk=None, B=2, causal=False, window=None,
-         deterministic=False, layout="bshd"):
+         deterministic=False, layout="bshd", softcap=0.0, alibi=False):
     c = dict(dtype=dtype, D=D, Hq=Hq, Hkv=Hkv, B=B, Sq=Sq,
              Sk=Sq if Sk is None else Sk, causal=causal, window=window,
-             deterministic=deterministic, layout=layout)
+             deterministic=deterministic, layout=layout, softcap=softcap,
+             alibi=alibi)
     mask = "causal" if causal else "none"
     if window:
         mask = "window%d,%d%s" % (window[0], window[1],
                                   "+causal" if causal else "")
-    c["name"] = "%s_d%d_h%d_%d_%s_%dx%d%s%s" % (
+    c["name"] = "%s_d%d_h%d_%d_%s_%dx%d%s%s%s" % (
         dtype, D, Hq, Hkv, mask, c["Sq"], c["Sk"],
         "_det" if deterministic else "",
-        "_" + layout if layout != "bshd" else "")
+        "_" + layout if layout != "bshd" else "",
+        "_softcap%g" % softcap if softcap else "_alibi" if alibi else "")
     return c
+
+
+def alibi_slopes(hq):
+    """ALiBi's geometric slopes 2^(-8 h / Hq), h = 1 .. Hq."""
+    return [2.0 ** (-8.0 * (h + 1) / hq) for h in range(hq)]
+
+
+def score_mods(c):
+    """rocke.torch.attention's score-modification arguments of case c (the
+    slopes as a list: rt.problem needs only their count)."""
+    return dict(softcap=c.get("softcap", 0.0),
+                alibi_slopes=alibi_slopes(c["Hq"]) if c.get("alibi")
+                else None)
 
 
 def cases():
@@ -91,7 +106,13 @@ def cases():
             case("bf16", 128, 16, 16, 600, window=(64, 64)),
             case("bf16", 128, 16, 4, 1000, causal=True, deterministic=True),
             case("f16", 64, 16, 16, 513, deterministic=True),
-            case("bf16", 64, 16, 4, 640, causal=True, layout="bhsd")]
+            case("bf16", 64, 16, 4, 640, causal=True, layout="bhsd"),
+            # Score modifications (issue 33) against an eager reference: a
+            # cap small enough to bend randn scores; ALiBi's usual slopes.
+            case("bf16", 128, 16, 4, 500, causal=True, softcap=2.0),
+            case("f16", 64, 16, 16, 300, softcap=2.0),
+            case("bf16", 128, 16, 4, 500, causal=True, alibi=True),
+            case("f16", 64, 16, 16, 300, alibi=True)]
     return out
 
 
@@ -178,7 +199,8 @@ def problems():
     out = [rt.problem((c["B"], c["Sq"], c["Hq"], c["D"]),
                       (c["B"], c["Sk"], c["Hkv"], c["D"]), c["dtype"],
                       causal=c["causal"], window=c["window"],
-                      deterministic=c["deterministic"]) for c in cases()]
+                      deterministic=c["deterministic"], **score_mods(c))
+           for c in cases()]
     out += [varlen_problem(c) for c in varlen_cases() + [COMPILE_VARLEN]]
     for s in MODEL["seqs"]:
         out.append(rt.problem((MODEL["batch"], s, MODEL["heads"],
@@ -274,12 +296,45 @@ def gpu_checks(a, results):
         grads = torch.autograd.grad(o, leaves, do.to(dtype))
         return o.detach(), grads
 
-    def reference_lse(c, q, k, mask):
+    def modified_scores(c, qt, kt, rows):
+        """The scaled scores [B, Hq, Sq, Sk] of [B, H, S, D] operands with
+        case c's score modification; `rows`, the query positions of qt's
+        rows (ALiBi's |q - k| counts from the sequence's start)."""
+        s = (qt @ kt.transpose(-1, -2)) / math.sqrt(c["D"])
+        if c.get("softcap"):
+            s = c["softcap"] * torch.tanh(s / c["softcap"])
+        if c.get("alibi"):
+            j = torch.arange(kt.shape[2], device="cuda")[None, :]
+            dist = (rows[:, None] - j).abs().to(s.dtype)
+            slopes = torch.tensor(alibi_slopes(c["Hq"]), device="cuda",
+                                  dtype=s.dtype)
+            s = s - slopes[None, :, None, None] * dist
+        return s
+
+    def eager(c, q, k, v, do, mask, dtype, rows):
+        """sdpa()'s results for a case with a score modification, which
+        SDPA does not take: attention written out in `dtype` (float32 the
+        reference, the low precision for the tolerance)."""
+        leaves = [x.detach().to(dtype).requires_grad_() for x in (q, k, v)]
+        group = c["Hq"] // c["Hkv"]
+        qt = leaves[0].transpose(1, 2)
+        kt, vt = (x.transpose(1, 2).repeat_interleave(group, dim=1)
+                  for x in leaves[1:])
+        s = modified_scores(c, qt, kt, rows)
+        if mask is not None:
+            s = s.masked_fill(~mask, float("-inf"))
+        o = (torch.softmax(s.float(), dim=-1).to(dtype) @ vt).transpose(1, 2)
+        grads = torch.autograd.grad(o, leaves, do.to(dtype))
+        return o.detach(), grads
+
+    def reference_lse(c, q, k, mask, rows=None):
         """Natural-log LSE [B, Hq, Sq] in float32."""
         group = c["Hq"] // c["Hkv"]
         qt = q.float().transpose(1, 2)
         kt = k.float().transpose(1, 2).repeat_interleave(group, dim=1)
-        s = (qt @ kt.transpose(-1, -2)) / math.sqrt(c["D"])
+        if rows is None:
+            rows = torch.arange(qt.shape[2], device="cuda")
+        s = modified_scores(c, qt, kt, rows)
         if mask is not None:
             s = s.masked_fill(~mask, float("-inf"))
         return torch.logsumexp(s, dim=-1)
@@ -292,10 +347,17 @@ def gpu_checks(a, results):
         if not same:
             fail(row, "gradient bits differ between two runs")
 
+    def slopes_of(c):
+        mods = score_mods(c)
+        if mods["alibi_slopes"] is not None:
+            mods["alibi_slopes"] = torch.tensor(mods["alibi_slopes"],
+                                                device="cuda")
+        return mods
+
     def ours(c, q, k, v, do):
         leaves = [x.detach().clone().requires_grad_() for x in (q, k, v)]
         o = rt.attention(*leaves, causal=c["causal"], window=c["window"],
-                         deterministic=c["deterministic"])
+                         deterministic=c["deterministic"], **slopes_of(c))
         o.backward(do)
         return o.detach(), [x.grad for x in leaves]
 
@@ -331,18 +393,25 @@ def gpu_checks(a, results):
         # nothing to dK, dV (and make SDPA's rows NaN).
         sub = (q[:, seen], k, v, do[:, seen],
                None if mask is None else mask[seen])
-        ref_o, ref_g = sdpa(c, *sub[:4], sub[4], torch.float32)
-        low_o, low_g = sdpa(c, *sub[:4], sub[4], dt)
+        if c["softcap"] or c["alibi"]:
+            rows = torch.arange(c["Sq"], device="cuda")[seen]
+            ref_o, ref_g = eager(c, *sub, torch.float32, rows)
+            low_o, low_g = eager(c, *sub, dt, rows)
+        else:
+            ref_o, ref_g = sdpa(c, *sub[:4], sub[4], torch.float32)
+            low_o, low_g = sdpa(c, *sub[:4], sub[4], dt)
         floor = REL_FLOOR[c["dtype"]]
         check_against(row, "o", o[:, seen], ref_o, low_o, floor)
         for name, x, r, lo in zip(("dq", "dk", "dv"), grads, ref_g, low_g):
             check_against(row, name, x[:, seen] if name == "dq" else x, r,
                           lo, floor)
         with torch.no_grad():
+            mods = slopes_of(c)
             p = rt.check_inputs(q, k, v, causal=c["causal"],
-                                window=c["window"])
+                                window=c["window"], **mods)
             _, lse = torch.ops.rocke.attention_forward(
-                q, k, v, p.window_left, p.window_right, p.scale, False)
+                q, k, v, p.window_left, p.window_right, p.scale, False,
+                None, None, 0, 0, p.softcap, mods["alibi_slopes"])
             _, lse_rel = rel_err(lse[:, :, seen],
                                  reference_lse(c, q, k, mask)[:, :, seen])
         row["lse"] = dict(rel=lse_rel, tol=LSE_REL_TOL)

@@ -33,6 +33,14 @@ def _f32(x: float) -> float:
     return struct.unpack("f", struct.pack("f", x))[0]
 
 
+def finite_in_f32(x: float) -> bool:
+    """Whether `x` is finite once rounded to an IEEE single."""
+    try:
+        return math.isfinite(_f32(x))
+    except OverflowError:  # past the largest single
+        return False
+
+
 def _f32_literal(x: float) -> str:
     """A decimal literal that MLIR parses back to exactly the f32 value."""
     v = _f32(x)
@@ -128,6 +136,11 @@ class FmhaBwdSpec:
     ``cu_seqlens_q`` / ``cu_seqlens_k`` [B+1], and ``max_seqlen_q`` /
     ``max_seqlen_k`` bounding every sequence's length (compiled in: they size
     the grids).
+
+    Score modification (both ops, README "Score modification"): ``softcap``
+    (a positive cap: ``cap * tanh(s / cap)``) or ``alibi`` (``s - slopes[h]
+    |q - k|``, the slopes an f32 [heads_q] argument ``%slopes``, kernel role
+    ``capture0``); at most one of them.
     """
 
     dtype: str = "f16"
@@ -153,6 +166,8 @@ class FmhaBwdSpec:
     varlen: bool = False
     max_seqlen_q: Optional[int] = None  # varlen only
     max_seqlen_k: Optional[int] = None
+    softcap: Optional[float] = None
+    alibi: bool = False
     name: str = field(default="", compare=False)
 
     def __post_init__(self):
@@ -197,7 +212,7 @@ class FmhaBwdSpec:
                 raise ValueError("scale must be a number, got %r"
                                  % (self.scale,))
             s = float(self.scale)
-            if not math.isfinite(s) or s <= 0.0 or not math.isfinite(_f32(s)) \
+            if not math.isfinite(s) or s <= 0.0 or not finite_in_f32(s) \
                     or _f32(s) <= 0.0:
                 raise ValueError(
                     "scale must be a positive finite number, got %r" % s)
@@ -226,6 +241,38 @@ class FmhaBwdSpec:
             raise ValueError("gradient element type must be %s or f32, got %r"
                              % (self.dtype, self.grad_dtype))
         self._validate_varlen()
+        self._validate_score_mod()
+
+    def _validate_score_mod(self):
+        """Mirror of the verifier's softcap check (a positive cap with a
+        finite f32 reciprocal); one modification at most."""
+        if not isinstance(self.alibi, bool):
+            raise ValueError("alibi must be a bool, got %r" % (self.alibi,))
+        if self.softcap is None:
+            return
+        if self.alibi:
+            raise ValueError("softcap and alibi are two score modifications; "
+                             "the shorthands take one (write a score_mod "
+                             "region for both)")
+        cap = self.softcap
+        if isinstance(cap, bool) or not isinstance(cap, (int, float)) or \
+                not finite_in_f32(cap) or cap <= 0 or \
+                not finite_in_f32(1.0 / float(cap)):
+            raise ValueError("softcap must be a positive finite number whose "
+                             "f32 reciprocal is finite, got %r" % (cap,))
+
+    def _score_mod(self) -> str:
+        """The ops' score_mod clause (after their types), or none."""
+        if self.softcap is not None:
+            return "\n        score_mod softcap(%s)" % _f32_literal(
+                float(self.softcap))
+        if self.alibi:
+            return ("\n        score_mod alibi(%%slopes : %s)"
+                    % self._slopes_type())
+        return ""
+
+    def _slopes_type(self) -> str:
+        return "memref<%dxf32>" % self.heads_q
 
     def _validate_varlen(self):
         """Mirror of the op verifier's varlen checks (and what to_mlir's
@@ -358,6 +405,9 @@ class FmhaBwdSpec:
                        "%cu_seqlens_k: memref<?xi32>")
             cu_vals = " varlen(%cu_seqlens_q, %cu_seqlens_k)"
             cu_types = " varlen(memref<?xi32>, memref<?xi32>)"
+        if self.alibi:
+            cu_args += ", %%slopes: %s" % self._slopes_type()
+        score_mod = self._score_mod()
         name = {(True, False): "fmha_fwd", (False, True): "fmha_bwd",
                 (True, True): "fmha_fwd_bwd"}[(forward, backward)]
         ops = ""
@@ -366,9 +416,9 @@ class FmhaBwdSpec:
                     % (qt, kt, vt, ot, stats_args, cu_args))
             ops += ("    fmha.attention_fwd %%q, %%k, %%v -> %%o, "
                     "stats(%s)%s%s\n"
-                    "        : %s, %s, %s -> %s, stats(%s)%s\n"
+                    "        : %s, %s, %s -> %s, stats(%s)%s%s\n"
                     % (stats_vals, cu_vals, self._attrs(True), qt, kt, vt, ot,
-                       stats_types, cu_types))
+                       stats_types, cu_types, score_mod))
         if backward:  # its arguments include the forward's
             dqt = self._memref(self.seq_q, self.heads_q, self.head_dim_qk, ge)
             dkt = self._memref(self.seq_k, self.heads_kv, self.head_dim_qk, ge)
@@ -380,9 +430,10 @@ class FmhaBwdSpec:
             ops += ("    fmha.attention_bwd %%q, %%k, %%v, %%o, %%do, "
                     "stats(%s)%s -> %%dq, %%dk, %%dv%s\n"
                     "        : %s, %s, %s, %s, %s, stats(%s)%s\n"
-                    "        -> %s, %s, %s\n"
+                    "        -> %s, %s, %s%s\n"
                     % (stats_vals, cu_vals, self._attrs(False), qt, kt, vt,
-                       ot, ot, stats_types, cu_types, dqt, dkt, dvt))
+                       ot, ot, stats_types, cu_types, dqt, dkt, dvt,
+                       score_mod))
         return ("module {\n  func.func @%s(%s) %s {\n%s    return\n  }\n}\n"
                 % (self.name or name, args, fattrs, ops))
 

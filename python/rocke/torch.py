@@ -39,7 +39,7 @@ import threading
 from typing import NamedTuple, Optional, Tuple
 
 from . import kernel_abi
-from .spec import HEAD_DIMS, MAX_WINDOW_EXTENT, FmhaBwdSpec
+from .spec import HEAD_DIMS, MAX_WINDOW_EXTENT, FmhaBwdSpec, finite_in_f32
 
 try:
     import torch
@@ -100,6 +100,8 @@ class Problem(NamedTuple):
     varlen: bool = False
     max_seqlen_q: int = 0
     max_seqlen_k: int = 0
+    softcap: float = 0.0  # 0: none
+    alibi: bool = False  # slopes given (a tensor argument, not compiled in)
 
 
 def window_extents(causal, window) -> Tuple[int, int]:
@@ -229,7 +231,8 @@ def _dtype_name(t, name) -> str:
 
 def check_inputs(q, k, v, *, causal=False, window=None, scale=None,
                  deterministic=False, cu_seqlens_q=None, cu_seqlens_k=None,
-                 max_seqlen_q=None, max_seqlen_k=None) -> Problem:
+                 max_seqlen_q=None, max_seqlen_k=None, softcap=0.0,
+                 alibi_slopes=None) -> Problem:
     """The Problem of ``attention(q, k, v, ...)``, or the error it raises:
     TypeError for a wrong dtype or argument type, ValueError for devices,
     shapes, head dims and values the kernels do not take. With
@@ -292,9 +295,55 @@ def check_inputs(q, k, v, *, causal=False, window=None, scale=None,
     if not isinstance(deterministic, bool):
         raise TypeError("deterministic must be a bool, got %r"
                         % (deterministic,))
+    softcap = softcap_value(softcap)
+    if alibi_slopes is not None:
+        check_alibi_slopes(alibi_slopes, q.device, hq, softcap,
+                           sq == sk if maxima is None
+                           else cu_seqlens_k is cu_seqlens_q)
     return Problem(b, sq, sk, hq, hkv, d, dtypes[0], left, right, scale,
                    deterministic, maxima is not None,
-                   *(maxima or (0, 0)))
+                   *(maxima or (0, 0)), softcap, alibi_slopes is not None)
+
+
+def softcap_value(softcap) -> float:
+    """FlashAttention's ``softcap``: 0 for none, else the positive cap of
+    ``cap * tanh(s / cap)``."""
+    if isinstance(softcap, bool) or not isinstance(softcap, (int, float)) \
+            or not finite_in_f32(softcap) or softcap < 0 or \
+            (softcap > 0 and not finite_in_f32(1.0 / softcap)):
+        raise ValueError("rocke.torch.attention: softcap must be 0 (none) or "
+                         "a positive finite number whose float32 reciprocal "
+                         "is finite, got %r" % (softcap,))
+    return float(softcap)
+
+
+def check_alibi_slopes(slopes, device, heads_q, softcap, same_lengths):
+    """ALiBi's per-head slopes as the kernels take them: float32 [Hq] on
+    the inputs' device, without a softcap, and queries and keys of the same
+    lengths (`same_lengths`: Sq = Sk, or a packed batch whose cu_seqlens_k
+    is cu_seqlens_q), where the kernels' |q - k| is FlashAttention's
+    bottom-right |q + Sk - Sq - k|."""
+    if str(slopes.dtype) != "torch.float32":
+        raise TypeError("rocke.torch.attention: alibi_slopes has dtype %s; "
+                        "the slopes must be torch.float32" % slopes.dtype)
+    if slopes.device != device:
+        raise ValueError("rocke.torch.attention: alibi_slopes is on %s, q on "
+                         "%s" % (slopes.device, device))
+    if tuple(slopes.shape) != (heads_q,):
+        raise ValueError("rocke.torch.attention: alibi_slopes must be [%d] "
+                         "(one slope per query head), got shape %s"
+                         % (heads_q, tuple(slopes.shape)))
+    if softcap:
+        raise ValueError("rocke.torch.attention: softcap and alibi_slopes "
+                         "together are not supported (one score "
+                         "modification per call)")
+    if not same_lengths:
+        raise ValueError("rocke.torch.attention: alibi_slopes needs as many "
+                         "keys as queries (dense: Sq = Sk; packed: "
+                         "cu_seqlens_k the same tensor as cu_seqlens_q): the "
+                         "kernels' bias is -slope |q - k| from each "
+                         "sequence's start, FlashAttention's |q + Sk - Sq - k| "
+                         "only when the lengths agree")
 
 
 def scale_value(scale, head_dim) -> float:
@@ -340,6 +389,7 @@ def spec_for(p: Problem, chip: str) -> FmhaBwdSpec:
                        scale=None if default else p.scale,
                        strategy="tiled", chip=chip,
                        deterministic=p.deterministic, layout="bshd",
+                       softcap=p.softcap or None, alibi=p.alibi,
                        **mask_fields(p.window_left, p.window_right,
                                      *lengths), **varlen)
 
@@ -367,13 +417,20 @@ def problem(q_shape, kv_shape, dtype="bf16", **kw) -> Problem:
     """The Problem of ``attention`` on q of shape `q_shape` and k, v of
     shape `kv_shape` (``check_inputs``' keywords), without tensors; for a
     packed batch, ``cu_seqlens_q`` / ``cu_seqlens_k`` may be lists of
-    offsets (only their lengths matter)."""
+    offsets, and ``alibi_slopes`` a list of slopes (only their lengths
+    matter; one list for both offsets is a self-attention batch)."""
     name = "torch." + {"f16": "float16", "bf16": "bfloat16"}.get(dtype,
                                                                    dtype)
     q, k = (_StandIn(tuple(s), name, _Cuda()) for s in (q_shape, kv_shape))
-    for key in ("cu_seqlens_q", "cu_seqlens_k"):
-        if isinstance(kw.get(key), (list, tuple)):
-            kw[key] = _StandIn((len(kw[key]),), "torch.int32", _Cuda())
+    stand_ins = {}
+    for key, elt in (("cu_seqlens_q", "torch.int32"),
+                     ("cu_seqlens_k", "torch.int32"),
+                     ("alibi_slopes", "torch.float32")):
+        given = kw.get(key)
+        if isinstance(given, (list, tuple)):
+            if id(given) not in stand_ins:
+                stand_ins[id(given)] = _StandIn((len(given),), elt, _Cuda())
+            kw[key] = stand_ins[id(given)]
     return check_inputs(q, k, k, **kw)
 
 
@@ -516,14 +573,15 @@ def _kernel_input(t):
 
 def _problem(q, k, v, window_left, window_right, scale, deterministic,
              cu_seqlens_q=None, cu_seqlens_k=None, max_seqlen_q=0,
-             max_seqlen_k=0):
+             max_seqlen_k=0, softcap=0.0, alibi_slopes=None):
     """The ops' Problem; max_seqlen 0 for a dense batch."""
     window = (window_left, window_right)
     return check_inputs(q, k, v, window=window, scale=scale,
                         deterministic=deterministic,
                         cu_seqlens_q=cu_seqlens_q, cu_seqlens_k=cu_seqlens_k,
                         max_seqlen_q=max_seqlen_q or None,
-                        max_seqlen_k=max_seqlen_k or None)
+                        max_seqlen_k=max_seqlen_k or None, softcap=softcap,
+                        alibi_slopes=alibi_slopes)
 
 
 def _stats_shape(p: Problem) -> tuple:
@@ -531,20 +589,25 @@ def _stats_shape(p: Problem) -> tuple:
                                                   p.seq_q)
 
 
-def _offsets(cu_seqlens_q, cu_seqlens_k) -> dict:
-    """The offsets as the kernels take them (roles cu_seqlens_q/_k), none
-    for a dense batch."""
-    if cu_seqlens_q is None:
-        return {}
-    return dict(cu_seqlens_q=cu_seqlens_q.contiguous(),
-                cu_seqlens_k=cu_seqlens_k.contiguous())
+def _extras(cu_seqlens_q, cu_seqlens_k, alibi_slopes) -> dict:
+    """The kernels' arguments beside the attention tensors, by role: a
+    packed batch's offsets (cu_seqlens_q/_k) and ALiBi's slopes (capture0:
+    the score_mod's captured operand)."""
+    extras = {}
+    if cu_seqlens_q is not None:
+        extras.update(cu_seqlens_q=cu_seqlens_q.contiguous(),
+                      cu_seqlens_k=cu_seqlens_k.contiguous())
+    if alibi_slopes is not None:
+        extras["capture0"] = alibi_slopes.contiguous()
+    return extras
 
 
 # --------------------------------------------------------------------------
 # Forward and backward
 # --------------------------------------------------------------------------
 
-def _forward(p: Problem, q, k, v, cu_seqlens_q=None, cu_seqlens_k=None):
+def _forward(p: Problem, q, k, v, cu_seqlens_q=None, cu_seqlens_k=None,
+             alibi_slopes=None):
     """O (q's shape) and the natural-log LSE, [B, Hq, Sq] or, packed,
     [Hq, T_q] (float32; -inf for a query that sees no key, whose O is 0),
     of problem `p` (check_inputs' of these tensors). Packed tokens past the
@@ -560,12 +623,12 @@ def _forward(p: Problem, q, k, v, cu_seqlens_q=None, cu_seqlens_k=None):
     if p.varlen:
         lse.fill_(float("-inf"))
     _run(p, True, dict(q=q, k=k, v=v, o=o, lse=lse,
-                       **_offsets(cu_seqlens_q, cu_seqlens_k)))
+                       **_extras(cu_seqlens_q, cu_seqlens_k, alibi_slopes)))
     return o, lse
 
 
 def _backward(p: Problem, grad_out, q, k, v, o, lse, cu_seqlens_q=None,
-              cu_seqlens_k=None):
+              cu_seqlens_k=None, alibi_slopes=None):
     """dQ, dK, dV (q's, k's, v's shapes and dtype) of the forward of
     problem `p` that gave O and LSE, for the output gradient `grad_out`
     (dO); packed tokens past the last sequence get zero gradients."""
@@ -576,13 +639,15 @@ def _backward(p: Problem, grad_out, q, k, v, o, lse, cu_seqlens_q=None,
     if p.batch * p.seq_q == 0 or p.seq_k == 0:
         return dq.zero_(), dk.zero_(), dv.zero_()
     _run(p, False, dict(q=q, k=k, v=v, o=o, do=do, lse=lse, dq=dq, dk=dk,
-                        dv=dv, **_offsets(cu_seqlens_q, cu_seqlens_k)))
+                        dv=dv, **_extras(cu_seqlens_q, cu_seqlens_k,
+                                         alibi_slopes)))
     return dq, dk, dv
 
 
 def _save(ctx, tensors, attributes) -> None:
-    """What a backward needs: `tensors` (q, k, v, o, lse and the offsets,
-    None for a dense batch) and the non-tensor `attributes`."""
+    """What a backward needs: `tensors` (q, k, v, o, lse, the offsets and
+    the ALiBi slopes, None where absent) and the non-tensor
+    `attributes`."""
     ctx.save_for_backward(*tensors)
     ctx.attributes = attributes
 
@@ -610,7 +675,9 @@ if _IMPORT_ERROR is None:
                           deterministic: bool,
                           cu_seqlens_q: Optional[Tensor] = None,
                           cu_seqlens_k: Optional[Tensor] = None,
-                          max_seqlen_q: int = 0, max_seqlen_k: int = 0
+                          max_seqlen_q: int = 0, max_seqlen_k: int = 0,
+                          softcap: float = 0.0,
+                          alibi_slopes: Optional[Tensor] = None
                           ) -> Tuple[Tensor, Tensor]:
         """O (q's shape) and the natural-log LSE, [B, Hq, Sq] or, packed
         (cu_seqlens given, max_seqlen bucketed), [Hq, T_q] (float32; -inf
@@ -618,17 +685,17 @@ if _IMPORT_ERROR is None:
         the backward's (kept for autograd)."""
         p = _problem(q, k, v, window_left, window_right, scale,
                      deterministic, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
-                     max_seqlen_k)
-        return _forward(p, q, k, v, cu_seqlens_q, cu_seqlens_k)
+                     max_seqlen_k, softcap, alibi_slopes)
+        return _forward(p, q, k, v, cu_seqlens_q, cu_seqlens_k, alibi_slopes)
 
     @attention_forward.register_fake
     def _(q, k, v, window_left, window_right, scale, deterministic,
           cu_seqlens_q=None, cu_seqlens_k=None, max_seqlen_q=0,
-          max_seqlen_k=0):
+          max_seqlen_k=0, softcap=0.0, alibi_slopes=None):
         # torch.compile: the checks attention() skips while tracing.
         p = _problem(q, k, v, window_left, window_right, scale,
                      deterministic, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
-                     max_seqlen_k)
+                     max_seqlen_k, softcap, alibi_slopes)
         return (torch.empty_like(q, memory_format=torch.contiguous_format),
                 q.new_empty(_stats_shape(p), dtype=torch.float32))
 
@@ -640,42 +707,47 @@ if _IMPORT_ERROR is None:
                            deterministic: bool,
                            cu_seqlens_q: Optional[Tensor] = None,
                            cu_seqlens_k: Optional[Tensor] = None,
-                           max_seqlen_q: int = 0, max_seqlen_k: int = 0
+                           max_seqlen_q: int = 0, max_seqlen_k: int = 0,
+                           softcap: float = 0.0,
+                           alibi_slopes: Optional[Tensor] = None
                            ) -> Tuple[Tensor, Tensor, Tensor]:
         """dQ, dK, dV (q's, k's, v's shapes and dtype) of the forward that
         gave O and LSE, for the output gradient `grad_out` (dO)."""
         p = _problem(q, k, v, window_left, window_right, scale,
                      deterministic, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
-                     max_seqlen_k)
+                     max_seqlen_k, softcap, alibi_slopes)
         return _backward(p, grad_out, q, k, v, o, lse, cu_seqlens_q,
-                         cu_seqlens_k)
+                         cu_seqlens_k, alibi_slopes)
 
     @attention_backward.register_fake
     def _(grad_out, q, k, v, o, lse, window_left, window_right, scale,
           deterministic, cu_seqlens_q=None, cu_seqlens_k=None,
-          max_seqlen_q=0, max_seqlen_k=0):
+          max_seqlen_q=0, max_seqlen_k=0, softcap=0.0, alibi_slopes=None):
         return tuple(torch.empty_like(t, memory_format=torch.contiguous_format)
                      for t in (q, k, v))
 
-    # Arguments after q, k, v: none differentiable.
-    _OPTIONS = 8
+    # Arguments after q, k, v: none differentiable (ALiBi's slopes are
+    # constants: no gradient).
+    _OPTIONS = 10
 
     def _setup_context(ctx, inputs, output):
         q, k, v, window_left, window_right, scale, deterministic = inputs[:7]
-        # The varlen arguments, their defaults where a call left them out.
-        cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k = \
-            tuple(inputs[7:]) + (None, None, 0, 0)[len(inputs) - 7:]
+        # The optional arguments, their defaults where a call left them out.
+        (cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, softcap,
+         alibi_slopes) = tuple(inputs[7:]) + (
+             None, None, 0, 0, 0.0, None)[len(inputs) - 7:]
         o, lse = output
         ctx.mark_non_differentiable(lse)
-        _save(ctx, (q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k),
+        _save(ctx, (q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k,
+                    alibi_slopes),
               ((window_left, window_right, scale, deterministic),
-               (max_seqlen_q, max_seqlen_k)))
+               (max_seqlen_q, max_seqlen_k, softcap)))
 
     def _op_backward(ctx, grad_o, grad_lse):
-        (q, k, v, o, lse, cu_q, cu_k), (options, maxima) = _saved(ctx)
+        (q, k, v, o, lse, cu_q, cu_k, slopes), (options, rest) = _saved(ctx)
         dq, dk, dv = torch.ops.rocke.attention_backward(
             _output_gradient(grad_o, o).contiguous(), q, k, v, o, lse,
-            *options, cu_q, cu_k, *maxima)
+            *options, cu_q, cu_k, *rest, slopes)
         return (dq, dk, dv) + (None,) * _OPTIONS
 
     attention_forward.register_autograd(_op_backward,
@@ -688,22 +760,26 @@ if _IMPORT_ERROR is None:
         the GPU in small models' training steps."""
 
         @staticmethod
-        def forward(ctx, p, q, k, v, cu_seqlens_q, cu_seqlens_k):
-            o, lse = _forward(p, q, k, v, cu_seqlens_q, cu_seqlens_k)
-            _save(ctx, (q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k), p)
+        def forward(ctx, p, q, k, v, cu_seqlens_q, cu_seqlens_k,
+                    alibi_slopes):
+            o, lse = _forward(p, q, k, v, cu_seqlens_q, cu_seqlens_k,
+                              alibi_slopes)
+            _save(ctx, (q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k,
+                        alibi_slopes), p)
             return o
 
         @staticmethod
         def backward(ctx, grad_o):
-            (q, k, v, o, lse, cu_q, cu_k), p = _saved(ctx)
+            (q, k, v, o, lse, cu_q, cu_k, slopes), p = _saved(ctx)
             dq, dk, dv = _backward(p, _output_gradient(grad_o, o), q, k, v, o,
-                                   lse, cu_q, cu_k)
-            return None, dq, dk, dv, None, None
+                                   lse, cu_q, cu_k, slopes)
+            return None, dq, dk, dv, None, None, None
 
 
 def attention(q, k, v, *, causal=False, window=None, scale=None,
               cu_seqlens_q=None, cu_seqlens_k=None, max_seqlen_q=None,
-              max_seqlen_k=None, deterministic=False, check_offsets=False):
+              max_seqlen_k=None, deterministic=False, check_offsets=False,
+              softcap=0.0, alibi_slopes=None):
     """Attention of q [B, Sq, Hq, D] over k, v [B, Sk, Hkv, D] (the layout of
     FlashAttention's ``flash_attn_func``): O [B, Sq, Hq, D], differentiable
     in q, k and v. With ``cu_seqlens_*``, a packed batch (FlashAttention's
@@ -740,6 +816,14 @@ def attention(q, k, v, *, causal=False, window=None, scale=None,
     * ``check_offsets``: read the offsets back to the host and raise
       ValueError where they break that contract (a synchronisation per
       call, so off by default; eager calls only).
+    * ``softcap``: FlashAttention's logit softcap (Gemma 2): each scaled
+      score s becomes ``softcap * tanh(s / softcap)``; 0 is none. The
+      backward goes through the tanh.
+    * ``alibi_slopes``: torch.float32 [Hq] on q's device, FlashAttention's
+      ALiBi: the scaled score of query i and key j gets ``- slope[h] |i -
+      j|``. Needs Sq = Sk (packed: ``cu_seqlens_k`` the same tensor as
+      ``cu_seqlens_q``), where it equals FlashAttention's bottom-right
+      bias; the slopes get no gradient. Not with ``softcap``.
 
     Errors: TypeError (dtype, argument types), ValueError (device, shapes,
     head dim, window, scale, varlen arguments), RuntimeError (unsupported
@@ -753,7 +837,8 @@ def attention(q, k, v, *, causal=False, window=None, scale=None,
         p = check_inputs(q, k, v, causal=causal, window=window, scale=scale,
                          deterministic=deterministic,
                          cu_seqlens_q=cu_seqlens_q, cu_seqlens_k=cu_seqlens_k,
-                         max_seqlen_q=max_seqlen_q, max_seqlen_k=max_seqlen_k)
+                         max_seqlen_q=max_seqlen_q, max_seqlen_k=max_seqlen_k,
+                         softcap=softcap, alibi_slopes=alibi_slopes)
         if check_offsets and p.varlen:
             error = offsets_error(cu_seqlens_q.tolist(),
                                   cu_seqlens_k.tolist(), p.seq_q, p.seq_k,
@@ -762,7 +847,7 @@ def attention(q, k, v, *, causal=False, window=None, scale=None,
                 raise ValueError("rocke.torch.attention: " + error)
         return _EagerAttention.apply(p, q.contiguous(), k.contiguous(),
                                      v.contiguous(), cu_seqlens_q,
-                                     cu_seqlens_k)
+                                     cu_seqlens_k, alibi_slopes)
     # Traced: the fake implementation checks the tensors (Dynamo need not
     # trace check_inputs).
     if check_offsets and cu_seqlens_q is not None:
@@ -777,5 +862,6 @@ def attention(q, k, v, *, causal=False, window=None, scale=None,
                         % (deterministic,))
     args = (q.contiguous(), k.contiguous(), v.contiguous(), left, right,
             scale_value(scale, q.shape[-1]), deterministic, cu_seqlens_q,
-            cu_seqlens_k) + (maxima or (0, 0))
+            cu_seqlens_k) + (maxima or (0, 0)) + (softcap_value(softcap),
+                                                  alibi_slopes)
     return torch.ops.rocke.attention_forward(*args)[0]

@@ -150,3 +150,27 @@ def test_varlen_to_mlir():
     dense = FmhaBwdSpec(**dict(VARLEN, varlen=False, max_seqlen_q=None,
                                max_seqlen_k=None)).to_mlir()
     assert "varlen" not in dense and "max_seqlen" not in dense
+
+
+def test_score_mod_shorthands_in_both_ops():
+    text = FmhaBwdSpec(softcap=30.0).to_mlir(forward=True, backward=True)
+    assert text.count("score_mod softcap(3.000000e+01)") == 2
+    text = FmhaBwdSpec(heads_q=8, alibi=True).to_mlir(forward=True,
+                                                      backward=True)
+    assert "%slopes: memref<8xf32>" in text
+    assert text.count("score_mod alibi(%slopes : memref<8xf32>)") == 2
+
+
+@pytest.mark.parametrize("kw, message", [
+    (dict(softcap=0.0), "softcap must be a positive finite number"),
+    (dict(softcap=1e39), "softcap must be"),  # not an f32
+    (dict(softcap=1e-39), "f32 reciprocal"),  # its reciprocal is not
+    (dict(softcap=2.0, alibi=True), "two score modifications"),
+    (dict(alibi=1), "alibi must be a bool"),
+    (dict(scale=1e39), "scale must be a positive finite number"),
+])
+def test_bad_score_mods_are_named(kw, message):
+    """Values past float32's range are refused, not an OverflowError from
+    rounding them."""
+    with pytest.raises(ValueError, match=message):
+        FmhaBwdSpec(**kw)

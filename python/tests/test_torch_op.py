@@ -511,3 +511,103 @@ def test_without_rocke_opt_prebuilt_kernels_serve(nvidia_kernels,
 ])
 def test_offsets_error_names_the_broken_contract(cu_q, cu_k, message):
     assert rt.offsets_error(cu_q, cu_k, 8, 10, 4, 6) == message
+
+
+# --------------------------------------------------------------------------
+# Score modifications: softcap and ALiBi (issue 33)
+# --------------------------------------------------------------------------
+
+def slopes(n=16, dtype="float32", **kw):
+    return FakeTensor(n, dtype=dtype, **kw)
+
+
+def test_problem_of_softcap_and_alibi_calls():
+    p = rt.check_inputs(*qkv(sk=100), softcap=30)
+    assert (p.softcap, p.alibi) == (30.0, False)
+    spec = rt.spec_for(p, "sm_90a")
+    assert "score_mod softcap(3.000000e+01)" in spec.to_mlir(forward=True)
+    p = rt.check_inputs(*qkv(), alibi_slopes=slopes(), causal=True)
+    assert (p.softcap, p.alibi) == (0.0, True)
+    text = rt.spec_for(p, "sm_90a").to_mlir()
+    assert "%slopes: memref<16xf32>" in text
+    assert "score_mod alibi(%slopes : memref<16xf32>)" in text
+    # A packed self-attention batch: one offsets tensor for both.
+    q, k, v, cu, _ = packed(tk=300)
+    p = rt.check_inputs(q, k, v, cu_seqlens_q=cu, cu_seqlens_k=cu,
+                        max_seqlen_q=200, max_seqlen_k=200,
+                        alibi_slopes=slopes())
+    assert p.varlen and p.alibi
+    # The plain problem's kernels are unchanged: no score_mod clause.
+    assert "score_mod" not in rt.spec_for(rt.check_inputs(*qkv()),
+                                          "sm_90a").to_mlir()
+
+
+@pytest.mark.parametrize("kw, error, message", [
+    (dict(softcap=-1.0), ValueError, "softcap must be 0 .none. or a positive"),
+    (dict(softcap=float("inf")), ValueError, "softcap must be"),
+    (dict(softcap=1e-39), ValueError, "float32 reciprocal is finite"),
+    (dict(softcap=True), ValueError, "softcap must be"),
+    (dict(alibi_slopes=slopes(dtype="bfloat16")), TypeError,
+     "alibi_slopes has dtype torch.bfloat16; the slopes must be "
+     "torch.float32"),
+    (dict(alibi_slopes=slopes(device="cpu")), ValueError,
+     "alibi_slopes is on cpu:0, q on cuda:0"),
+    (dict(alibi_slopes=slopes(4)), ValueError,
+     r"alibi_slopes must be \[16\] \(one slope per query head\), got shape "
+     r"\(4,\)"),
+    (dict(alibi_slopes=slopes(), softcap=2.0), ValueError,
+     "softcap and alibi_slopes together are not supported"),
+])
+def test_bad_score_mod_arguments_are_named(kw, error, message):
+    with pytest.raises(error, match=message):
+        rt.check_inputs(*qkv(), **kw)
+
+
+def test_alibi_needs_equal_lengths():
+    """The kernels' bias is -slope |q - k| from each sequence's start:
+    FlashAttention's bottom-right bias only where Sq = Sk, so other calls
+    are refused rather than computed differently."""
+    with pytest.raises(ValueError, match="alibi_slopes needs as many keys as "
+                       "queries"):
+        rt.check_inputs(*qkv(sq=100, sk=120), alibi_slopes=slopes())
+    q, k, v, cu_q, cu_k = packed(tk=300)
+    with pytest.raises(ValueError, match="cu_seqlens_k the same tensor"):
+        rt.check_inputs(q, k, v, cu_seqlens_q=cu_q, cu_seqlens_k=cu_k,
+                        max_seqlen_q=200, max_seqlen_k=200,
+                        alibi_slopes=slopes())
+
+
+@needs_rocke_opt
+def test_alibi_kernels_take_the_slopes_by_role(tmp_path):
+    """The ALiBi kernels compile for sm_90a and gfx942; their recipes bind
+    the slopes as role capture0 (the score_mod's captured operand), and a
+    call without them is refused by name."""
+    p = rt.problem((2, 300, 16, 64), (2, 300, 4, 64), causal=True,
+                   alibi_slopes=slopes())
+    for chip in ("sm_90a", "gfx942"):
+        fwd, bwd = rt.prebuild([p], chip, directory=str(tmp_path))
+        shapes = dict(q=(2, 300, 16, 64), k=(2, 300, 4, 64),
+                      v=(2, 300, 4, 64), lse=(2, 16, 300), capture0=(16,))
+        shapes.update(o=shapes["q"], do=shapes["q"], dq=shapes["q"],
+                      dk=shapes["k"], dv=shapes["v"])
+        elts = dict(lse="f32", capture0="f32")
+        buffers = {role: kernel_abi.Buffer(0x10000 * (i + 1),
+                                           elts.get(role, "bf16"), shape,
+                                           _strides(shape))
+                   for i, (role, shape) in enumerate(sorted(shapes.items()))}
+
+        def allocate(name, elt, shape, init):
+            return kernel_abi.Buffer(0x900000, elt, tuple(shape),
+                                     _strides(shape))
+        env = rt.size_env(p)
+        for entry in (fwd, bwd):
+            launches = kernel_abi.LaunchPlan(entry.kernels, env).bind(
+                buffers, allocate)
+            main = [l for l in launches if l.kernel.endswith("tiled_main")]
+            assert len(main) == 1
+            assert ("!llvm.ptr", buffers["capture0"].ptr) in main[0].args
+            with pytest.raises(ValueError,
+                               match="no buffer for role 'capture0'"):
+                kernel_abi.LaunchPlan(entry.kernels, env).bind(
+                    {r: b for r, b in buffers.items() if r != "capture0"},
+                    allocate)
