@@ -148,3 +148,24 @@ def test_score_mod_report_names_a_failed_result():
     assert len(lines) == 4
     assert lines[2].endswith("| pass |")
     assert "5.0e-02 (1.6e-02)" in lines[3] and lines[3].endswith("| FAIL |")
+
+
+def test_score_mod_cost_problems_and_table():
+    """bench/run_score_mod_cost.py: one kernel set per modification and
+    mask; the table gives ours over ours unmodified and over Flex."""
+    import run_score_mod_cost as cost
+    problems = cost.problems()
+    assert len(set(problems)) == 6
+    assert {(p.softcap, p.alibi) for p in problems} == {
+        (0.0, False), (cost.CAP, False), (0.0, True)}
+    rows = [dict(mod="none", causal=False, fwd_flop=4e12, bwd_flop=1e13,
+                 ours=dict(fwd_ms=2.0, bwd_ms=5.0),
+                 flex=dict(fwd_ms=2.5, bwd_ms=4.0)),
+            dict(mod="softcap", causal=False, fwd_flop=4e12, bwd_flop=1e13,
+                 ours=dict(fwd_ms=2.2, bwd_ms=6.0),
+                 flex=dict(error="boom"))]
+    lines = cost.table(rows, "fwd_ms", "fwd_flop").splitlines()
+    assert lines[2] == "| none | none | 2.000 (2000) | 2.500 (1600) | " \
+        "1.00 | 1.25x |"
+    assert lines[3] == "| softcap | none | 2.200 (1818) | ERR: boom | " \
+        "1.10 | - |"

@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""What a score modification costs (issue 33): the forward and the backward
+of rocke.torch.attention with FlashAttention's softcap and ALiBi arguments,
+next to the same op unmodified and to FlexAttention compiled for the shape
+with the same score_mod, in one run.
+
+Problem: bf16, D = 128, S = 4096, B = 4, H = 16 (query and key heads), no
+mask and causal. FLOP as bench/cases.py counts them: 4 (forward) or 10
+(backward) * B * H * S^2 * D, halved for causal; the modification's own
+arithmetic is not counted, so a slower modified kernel shows as fewer
+TFLOP/s. Timed: the median of CUDA-event-timed iterations after warm-up,
+forward and backward apart (the backward is autograd.grad on a retained
+graph), ours through the op as a user calls it. Flex runs on its own
+[B, H, S, D] tensors, compiled once per shape and score_mod
+(torch.compile(flex_attention, dynamic=False)), its block mask built
+outside the timing. Ours' O, dQ, dK, dV are compared with Flex's.
+
+  python3 bench/run_score_mod_cost.py --prebuild   (here: rocke-opt, no GPU)
+  python3 bench/run_score_mod_cost.py --out DIR    (GPU; carry bench/out/torch-cache)
+"""
+import argparse
+import math
+import os
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "python"))
+sys.path.insert(0, str(HERE))
+import rocke.torch as rt  # noqa: E402
+from cases import write_report  # noqa: E402
+
+DEFAULT_CACHE = HERE / "out" / "torch-cache"
+CHIP = "sm_90a"
+B, S, HEADS, D = 4, 4096, 16, 128
+CAP = 30.0  # Gemma 2's attention softcap
+WARMUP = 3
+MODS = ("none", "softcap", "alibi")
+
+
+def alibi_slopes(h):
+    """ALiBi's geometric slopes 2^(-8 i / H), i = 1 .. H."""
+    return [2.0 ** (-8.0 * (i + 1) / h) for i in range(h)]
+
+
+def op_arguments(mod):
+    """rocke.torch.attention's keywords for modification `mod` (the slopes
+    as a list)."""
+    return dict(softcap=CAP if mod == "softcap" else 0.0,
+                alibi_slopes=alibi_slopes(HEADS) if mod == "alibi" else None)
+
+
+def problems():
+    """What --prebuild compiles: every modification, both masks."""
+    shape = (B, S, HEADS, D)
+    return [rt.problem(shape, shape, "bf16", causal=causal, **op_arguments(m))
+            for m in MODS for causal in (False, True)]
+
+
+def flops(causal, per_pair):
+    return per_pair * B * HEADS * S * S * D / (2 if causal else 1)
+
+
+def bench_row(torch, mod, causal, iters):
+    from run_bwd import time_ms
+    from peers import causal_block_mask, compiled_flex
+    gen = torch.Generator(device="cuda").manual_seed(7)
+    q, k, v, do = (torch.randn(B, S, HEADS, D, device="cuda",
+                               dtype=torch.bfloat16, generator=gen)
+                   for _ in range(4))
+    kw = op_arguments(mod)
+    if kw["alibi_slopes"] is not None:
+        kw["alibi_slopes"] = torch.tensor(kw["alibi_slopes"], device="cuda")
+    slopes = kw["alibi_slopes"]
+    scale = 1.0 / math.sqrt(D)
+
+    def score_mod(score, b, h, qi, ki):
+        if mod == "softcap":
+            return CAP * torch.tanh(score / CAP)
+        return score - slopes[h] * (qi - ki).abs()
+    block_mask = causal_block_mask(S) if causal else None
+    flex = compiled_flex()
+
+    runners = {
+        "ours": (lambda q, k, v: rt.attention(q, k, v, causal=causal, **kw),
+                 (q, k, v, do)),
+        "flex": (lambda q, k, v: flex(
+            q, k, v, score_mod=None if mod == "none" else score_mod,
+            block_mask=block_mask, scale=scale),
+            tuple(t.transpose(1, 2).contiguous() for t in (q, k, v, do))),
+    }
+    row = dict(mod=mod, causal=causal, fwd_flop=flops(causal, 4),
+               bwd_flop=flops(causal, 10))
+    results = {}
+    for name, (forward, (a, b_, c, g)) in runners.items():
+        try:
+            with torch.no_grad():
+                fwd_ms = time_ms(lambda: forward(a, b_, c), iters, WARMUP)
+            leaves = [t.detach().requires_grad_() for t in (a, b_, c)]
+            o = forward(*leaves)
+            grads = torch.autograd.grad(o, leaves, g, retain_graph=True)
+            bwd_ms = time_ms(lambda: torch.autograd.grad(
+                o, leaves, g, retain_graph=True), iters, WARMUP)
+            row[name] = dict(fwd_ms=fwd_ms, bwd_ms=bwd_ms)
+            results[name] = (o.detach(),) + tuple(grads)
+        except Exception as e:  # a peer failing is reported, not fatal
+            row[name] = dict(error=(str(e).splitlines() or [repr(e)])[0]
+                             [:160])
+        torch.cuda.synchronize()
+    if "ours" in results and "flex" in results:
+        row["ours"]["rel_vs_flex"] = {
+            n: float((x.float() - r.transpose(1, 2).float()).abs().max() /
+                     r.float().abs().max().clamp_min(1e-30))
+            for n, x, r in zip(("o", "dq", "dk", "dv"), results["ours"],
+                               results["flex"])}
+    return row
+
+
+def table(rows, what, per_flop):
+    """Per modification and mask: ours and Flex in ms (TFLOP/s), ours over
+    ours unmodified, ours over Flex."""
+    plain = {r["causal"]: r["ours"].get(what) for r in rows
+             if r["mod"] == "none" and "ours" in r}
+    out = ["| modification | mask | ours ms (TFLOP/s) | Flex ms (TFLOP/s) | "
+           "ours time / ours unmodified | ours / Flex (speed) |",
+           "|---|---|---|---|---|---|"]
+    for r in rows:
+        cells = [r["mod"], "causal" if r["causal"] else "none"]
+        for n in ("ours", "flex"):
+            x = r.get(n, {})
+            cells.append("%.3f (%.0f)" % (x[what], r[per_flop] / x[what] / 1e9)
+                         if what in x else "ERR: " + x.get("error", "not run"))
+        ours, flex = r.get("ours", {}).get(what), r.get("flex", {}).get(what)
+        base = plain.get(r["causal"])
+        cells.append("%.2f" % (ours / base) if ours and base else "-")
+        cells.append("%.2fx" % (flex / ours) if ours and flex else "-")
+        out.append("| " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def markdown(results):
+    rows = results["rows"]
+    out = ["Device: %s. bf16, B = %d, S = %d, H = %d, D = %d; softcap %g, "
+           "ALiBi slopes 2^(-8i/H)." % (results["device"], B, S, HEADS, D,
+                                        CAP),
+           "", "Forward:", "", table(rows, "fwd_ms", "fwd_flop"), "",
+           "Backward:", "", table(rows, "bwd_ms", "bwd_flop"), "",
+           "Ours against Flex (relative error):", ""]
+    for r in rows:
+        rel = r.get("ours", {}).get("rel_vs_flex")
+        if rel:
+            out.append("- %s %s: %s" % (
+                r["mod"], "causal" if r["causal"] else "none",
+                ", ".join("%s %.1e" % kv for kv in rel.items())))
+    return "\n".join(out) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--prebuild", action="store_true",
+                    help="compile the kernels into --cache (no GPU)")
+    ap.add_argument("--cache", default=str(DEFAULT_CACHE))
+    ap.add_argument("--chip", default=CHIP, help="--prebuild's chip")
+    ap.add_argument("--out", default=os.environ.get("OUT"))
+    ap.add_argument("--iters", type=int, default=20)
+    a = ap.parse_args()
+    os.environ["ROCKE_CACHE_DIR"] = a.cache
+    if a.prebuild:
+        entries = rt.prebuild(problems(), a.chip, directory=a.cache)
+        print("%d kernel sets for %s in %s" % (len(entries), a.chip, a.cache))
+        return 0
+    import torch
+    from peers import raise_recompile_limits
+    raise_recompile_limits(len(MODS) * 2)
+    results = dict(device="%s, torch %s" % (torch.cuda.get_device_name(),
+                                             torch.__version__), rows=[])
+    for mod in MODS:
+        for causal in (False, True):
+            row = bench_row(torch, mod, causal, a.iters)
+            results["rows"].append(row)
+            print(row, flush=True)
+    text = markdown(results)
+    print(text)
+    if a.out:
+        write_report(a.out, results, "run_score_mod_cost.json", text,
+                     "run_score_mod_cost.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
