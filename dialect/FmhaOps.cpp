@@ -521,6 +521,47 @@ static LogicalResult verifyScoreModClause(AttentionOp op) {
                         query.getDimSize(query.getRank() - 2), batch);
 }
 
+/// Attention sinks and their gradient: f32 [Hq], one logit per query head;
+/// the gradient only with the sinks it is the gradient of.
+static LogicalResult verifySinks(Operation *op, Value query, Value sinks,
+                                 Value gradSinks) {
+  if (gradSinks && !sinks)
+    return op->emitOpError("has grad_sinks but no sinks(...) operand to be "
+                           "the gradient of");
+  auto queryType = cast<MemRefType>(query.getType());
+  int64_t heads = queryType.getDimSize(queryType.getRank() - 2);
+  for (auto [name, value] : {std::pair<StringRef, Value>{"sinks", sinks},
+                             {"grad_sinks", gradSinks}}) {
+    if (!value)
+      continue;
+    auto type = cast<MemRefType>(value.getType());
+    if (type.getRank() != 1 || !type.getElementType().isF32() ||
+        !type.isStrided() || AttentionVerifier::hasNegativeStride(type))
+      return op->emitOpError()
+             << name
+             << " must be a strided rank-1 f32 memref [Hq] (one logit per "
+                "query head) with a non-negative stride, got "
+             << type;
+    if (type.getDimSize(0) != heads)
+      return op->emitOpError()
+             << name << " has "
+             << AttentionVerifier::dimStr(type.getDimSize(0))
+             << " elements; it needs one per query head (Hq = " << heads
+             << ")";
+  }
+  return success();
+}
+
+/// The sinks, read like the other inputs; their gradient, written.
+static void
+appendSinkBuffers(SmallVectorImpl<AttentionVerifier::Buffer> &buffers,
+                  Value sinks, Value gradSinks) {
+  if (sinks)
+    buffers.push_back({"sinks", sinks, false});
+  if (gradSinks)
+    buffers.push_back({"grad_sinks", gradSinks, true});
+}
+
 /// The captured operands, read by the kernels like the other inputs.
 static void
 appendCapturedBuffers(SmallVectorImpl<AttentionVerifier::Buffer> &buffers,
@@ -543,7 +584,8 @@ LogicalResult AttentionFwdOp::verify() {
                             getStats(), getStatsEncoding(),
                             scaleValue(getScaleAttr()))))
     return failure();
-  if (failed(verifyScoreModClause(*this)))
+  if (failed(verifyScoreModClause(*this)) ||
+      failed(verifySinks(*this, getQuery(), getSinks(), Value())))
     return failure();
   SmallVector<AttentionVerifier::Buffer> buffers{{"query", getQuery(), false},
                                                  {"key", getKey(), false},
@@ -551,6 +593,7 @@ LogicalResult AttentionFwdOp::verify() {
                                                  {"out", getOut(), true}};
   appendVarlenBuffers(buffers, getCuSeqlensQ(), getCuSeqlensK());
   appendCapturedBuffers(buffers, getCaptures());
+  appendSinkBuffers(buffers, getSinks(), Value());
   return v.verifyBuffers(buffers, getStats(), /*statsAreOutputs=*/true);
 }
 
@@ -629,7 +672,9 @@ LogicalResult AttentionBwdOp::verify() {
       {"grad_key", getGradKey(), true},  {"grad_value", getGradValue(), true}};
   appendVarlenBuffers(buffers, getCuSeqlensQ(), getCuSeqlensK());
   appendCapturedBuffers(buffers, getCaptures());
-  if (failed(v.verifyBuffers(buffers, getStats(), /*statsAreOutputs=*/false)) ||
+  appendSinkBuffers(buffers, getSinks(), getGradSinks());
+  if (failed(verifySinks(*this, getQuery(), getSinks(), getGradSinks())) ||
+      failed(v.verifyBuffers(buffers, getStats(), /*statsAreOutputs=*/false)) ||
       failed(verifyScoreModClause(*this)))
     return failure();
   // The statistics are those of the forward's modified scores: a forward of
@@ -639,6 +684,16 @@ LogicalResult AttentionBwdOp::verify() {
     if (!fwd || fwd->getBlock() != (*this)->getBlock() ||
         !llvm::is_contained(fwd.getStats(), getStats().front()))
       continue;
+    // The backward needs its sinks only for their gradient; where it names
+    // them they are the ones the statistics include.
+    if (getSinks() && fwd.getSinks() != getSinks()) {
+      InFlightDiagnostic diag =
+          emitOpError("sinks differ from those of the fmha.attention_fwd "
+                      "writing its statistics, which include that "
+                      "forward's sinks");
+      diag.attachNote(fwd.getLoc()) << "the forward";
+      return diag;
+    }
     if (sameScoreMod(fwd.getScoreMod(), fwd.getCaptures(), getScoreMod(),
                      getCaptures()))
       continue;
@@ -655,8 +710,10 @@ LogicalResult AttentionBwdOp::verify() {
 void AttentionBwdOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  addReadWriteEffects(getOperation(),
-                      {getGradQuery(), getGradKey(), getGradValue()}, effects);
+  SmallVector<Value> written{getGradQuery(), getGradKey(), getGradValue()};
+  if (getGradSinks())
+    written.push_back(getGradSinks());
+  addReadWriteEffects(getOperation(), written, effects);
 }
 
 float AttentionBwdOp::getScaleOrDefault() {

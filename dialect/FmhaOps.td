@@ -186,12 +186,18 @@ def Fmha_AttentionFwdOp : Fmha_AttentionOpBase<"attention_fwd"> {
       fmha.yield %t : f32
     }
     ```
+
+    Attention sinks (`sinks(%s)`, GPT-OSS): one learnable logit per query
+    head (f32 [Hq]) that joins every row's softmax denominator as a key
+    with no value: P = exp(s' - lse) with lse = log(exp(sink[h]) + sum_k
+    exp(s'_k)), and the statistics include it (a row that sees no key has
+    O = 0 and lse = sink[h]).
   }];
   let arguments = (ins
     AnyMemRef:$query, AnyMemRef:$key, AnyMemRef:$value,
     AnyMemRef:$out, Variadic<AnyMemRef>:$stats,
     Optional<AnyMemRef>:$cu_seqlens_q, Optional<AnyMemRef>:$cu_seqlens_k,
-    Variadic<AnyMemRef>:$captures,
+    Variadic<AnyMemRef>:$captures, Optional<AnyMemRef>:$sinks,
     OptionalAttr<F32Attr>:$scale,
     OptionalAttr<Fmha_MaskAttr>:$mask,
     DefaultValuedAttr<Fmha_StatsEncodingAttr,
@@ -201,10 +207,12 @@ def Fmha_AttentionFwdOp : Fmha_AttentionOpBase<"attention_fwd"> {
   let regions = (region MaxSizedRegion<1>:$score_mod);
   let assemblyFormat = [{
     $query `,` $key `,` $value `->` $out `,` `stats` `(` $stats `)`
-    (`varlen` `(` $cu_seqlens_q^ `,` $cu_seqlens_k `)`)? attr-dict
+    (`varlen` `(` $cu_seqlens_q^ `,` $cu_seqlens_k `)`)?
+    (`sinks` `(` $sinks^ `)`)? attr-dict
     `:` type($query) `,` type($key) `,` type($value) `->` type($out) `,`
     `stats` `(` type($stats) `)`
     (`varlen` `(` type($cu_seqlens_q)^ `,` type($cu_seqlens_k) `)`)?
+    (`sinks` `(` type($sinks)^ `)`)?
     (`score_mod` custom<ScoreMod>($captures, type($captures), $score_mod)^)?
   }];
   let extraClassDeclaration = commonExtraDecls;
@@ -239,13 +247,19 @@ def Fmha_AttentionBwdOp : Fmha_AttentionOpBase<"attention_bwd"> {
     statistics, the verifier requires its score_mod). The lowerings derive
     d(s')/d(s) from the region: dS with respect to the scaled score is
     P (dP - D) d(s')/d(s).
+
+    With `sinks(%s)` (those of the forward: its statistics include them,
+    so dQ, dK and dV need nothing more), `grad_sinks(%ds)` (f32 [Hq])
+    receives dSink[h] = -sum over the batch and rows of exp(sink[h] - lse)
+    * D, D = rowsum(dO * O).
   }];
   let arguments = (ins
     AnyMemRef:$query, AnyMemRef:$key, AnyMemRef:$value,
     AnyMemRef:$out, AnyMemRef:$grad_out, Variadic<AnyMemRef>:$stats,
     AnyMemRef:$grad_query, AnyMemRef:$grad_key, AnyMemRef:$grad_value,
     Optional<AnyMemRef>:$cu_seqlens_q, Optional<AnyMemRef>:$cu_seqlens_k,
-    Variadic<AnyMemRef>:$captures,
+    Variadic<AnyMemRef>:$captures, Optional<AnyMemRef>:$sinks,
+    Optional<AnyMemRef>:$grad_sinks,
     OptionalAttr<F32Attr>:$scale,
     OptionalAttr<Fmha_MaskAttr>:$mask,
     DefaultValuedAttr<Fmha_StatsEncodingAttr,
@@ -258,11 +272,15 @@ def Fmha_AttentionBwdOp : Fmha_AttentionOpBase<"attention_bwd"> {
   let assemblyFormat = [{
     $query `,` $key `,` $value `,` $out `,` $grad_out `,` `stats` `(` $stats `)`
     (`varlen` `(` $cu_seqlens_q^ `,` $cu_seqlens_k `)`)?
-    `->` $grad_query `,` $grad_key `,` $grad_value attr-dict
+    (`sinks` `(` $sinks^ `)`)?
+    `->` $grad_query `,` $grad_key `,` $grad_value
+    (`grad_sinks` `(` $grad_sinks^ `)`)? attr-dict
     `:` type($query) `,` type($key) `,` type($value) `,` type($out) `,`
     type($grad_out) `,` `stats` `(` type($stats) `)`
     (`varlen` `(` type($cu_seqlens_q)^ `,` type($cu_seqlens_k) `)`)?
+    (`sinks` `(` type($sinks)^ `)`)?
     `->` type($grad_query) `,` type($grad_key) `,` type($grad_value)
+    (`grad_sinks` `(` type($grad_sinks)^ `)`)?
     (`score_mod` custom<ScoreMod>($captures, type($captures), $score_mod)^)?
   }];
   let extraClassDeclaration = commonExtraDecls # [{

@@ -318,6 +318,12 @@ struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
                         "lower; strategy=tiled does");
         return signalPassFailure();
       }
+      if (bwdOp && bwdOp.getGradSinks() &&
+          strategy == rocke::BwdStrategy::Warp) {
+        op->emitOpError("has grad_sinks, which strategy=warp does not "
+                        "compute; strategy=tiled does");
+        return signalPassFailure();
+      }
       LogicalResult built = fwdOp ? rocke::buildTiledFwdKernels(fwdOp, fwdOpts)
                             : strategy == rocke::BwdStrategy::Warp
                                 ? rocke::buildWarpBwdKernels(bwdOp, *opts)

@@ -10,7 +10,8 @@
 // A packed (varlen) batch loops over its sequences the same way, each with
 // its own lengths and token offsets read from cu_seqlens. A score_mod is
 // inlined per visible (query, key) pair, with its derivative in the
-// backward (dialect/ScoreMod.h).
+// backward (dialect/ScoreMod.h). Attention sinks start each row's max and
+// sum; their gradient sums -P_sink D over the rows in the dQ nest.
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/FmhaDialect.h"
@@ -44,13 +45,13 @@ namespace {
 class LoopEmitter {
 public:
   /// `cuSeqlensQ` / `cuSeqlensK`: the offsets of a packed batch, or null;
-  /// `scoreMod` (empty: none) reads `captures`.
+  /// `scoreMod` (empty: none) reads `captures`; `sinks` [Hq] or null.
   LoopEmitter(OpBuilder &b, Location loc, Value query, Value key, Value value,
               MaskAttr mask, float scale, StatsEncoding encoding,
               Value cuSeqlensQ, Value cuSeqlensK, Region &scoreMod,
-              ValueRange captures)
+              ValueRange captures, Value sinks)
       : b(b), loc(loc), q(query), k(key), v(value), cuQ(cuSeqlensQ),
-        cuK(cuSeqlensK), band(mask.getBand()), scale(scale),
+        cuK(cuSeqlensK), sinks(sinks), band(mask.getBand()), scale(scale),
         encoding(encoding), scoreMod(scoreMod), captures(captures) {
     f32 = b.getF32Type();
     auto qt = cast<MemRefType>(q.getType());
@@ -74,8 +75,9 @@ public:
   }
 
   void emitForward(Value out, ValueRange stats);
+  /// `gradSinks`: null, or dSink [Hq] to write.
   void emitBackward(Value out, Value gradOut, ValueRange stats, Value gradQ,
-                    Value gradK, Value gradV);
+                    Value gradK, Value gradV, Value gradSinks);
 
 private:
   using BodyFn = function_ref<void(Value)>;
@@ -238,6 +240,12 @@ private:
   }
 
   bool log2Stats() const { return encoding == StatsEncoding::log2_max_sum; }
+  /// Head h's sink in the statistics' domain (null without sinks).
+  Value sinkStat(Value h) {
+    if (!sinks)
+      return Value();
+    return mul(load(sinks, h), cst(log2Stats() ? llvm::numbers::log2e : 1.0));
+  }
   /// The scores are kept in the statistics' domain: s * scale (lse) or
   /// s * scale * log2e (log2_max_sum), exponentiated with exp resp. exp2.
   /// With a score_mod, s' = f(s * scale) in its place; with `derivative`
@@ -277,7 +285,7 @@ private:
 
   OpBuilder &b;
   Location loc;
-  Value q, k, v, cuQ, cuK;
+  Value q, k, v, cuQ, cuK, sinks;
   MaskBand band;
   float scale;
   StatsEncoding encoding;
@@ -297,8 +305,11 @@ void LoopEmitter::emitForward(Value out, ValueRange stats) {
     beginSequence(bi);
     loop(hq, [&](Value h) {
       Value hk = kvHead(h);
+      Value sink = sinkStat(h);
       loop(seqQ, [&](Value i) {
-        Value rowMax = reduce(seqK, negInf, [&](Value j, Value m) {
+        // The sink, a key with no value, starts the max and the sum.
+        Value rowMax = reduce(seqK, sink ? sink : negInf, [&](Value j,
+                                                               Value m) {
           return select(
               visible(i, j),
               [&] {
@@ -308,7 +319,8 @@ void LoopEmitter::emitForward(Value out, ValueRange stats) {
               m);
         });
         fill(acc, dv, cst(0.0));
-        Value rowSum = reduce(seqK, cst(0.0), [&](Value j, Value l) {
+        Value sumInit = sink ? expStat(sub(sink, rowMax)) : cst(0.0);
+        Value rowSum = reduce(seqK, sumInit, [&](Value j, Value l) {
           return select(
               visible(i, j),
               [&] {
@@ -347,7 +359,8 @@ void LoopEmitter::emitForward(Value out, ValueRange stats) {
 }
 
 void LoopEmitter::emitBackward(Value out, Value gradOut, ValueRange stats,
-                               Value gradQ, Value gradK, Value gradV) {
+                               Value gradQ, Value gradK, Value gradV,
+                               Value gradSinks) {
   // Row statistics: P = exp(s - offset) (lse) or exp2(t - M) / L. Only
   // visible (query, key) pairs are ever evaluated, so the -inf statistics of
   // fully masked rows are never read and their gradients stay exactly 0.
@@ -402,7 +415,11 @@ void LoopEmitter::emitBackward(Value out, Value gradOut, ValueRange stats,
   Value accQ = scratch(dqk), accK = scratch(dqk), accV = scratch(dv);
   Value scaleCst = cst(scale);
 
-  // dQ_i = scale * sum_j dS_ij K_j, one query row at a time.
+  // dQ_i = scale * sum_j dS_ij K_j, one query row at a time; dSink[h] =
+  // -sum_i P_sink,i D_i (the sink is a key with no value: dP = 0).
+  if (gradSinks)
+    loop(hq, [&](Value h) { memref::StoreOp::create(b, loc, cst(0.0),
+                                                    gradSinks, h); });
   loop(batch, [&](Value bi) {
     beginSequence(bi);
     loop(hq, [&](Value h) {
@@ -410,6 +427,14 @@ void LoopEmitter::emitBackward(Value out, Value gradOut, ValueRange stats,
       loop(seqQ, [&](Value i) {
         Row row = rowStats(bi, h, i);
         Value di = delta(bi, i, h);
+        if (gradSinks) {
+          Value pSink = expStat(sub(sinkStat(h), row.offset));
+          if (row.divisor)
+            pSink = arith::DivFOp::create(b, loc, pSink, row.divisor);
+          Value sum = memref::LoadOp::create(b, loc, gradSinks, h);
+          memref::StoreOp::create(b, loc, sub(sum, mul(pSink, di)), gradSinks,
+                                  h);
+        }
         fill(accQ, dqk, cst(0.0));
         loop(seqK, [&](Value j) {
           when(visible(i, j), [&] {
@@ -458,7 +483,8 @@ struct LowerFwd : OpRewritePattern<AttentionFwdOp> {
     LoopEmitter e(rewriter, op.getLoc(), op.getQuery(), op.getKey(),
                   op.getValue(), op.getMaskOrDefault(), op.getScaleOrDefault(),
                   op.getStatsEncoding(), op.getCuSeqlensQ(),
-                  op.getCuSeqlensK(), op.getScoreMod(), op.getCaptures());
+                  op.getCuSeqlensK(), op.getScoreMod(), op.getCaptures(),
+                  op.getSinks());
     e.emitForward(op.getOut(), op.getStats());
     rewriter.eraseOp(op);
     return success();
@@ -474,9 +500,11 @@ struct LowerBwd : OpRewritePattern<AttentionBwdOp> {
     LoopEmitter e(rewriter, op.getLoc(), op.getQuery(), op.getKey(),
                   op.getValue(), op.getMaskOrDefault(), op.getScaleOrDefault(),
                   op.getStatsEncoding(), op.getCuSeqlensQ(),
-                  op.getCuSeqlensK(), op.getScoreMod(), op.getCaptures());
+                  op.getCuSeqlensK(), op.getScoreMod(), op.getCaptures(),
+                  op.getSinks());
     e.emitBackward(op.getOut(), op.getGradOut(), op.getStats(),
-                   op.getGradQuery(), op.getGradKey(), op.getGradValue());
+                   op.getGradQuery(), op.getGradKey(), op.getGradValue(),
+                   op.getGradSinks());
     rewriter.eraseOp(op);
     return success();
   }

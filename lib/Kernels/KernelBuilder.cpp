@@ -1076,4 +1076,68 @@ LogicalResult emitBwdPreprocess(KernelEmitter &emitter, Value out,
   });
 }
 
+LogicalResult emitSinkGradient(KernelEmitter &emitter, Value rowRecord,
+                               Value sinks, Value gradSinks, bool varlen) {
+  const KernelTarget &target = emitter.getTarget();
+  OpBuilder &cb = emitter.callSite();
+  Location loc = gradSinks.getLoc();
+  int64_t lanes = target.subgroupSize;
+  auto recordType = cast<MemRefType>(rowRecord.getType());
+  int64_t heads = recordType.getDimSize(varlen ? 0 : 1);
+  KernelLaunch launch;
+  launch.name = "fmha_bwd_sink_grad";
+  launch.args = {{rowRecord, varlen ? "row_stats:f32:none:[Hq,Sq,2]"
+                                    : "row_stats:f32:none:[B,Hq,Sq,2]"},
+                 {sinks, "sinks"},
+                 {gradSinks, "dsinks"}};
+  Value c1 = constIndex(cb, loc, 1);
+  launch.grid = {constIndex(cb, loc, heads), c1, c1};
+  launch.gridExpr = {"Hq", "1", "1"};
+  launch.blockSize = lanes;
+  return emitter.emit(launch, [&](OpBuilder &b, Location loc, ValueRange ids,
+                                  Value lane, ValueRange args, ValueRange) {
+    Value record = args[0], head = ids[0];
+    Value sink = memref::LoadOp::create(b, loc, args[1], head);
+    Value sinkLog2 =
+        arith::MulFOp::create(b, loc, sink, constF32(b, loc, kLog2e));
+    // Rows r = (batch, query) of the dense record, or packed tokens.
+    Value seqQ = memref::DimOp::create(b, loc, record, varlen ? 1 : 2);
+    Value numRows = seqQ;
+    if (!varlen)
+      numRows = arith::MulIOp::create(
+          b, loc, memref::DimOp::create(b, loc, record, 0), seqQ);
+    auto loop = scf::ForOp::create(
+        b, loc, lane, numRows, constIndex(b, loc, lanes),
+        ValueRange{constF32(b, loc, 0.0f)},
+        [&](OpBuilder &lb, Location l, Value r, ValueRange acc) {
+          auto field = [&](int64_t f) -> Value {
+            SmallVector<Value, 4> at{head, r, constIndex(lb, l, f)};
+            if (!varlen) {
+              Value batch = arith::DivUIOp::create(lb, l, r, seqQ);
+              Value row = arith::RemUIOp::create(lb, l, r, seqQ);
+              at = {batch, head, row, constIndex(lb, l, f)};
+            }
+            return memref::LoadOp::create(lb, l, record, at);
+          };
+          Value norm = field(0);
+          Value delta = field(1);
+          // P_sink = exp2(sink log2 e - c): the sink's probability in the row.
+          Value pSink = math::Exp2Op::create(
+              lb, l, arith::SubFOp::create(lb, l, sinkLog2, norm));
+          Value term = arith::MulFOp::create(lb, l, pSink, delta);
+          scf::YieldOp::create(
+              lb, l, ValueRange{arith::AddFOp::create(lb, l, acc[0], term)});
+        });
+    Value sum = subgroupReduce(b, loc, target, loop.getResult(0),
+                               gpu::AllReduceOperation::ADD);
+    Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
+                                        constIndex(b, loc, 0));
+    auto ifOp = scf::IfOp::create(b, loc, first, false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifOp.thenBlock());
+    memref::StoreOp::create(b, loc, arith::NegFOp::create(b, loc, sum),
+                            args[2], head);
+  });
+}
+
 } // namespace rocke

@@ -443,6 +443,16 @@ emitBwdPreprocess(KernelEmitter &emitter, mlir::Value out, mlir::Value gradOut,
                   mlir::Value rowOutput, int64_t rowsPerWorkgroup,
                   mlir::ValueRange stats = {}, const VarlenBatch &varlen = {});
 
+/// The gradient of attention sinks, dSink[h] = -sum over the rows of head h
+/// of exp2(sink[h] log2 e - c) * delta, from the row record of
+/// emitBwdPreprocess (c its normalizer, [B, Hq, Sq, 2] or, packed, [Hq,
+/// T_q, 2]): one subgroup per head whose lanes stride over the rows and
+/// meet in a subgroup reduction, so the sum is in a fixed order
+/// (deterministic, no atomics, no zero-fill).
+mlir::LogicalResult emitSinkGradient(KernelEmitter &emitter,
+                                     mlir::Value rowRecord, mlir::Value sinks,
+                                     mlir::Value gradSinks, bool varlen);
+
 } // namespace rocke
 
 #endif // ROCKE_LIB_KERNELS_KERNELBUILDER_H

@@ -14,6 +14,8 @@
 //      the score registers, and dQ += dS K through one workgroup-memory copy
 //      of dS (atomics, or per-KV-block partials when deterministic);
 //   4. dQ conversion (or the fixed-order reduction of the partials).
+// With grad_sinks, a kernel between 2 and 3 sums each head's sink gradient
+// from the row records (emitSinkGradient).
 // The main kernel is written on the workgroup's tiles, each split over the
 // subgroups as its type says (fmha-split-workgroup-tiles gives each
 // subgroup its block). Every block contraction is a grid of fmha.mma atoms
@@ -1021,6 +1023,11 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
   Value rowRecord = *rowBuffer;
   if (failed(emitBwdPreprocess(emitter, op.getOut(), op.getGradOut(), rowRecord,
                                cfg.numWarps, op.getStats(), varlen)))
+    return failure();
+  // The statistics include the sinks, so only their gradient needs them.
+  if (op.getGradSinks() &&
+      failed(emitSinkGradient(emitter, rowRecord, op.getSinks(),
+                              op.getGradSinks(), static_cast<bool>(varlen))))
     return failure();
 
   // Main kernel.

@@ -15,7 +15,8 @@
 // mma.sync and the host, O^T = V^T P^T with S^T's accumulators as the B
 // operand on MFMA (whose C layout is its B layout). At the end O / l and the
 // statistics (natural-log LSE, or the log2-domain m and l) are stored; rows
-// that see no key get O = 0 and LSE = -inf (m = -inf, l = 0).
+// that see no key get O = 0 and LSE = -inf (m = -inf, l = 0). Attention
+// sinks start each row at its head's sink instead (m = sink log2 e, l = 1).
 // Where the chip has warpgroup products (sm_90a), S = Q K^T and O += P V
 // are fmha.tile_mma_warpgroup: four subgroups of 16 query rows multiply
 // together, reading Q, K and V once per warpgroup from core-matrix buffers;
@@ -380,9 +381,13 @@ struct FwdKernel {
   fmha::StatsEncoding encoding;
   /// The op's score_mod (null: none).
   Region *scoreMod;
+  /// The number of captured operands, and whether the op has attention
+  /// sinks (the argument after them).
+  unsigned numCaptures;
+  bool sinks;
 
   /// Kernel argument positions; the statistics follow O, the score_mod's
-  /// captured operands them.
+  /// captured operands them, the sinks those.
   enum Arg { kQ, kK, kV, kO, kStats };
 
   void build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
@@ -396,7 +401,7 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   Value q = args[kQ], k = args[kK], v = args[kV], out = args[kO];
   size_t numStats = encoding == fmha::StatsEncoding::log2_max_sum ? 2 : 1;
   ValueRange stats = args.slice(kStats, numStats);
-  ValueRange captures = args.drop_front(kStats + numStats);
+  ValueRange captures = args.slice(kStats + numStats, numCaptures);
   AttentionSizes sizes = AttentionSizes::get(b, loc, q, k, v);
   Value qBlock = ids[0], headQ = ids[1], batch = ids[2];
   Value headKv =
@@ -465,9 +470,22 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   Value cLog2 = constF32(b, loc, (scoreMod ? 1.0f : scale) * kLog2e);
   Value negInf = constF32(b, loc, -std::numeric_limits<float>::infinity());
   Value zeroF = constF32(b, loc, 0.0f);
+  // A row starts with no key (m = -inf, l = 0) or with its head's sink, a
+  // key with no value: m = sink log2 e, l = 1, which the rescaling carries
+  // into the statistics (a row that sees no key keeps O = 0, lse = sink).
+  Value startMax = negInf, startSum = zeroF;
+  if (sinks) {
+    Value sink = memref::LoadOp::create(
+        b, loc, args[kStats + numStats + numCaptures], headQ);
+    startMax = arith::MulFOp::create(b, loc, sink, constF32(b, loc, kLog2e));
+    startSum = constF32(b, loc, 1.0f);
+  }
   Value noMax = tiles.map(lineType, tiles.zero(lineType),
-                          [&](ValueRange) -> Value { return negInf; });
-  SmallVector<Value> init{tiles.zero(outType), noMax, tiles.zero(lineType)};
+                          [&](ValueRange) -> Value { return startMax; });
+  Value noSum = sinks ? tiles.map(lineType, tiles.zero(lineType),
+                                  [&](ValueRange) -> Value { return startSum; })
+                      : tiles.zero(lineType);
+  SmallVector<Value> init{tiles.zero(outType), noMax, noSum};
   // The blocks' K and V rows (V staged transposed with S^T unless read
   // transposed); rows past Sk hold finite data (or, copied asynchronously,
   // zeros) whose scores the mask makes -inf. Barriers:
@@ -678,6 +696,8 @@ rocke::buildTiledFwdKernels(fmha::AttentionFwdOp op,
                  {op.getOut(), "o"}};
   appendStatsArgs(launch.args, op.getStats());
   appendCaptureArgs(launch.args, op.getCaptures());
+  if (op.getSinks())
+    launch.args.push_back({op.getSinks(), "sinks"});
   SmallVector<Value> qSizes = memrefSizes(cb, loc, op.getQuery());
   std::string blockQ = std::to_string(cfg.blockQ);
   if (VarlenBatch varlen = packedBatchOf(op, emitter)) {
@@ -706,7 +726,9 @@ rocke::buildTiledFwdKernels(fmha::AttentionFwdOp op,
                    op.getScaleOrDefault(),
                    op.getMaskAttr(),
                    op.getStatsEncoding(),
-                   op.getScoreMod().empty() ? nullptr : &op.getScoreMod()};
+                   op.getScoreMod().empty() ? nullptr : &op.getScoreMod(),
+                   static_cast<unsigned>(op.getCaptures().size()),
+                   static_cast<bool>(op.getSinks())};
   if (failed(
           emitter.emit(launch, [&](OpBuilder &b, Location l, ValueRange ids,
                                    Value tid, ValueRange args, ValueRange wg) {

@@ -28,11 +28,12 @@ constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
 /// Softmax row of query (b, h, i): P[j] over all keys (0 where masked), the
 /// scaled (and modified) scores (-inf where masked) with the score_mod's
-/// slopes, their max and exp-sum; `empty` for a row without visible keys or
-/// whose scores are all -inf.
+/// slopes, their max and exp-sum (with the head's sink, whose probability
+/// is `sinkProb`); `empty` for a row without sink, visible keys or finite
+/// scores.
 struct Row {
   std::vector<double> score, slope, prob;
-  double max = kNegInf, sum = 0.0;
+  double max = kNegInf, sum = 0.0, sinkProb = 0.0;
   bool empty = true;
 };
 
@@ -57,14 +58,19 @@ Row softmaxRow(const Problem &p, const std::vector<double> &q,
     }
     r.max = std::max(r.max, r.score[j]);
   }
+  double sink = p.sinks.empty() ? kNegInf : p.sinks[h];
+  r.max = std::max(r.max, sink);
   r.empty = r.max == kNegInf;
   if (r.empty)
     return r;
   for (int64_t j = 0; j < p.seqK; ++j)
     if (r.score[j] != kNegInf)
       r.sum += (r.prob[j] = std::exp(r.score[j] - r.max));
+  if (sink != kNegInf)
+    r.sum += (r.sinkProb = std::exp(sink - r.max));
   for (double &x : r.prob)
     x /= r.sum;
+  r.sinkProb /= r.sum;
   return r;
 }
 } // namespace
@@ -100,6 +106,8 @@ Forward rocke::reference::forward(const Problem &p,
         for (int64_t j = 0; j < p.seqK; ++j)
           if (r.score[j] != kNegInf)
             sum2 += std::exp2(r.score[j] * log2e - f.max2[s]);
+        if (!p.sinks.empty())
+          sum2 += std::exp2(p.sinks[h] * log2e - f.max2[s]);
         f.sum2[s] = sum2;
       }
   return f;
@@ -115,6 +123,7 @@ Gradients rocke::reference::backward(const Problem &p,
   g.dq.assign(q.size(), 0.0);
   g.dk.assign(k.size(), 0.0);
   g.dv.assign(v.size(), 0.0);
+  g.dsink.assign(p.sinks.size(), 0.0);
   for (int64_t b = 0; b < p.batch; ++b)
     for (int64_t h = 0; h < p.headsQ; ++h)
       for (int64_t i = 0; i < p.seqQ; ++i) {
@@ -125,6 +134,9 @@ Gradients rocke::reference::backward(const Problem &p,
         double rowD = 0.0;
         for (int64_t d = 0; d < p.headDimV; ++d)
           rowD += dout[p.o(b, i, h, d)] * out[p.o(b, i, h, d)];
+        // The sink is a key with no value: dP = 0, so dS_sink = -P_sink D.
+        if (!p.sinks.empty())
+          g.dsink[h] -= r.sinkProb * rowD;
         for (int64_t j = 0; j < p.seqK; ++j) {
           double pij = r.prob[j];
           if (pij == 0.0)

@@ -42,6 +42,9 @@ struct Problem {
   double scale = 0.125;
   Mask mask;
   ScoreMod scoreMod;
+  /// Attention sinks: one logit per query head in every row's softmax
+  /// denominator (empty: none).
+  std::vector<double> sinks;
 
   int64_t kvHead(int64_t h) const { return h / (headsQ / headsKV); }
   /// Flat offsets into dense [B, S, H, D] and [B, Hq, Sq] arrays.
@@ -70,7 +73,8 @@ struct Problem {
 /// max2 = max_k(s * scale * log2e), sum2 = sum_k exp2(s * scale * log2e -
 /// max2), of the modified scores s' where the problem has a score_mod. A
 /// query row without visible keys (or whose modified scores are all -inf)
-/// has O = 0, lse = max2 = -inf and sum2 = 0.
+/// has O = 0, lse = max2 = -inf and sum2 = 0; with sinks, the sink joins
+/// each row's max and sum (such a row has lse = sink[h]).
 struct Forward {
   std::vector<double> out, lse, max2, sum2;
 };
@@ -79,9 +83,10 @@ Forward forward(const Problem &p, const std::vector<double> &q,
 
 /// Gradients of loss = sum(O * dO), with P recomputed exactly from q and k
 /// and D = rowsum(dO * out) taken from the given (stored) output; through a
-/// score_mod by its slope ds'/ds.
+/// score_mod by its slope ds'/ds. With sinks, dsink[h] = -sum over the
+/// batch and rows of P_sink * D (empty without sinks).
 struct Gradients {
-  std::vector<double> dq, dk, dv;
+  std::vector<double> dq, dk, dv, dsink;
 };
 Gradients backward(const Problem &p, const std::vector<double> &q,
                    const std::vector<double> &k, const std::vector<double> &v,

@@ -319,9 +319,26 @@ private:
 // The module's interface: which argument plays which role
 //===----------------------------------------------------------------------===//
 
-/// Capture: an operand a score_mod captures (any number of them).
-enum class Role { Q, K, V, O, DO, Stat0, Stat1, DQ, DK, DV, CuQ, CuK, Capture };
-constexpr int kNumRoles = 13;
+/// Capture: an operand a score_mod captures (any number of them). Sinks:
+/// the attention sinks [Hq], DSinks their gradient.
+enum class Role {
+  Q,
+  K,
+  V,
+  O,
+  DO,
+  Stat0,
+  Stat1,
+  DQ,
+  DK,
+  DV,
+  CuQ,
+  CuK,
+  Capture,
+  Sinks,
+  DSinks
+};
+constexpr int kNumRoles = 15;
 /// Logical sizes: B, Sq, Sk, Hq, Hkv, Dqk, Dv.
 enum Sym { SB, SQ, SK, SHQ, SHKV, SDQK, SDV, kNumSyms };
 
@@ -332,6 +349,8 @@ enum Sym { SB, SQ, SK, SHQ, SHKV, SDQK, SDV, kNumSyms };
 SmallVector<Sym> symbolsOf(Role r, bool varlen) {
   if (r == Role::CuQ || r == Role::CuK || r == Role::Capture)
     return {};
+  if (r == Role::Sinks || r == Role::DSinks)
+    return {SHQ};
   if (varlen) {
     SmallVector<Sym> dims = symbolsOf(r, false);
     return SmallVector<Sym>(llvm::drop_begin(dims));
@@ -355,6 +374,8 @@ SmallVector<Sym> symbolsOf(Role r, bool varlen) {
   case Role::CuQ:
   case Role::CuK:
   case Role::Capture:
+  case Role::Sinks:
+  case Role::DSinks:
     break;
   }
   llvm_unreachable("unknown role");
@@ -393,8 +414,9 @@ struct Interface {
   }
   std::string name(Role r) const {
     static const char *names[] = {
-        "Q",  "K",  "V",  "O",           "dO",           "",      "",
-        "dQ", "dK", "dV", "cu_seqlens_q", "cu_seqlens_k", "capture"};
+        "Q",  "K",  "V",  "O",           "dO",           "",        "",
+        "dQ", "dK", "dV", "cu_seqlens_q", "cu_seqlens_k", "capture", "sinks",
+        "dSinks"};
     if (r == Role::Stat0)
       return log2Stats() ? "M" : "lse";
     if (r == Role::Stat1)
@@ -411,6 +433,7 @@ struct Interface {
     case Role::DQ:
     case Role::DK:
     case Role::DV:
+    case Role::DSinks:
       return true;
     default:
       return false;
@@ -583,6 +606,8 @@ FailureOr<Interface> analyze(ModuleOp module) {
     for (auto [i, s] : llvm::enumerate(fwd.getStats()))
       operands.push_back({s, i ? Role::Stat1 : Role::Stat0});
     llvm::append_range(operands, varlenOperands(fwd));
+    if (fwd.getSinks())
+      operands.push_back({fwd.getSinks(), Role::Sinks});
     for (auto [v, r] : operands)
       if (failed(assign(fwd, v, r)))
         return failure();
@@ -601,6 +626,10 @@ FailureOr<Interface> analyze(ModuleOp module) {
     for (auto [i, s] : llvm::enumerate(bwd.getStats()))
       operands.push_back({s, i ? Role::Stat1 : Role::Stat0});
     llvm::append_range(operands, varlenOperands(bwd));
+    if (bwd.getSinks())
+      operands.push_back({bwd.getSinks(), Role::Sinks});
+    if (bwd.getGradSinks())
+      operands.push_back({bwd.getGradSinks(), Role::DSinks});
     for (auto [v, r] : operands)
       if (failed(assign(bwd, v, r)))
         return failure();
@@ -1215,6 +1244,14 @@ void Runner::generate() {
     p.scoreMod = ScoreModReference(*in.scoreMod, std::move(contents),
                                    std::move(shapes));
   }
+  if (in.has(Role::Sinks)) {
+    // f32 logits around log Sk, where a sink weighs as much as the keys.
+    std::vector<double> &sinks = values[int(Role::Sinks)];
+    sinks.resize(p.headsQ);
+    for (double &x : sinks)
+      x = static_cast<float>(gen.next(distFlag) + std::log(double(p.seqK)));
+    p.sinks = sinks;
+  }
   fwdRef = forwardReference();
   auto rounded = [](Type elt, std::vector<double> x) {
     for (double &e : x)
@@ -1305,6 +1342,7 @@ ref::Gradients Runner::backwardReference() const {
   all.dq.assign(p.seqQ * w.q, 0.0);
   all.dk.assign(p.seqK * w.k, 0.0);
   all.dv.assign(p.seqK * w.v, 0.0);
+  all.dsink.assign(p.sinks.size(), 0.0);
   for (const Sequence &seq : sequences()) {
     ref::Gradients g = ref::backward(
         sequenceProblem(p, seq.index, seq.seqQ, seq.seqK),
@@ -1316,6 +1354,8 @@ ref::Gradients Runner::backwardReference() const {
     placeRows(all.dq, g.dq, seq.firstQ, w.q);
     placeRows(all.dk, g.dk, seq.firstK, w.k);
     placeRows(all.dv, g.dv, seq.firstK, w.v);
+    for (auto [sum, part] : llvm::zip(all.dsink, g.dsink))
+      sum += part;
   }
   return all;
 }
@@ -1340,6 +1380,8 @@ void Runner::describe() {
                << " stats=" << fmha::stringifyStatsEncoding(in.encoding);
   if (in.scoreMod)
     llvm::outs() << " score_mod";
+  if (in.has(Role::Sinks))
+    llvm::outs() << " sinks";
   llvm::outs() << " lowering=" << lowering << "\n";
 }
 
@@ -1360,10 +1402,12 @@ bool Runner::checkOutputs() {
   check(Role::DQ, bwdRef.dq, gradTol);
   check(Role::DK, bwdRef.dk, gradTol);
   check(Role::DV, bwdRef.dv, gradTol);
+  check(Role::DSinks, bwdRef.dsink, gradTol);
   return pass;
 }
 
-/// Fully masked query rows must give O = 0, empty statistics and dQ = 0, and
+/// Fully masked query rows must give O = 0, empty statistics (with sinks,
+/// those of the sink alone, checked within tolerance) and dQ = 0, and
 /// keys no query sees dK = dV = 0, all exactly (not merely within tolerance).
 /// Sequence by sequence (a varlen batch's lengths differ; a query row of an
 /// empty key sequence sees nothing, and no query sees a key of an empty
@@ -1413,8 +1457,10 @@ bool Runner::checkMaskedExactZeros() {
     };
     double negInf = -std::numeric_limits<double>::infinity();
     count(Role::O, rows, 0.0);
-    count(Role::Stat0, rows, negInf);
-    count(Role::Stat1, rows, 0.0);
+    if (!in.has(Role::Sinks)) {
+      count(Role::Stat0, rows, negInf);
+      count(Role::Stat1, rows, 0.0);
+    }
     count(Role::DQ, rows, 0.0);
     count(Role::DK, cols, 0.0);
     count(Role::DV, cols, 0.0);
@@ -1432,7 +1478,8 @@ bool Runner::checkMaskedExactZeros() {
 }
 
 /// Central differences of loss = sum(O * dO) of the float64 forward, against
-/// the module's gradients, on all or --fd-samples elements of Q, K and V.
+/// the module's gradients, on all or --fd-samples elements of Q, K and V,
+/// and on every sink where the module computes their gradient.
 bool Runner::checkFiniteDifferences() {
   Generator gen(seedFlag + 1);
   bool pass = true;
@@ -1481,6 +1528,31 @@ bool Runner::checkFiniteDifferences() {
     pass &= report(in.name(grad) + "(fd)",
                    buffers[in.roleArg[int(grad)]].read(), fd, tol, subset);
   }
+  if (!in.has(Role::DSinks))
+    return pass;
+  // A sink enters every row of its head.
+  std::vector<double> fd(p.headsQ);
+  for (int64_t h = 0; h < p.headsQ; ++h) {
+    auto loss = [&] {
+      double l = 0.0;
+      for (int64_t b = 0; b < p.batch; ++b)
+        for (int64_t i = 0; i < p.seqQ; ++i)
+          l += ref::rowLoss(p, values[int(Role::Q)], values[int(Role::K)],
+                            values[int(Role::V)], values[int(Role::DO)], b, h,
+                            i);
+      return l;
+    };
+    double saved = p.sinks[h];
+    p.sinks[h] = saved + kFdStep;
+    double plus = loss();
+    p.sinks[h] = saved - kFdStep;
+    double minus = loss();
+    p.sinks[h] = saved;
+    fd[h] = (plus - minus) / (2 * kFdStep);
+  }
+  double tol = std::max(kFdTolerance, toleranceFor(in.elt));
+  pass &= report(in.name(Role::DSinks) + "(fd)",
+                 buffers[in.roleArg[int(Role::DSinks)]].read(), fd, tol);
   return pass;
 }
 
