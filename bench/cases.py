@@ -4,6 +4,7 @@ their FLOP counts.
 Pure Python (no GPU, no PyTorch): shared by bench/run_bwd.py and
 bench/run_fwd.py, checked by python/tests.
 """
+import argparse
 import json
 import os
 
@@ -109,3 +110,28 @@ def write_report(out, results, json_name, text, md_name):
         json.dump(results, f, indent=1)
     with open(os.path.join(out, md_name), "w") as f:
         f.write(text)
+
+
+# Where the scripts that run rocke.torch keep their kernels (built here by
+# --prebuild, carried to the GPU machine) and the chip they build for.
+TORCH_CACHE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "out",
+                           "torch-cache")
+TORCH_CHIP = "sm_90a"
+
+
+def torch_op_arguments(doc, what):
+    """The argument parser of a script that runs rocke.torch (its
+    description: `doc`'s first paragraph), with the arguments they share:
+    --prebuild (compile `what`'s kernels into --cache and exit: needs
+    rocke-opt, not PyTorch), --cache, --chip (--prebuild's) and --out
+    (default $OUT)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--prebuild", action="store_true",
+                    help="compile %s's kernels into --cache (needs "
+                    "rocke-opt, not PyTorch) and exit" % what)
+    ap.add_argument("--cache", default=TORCH_CACHE,
+                    help="kernel cache ($ROCKE_CACHE_DIR; default "
+                    "%(default)s)")
+    ap.add_argument("--chip", default=TORCH_CHIP, help="--prebuild's chip")
+    ap.add_argument("--out", default=os.environ.get("OUT"))
+    return ap

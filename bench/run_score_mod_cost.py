@@ -18,7 +18,6 @@ outside the timing. Ours' O, dQ, dK, dV are compared with Flex's.
   python3 bench/run_score_mod_cost.py --prebuild   (here: rocke-opt, no GPU)
   python3 bench/run_score_mod_cost.py --out DIR    (GPU; carry bench/out/torch-cache)
 """
-import argparse
 import math
 import os
 import sys
@@ -28,10 +27,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "python"))
 sys.path.insert(0, str(HERE))
 import rocke.torch as rt  # noqa: E402
-from cases import write_report  # noqa: E402
+from cases import torch_op_arguments, write_report  # noqa: E402
 
-DEFAULT_CACHE = HERE / "out" / "torch-cache"
-CHIP = "sm_90a"
 B, S, HEADS, D = 4, 4096, 16, 128
 CAP = 30.0  # Gemma 2's attention softcap
 WARMUP = 3
@@ -156,12 +153,7 @@ def markdown(results):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--prebuild", action="store_true",
-                    help="compile the kernels into --cache (no GPU)")
-    ap.add_argument("--cache", default=str(DEFAULT_CACHE))
-    ap.add_argument("--chip", default=CHIP, help="--prebuild's chip")
-    ap.add_argument("--out", default=os.environ.get("OUT"))
+    ap = torch_op_arguments(__doc__, "the rows")
     ap.add_argument("--iters", type=int, default=20)
     a = ap.parse_args()
     os.environ["ROCKE_CACHE_DIR"] = a.cache

@@ -32,7 +32,6 @@ Writes run_varlen.json and run_varlen.md under --out.
   python3 bench/run_varlen.py --prebuild     (needs rocke-opt, not PyTorch)
   python3 bench/run_varlen.py --out DIR      (GPU; carry bench/out/torch-cache)
 """
-import argparse
 import inspect
 import json
 import os
@@ -44,10 +43,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "python"))
 from rocke import torch as rt  # noqa: E402
-from cases import write_report  # noqa: E402
+from cases import torch_op_arguments, write_report  # noqa: E402
 
-CHIP = "sm_90a"
-DEFAULT_CACHE = HERE / "out" / "torch-cache"
 HEADS = 16
 HEAD_DIMS = (64, 128)
 WARMUP = 3
@@ -248,12 +245,7 @@ def markdown(results):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--prebuild", action="store_true",
-                    help="compile the rows' kernels into --cache and exit")
-    ap.add_argument("--cache", default=str(DEFAULT_CACHE))
-    ap.add_argument("--chip", default=CHIP, help="--prebuild's chip")
-    ap.add_argument("--out", default=os.environ.get("OUT"))
+    ap = torch_op_arguments(__doc__, "the rows")
     ap.add_argument("--tokens", type=int, default=16384)
     ap.add_argument("--min-len", type=int, default=64)
     ap.add_argument("--max-len", type=int, default=4096)

@@ -36,7 +36,6 @@ kernels into the cache first; the GPU machine then needs no compiler:
 On the GPU machine (PyTorch >= 2.4 and CuPy; carry bench/out/torch-cache):
   python3 bench/torch_check.py --out DIR [--cache bench/out/torch-cache]
 """
-import argparse
 import json
 import math
 import os
@@ -47,10 +46,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "python"))
 from rocke import torch as rt  # noqa: E402
-from cases import write_report  # noqa: E402
+from cases import torch_op_arguments, write_report  # noqa: E402
 
-CHIP = "sm_90a"
-DEFAULT_CACHE = HERE / "out" / "torch-cache"
 LSE_REL_TOL = 1e-4  # as bench/run_fwd.py
 
 
@@ -795,15 +792,7 @@ def markdown(results):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--prebuild", action="store_true",
-                    help="compile every case's kernels into --cache (needs "
-                    "rocke-opt, not PyTorch) and exit")
-    ap.add_argument("--cache", default=str(DEFAULT_CACHE),
-                    help="kernel cache ($ROCKE_CACHE_DIR; default "
-                    "%(default)s)")
-    ap.add_argument("--chip", default=CHIP, help="--prebuild's chip")
-    ap.add_argument("--out", default=os.environ.get("OUT"))
+    ap = torch_op_arguments(__doc__, "every case")
     ap.add_argument("--budget-s", type=float, default=170,
                     help="start no new check after this many seconds")
     a = ap.parse_args()

@@ -18,7 +18,6 @@ base-files), else a fixed-seed synthetic text.
   python3 bench/train_lm.py --prebuild [--cache bench/out/torch-cache]  # where rocke-opt is
   python3 bench/train_lm.py --out DIR [--steps 200] [--cache ...]       # on the GPU
 """
-import argparse
 import json
 import os
 import random
@@ -30,9 +29,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "python"))
 from rocke import torch as rt  # noqa: E402
-from cases import write_report  # noqa: E402
+from cases import torch_op_arguments, write_report  # noqa: E402
 
-DEFAULT_CACHE = HERE / "out" / "torch-cache"
 CONFIG = dict(vocab=256, layers=4, heads=6, head_dim=64, seq=512, batch=16,
               lr=1e-3, warmup=20, weight_decay=0.1, clip=1.0)
 RUNS = ("sdpa-flash", "sdpa-cudnn", "rocke")
@@ -211,14 +209,8 @@ def markdown(results):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--prebuild", action="store_true",
-                    help="compile the model's kernels into --cache (needs "
-                    "rocke-opt, not PyTorch) and exit")
-    ap.add_argument("--cache", default=str(DEFAULT_CACHE))
-    ap.add_argument("--chip", default="sm_90a", help="--prebuild's chip")
+    ap = torch_op_arguments(__doc__, "the model")
     ap.add_argument("--steps", type=int, default=200)
-    ap.add_argument("--out", default=os.environ.get("OUT"))
     a = ap.parse_args()
     os.environ["ROCKE_CACHE_DIR"] = a.cache
     if a.prebuild:
