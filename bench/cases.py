@@ -135,3 +135,15 @@ def torch_op_arguments(doc, what):
     ap.add_argument("--chip", default=TORCH_CHIP, help="--prebuild's chip")
     ap.add_argument("--out", default=os.environ.get("OUT"))
     return ap
+
+
+def prebuild_torch_op(a, problems):
+    """--prebuild of a script with torch_op_arguments `a`: the kernels of
+    rocke.torch Problems `problems` compiled for a.chip into a.cache."""
+    import time
+    import rocke.torch as rt
+    t0 = time.time()
+    entries = rt.prebuild(problems, a.chip, a.cache)
+    print("%d kernel sets for %s in %s (%.0f s)"
+          % (len(set(e.key for e in entries)), a.chip, a.cache,
+             time.time() - t0))

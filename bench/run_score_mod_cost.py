@@ -27,7 +27,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "python"))
 sys.path.insert(0, str(HERE))
 import rocke.torch as rt  # noqa: E402
-from cases import torch_op_arguments, write_report  # noqa: E402
+from cases import (prebuild_torch_op, torch_op_arguments,  # noqa: E402
+                   write_report)
 
 B, S, HEADS, D = 4, 4096, 16, 128
 CAP = 30.0  # Gemma 2's attention softcap
@@ -158,8 +159,7 @@ def main():
     a = ap.parse_args()
     os.environ["ROCKE_CACHE_DIR"] = a.cache
     if a.prebuild:
-        entries = rt.prebuild(problems(), a.chip, directory=a.cache)
-        print("%d kernel sets for %s in %s" % (len(entries), a.chip, a.cache))
+        prebuild_torch_op(a, problems())
         return 0
     import torch
     from peers import raise_recompile_limits

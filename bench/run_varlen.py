@@ -37,13 +37,13 @@ import json
 import os
 import random
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "python"))
 from rocke import torch as rt  # noqa: E402
-from cases import torch_op_arguments, write_report  # noqa: E402
+from cases import (prebuild_torch_op, torch_op_arguments,  # noqa: E402
+                   write_report)
 
 HEADS = 16
 HEAD_DIMS = (64, 128)
@@ -257,11 +257,7 @@ def main():
     os.environ["ROCKE_CACHE_DIR"] = a.cache
     lens = lengths(a.tokens, a.min_len, a.max_len, a.seed)
     if a.prebuild:
-        t0 = time.time()
-        entries = rt.prebuild(problems(lens), a.chip, a.cache)
-        print("%d kernel sets for %s in %s (%.0f s)"
-              % (len(set(e.key for e in entries)), a.chip, a.cache,
-                 time.time() - t0))
+        prebuild_torch_op(a, problems(lens))
         return 0
     import torch
     sys.path.insert(0, str(HERE))

@@ -46,7 +46,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "python"))
 from rocke import torch as rt  # noqa: E402
-from cases import torch_op_arguments, write_report  # noqa: E402
+from cases import (prebuild_torch_op, torch_op_arguments,  # noqa: E402
+                   write_report)
 
 LSE_REL_TOL = 1e-4  # as bench/run_fwd.py
 
@@ -798,11 +799,7 @@ def main():
     a = ap.parse_args()
     os.environ["ROCKE_CACHE_DIR"] = a.cache
     if a.prebuild:
-        t0 = time.time()
-        entries = rt.prebuild(problems(), a.chip, a.cache)
-        print("%d kernel sets for %s in %s (%.0f s)"
-              % (len(set(e.key for e in entries)), a.chip, a.cache,
-                 time.time() - t0))
+        prebuild_torch_op(a, problems())
         return 0
     import torch
     import cupy

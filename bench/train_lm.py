@@ -29,7 +29,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "python"))
 from rocke import torch as rt  # noqa: E402
-from cases import torch_op_arguments, write_report  # noqa: E402
+from cases import (prebuild_torch_op, torch_op_arguments,  # noqa: E402
+                   write_report)
 
 CONFIG = dict(vocab=256, layers=4, heads=6, head_dim=64, seq=512, batch=16,
               lr=1e-3, warmup=20, weight_decay=0.1, clip=1.0)
@@ -214,8 +215,7 @@ def main():
     a = ap.parse_args()
     os.environ["ROCKE_CACHE_DIR"] = a.cache
     if a.prebuild:
-        rt.prebuild(problems(), a.chip, a.cache)
-        print("kernels for %s in %s" % (a.chip, a.cache))
+        prebuild_torch_op(a, problems())
         return 0
     import torch
     data = corpus()
