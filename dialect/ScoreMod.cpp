@@ -225,8 +225,14 @@ void emitMapped(OpBuilder &b, Operation &op, IRMapping &map) {
             // different orders.
             Value one = constF32(b, loc, 1.0);
             Value two = constF32(b, loc, 2.0);
-            Value q = arith::DivFOp::create(
-                b, loc, two, arith::AddFOp::create(b, loc, e, one));
+            Value denominator = arith::AddFOp::create(b, loc, e, one);
+            // An approximate division (afn: NVIDIA's div.approx.f32, AMD's
+            // v_rcp_f32 and a multiply; at most 2 ulp): the denominator lies
+            // in [1, +inf], where it returns 0 for +inf as the exact one
+            // does, and an exact f32 division is a sequence of ten or more
+            // instructions on every score the tanh modifies.
+            Value q = arith::DivFOp::create(b, loc, two, denominator,
+                                            arith::FastMathFlags::afn);
             return arith::SubFOp::create(b, loc, one, q);
           })
           .Case([&](math::ExpOp) -> Value {
