@@ -544,10 +544,59 @@ static LogicalResult verifySinks(Operation *op, Value query, Value sinks,
              << type;
     if (type.getDimSize(0) != heads)
       return op->emitOpError()
-             << name << " has "
-             << AttentionVerifier::dimStr(type.getDimSize(0))
-             << " elements; it needs one per query head (Hq = " << heads
-             << ")";
+             << name << " has " << AttentionVerifier::dimStr(type.getDimSize(0))
+             << " elements; it needs one per query head (Hq = " << heads << ")";
+  }
+  return success();
+}
+
+/// An additive bias [B or 1, Hq or 1, Sq, Sk] of f32 or the query's
+/// element type, and its f32 gradient of the same shape, only with the bias;
+/// dense batches only.
+static LogicalResult verifyBias(Operation *op, bool varlen, Value query,
+                                Value key, Value bias, Value gradBias) {
+  if (gradBias && !bias)
+    return op->emitOpError("has grad_bias but no bias(...) operand to be the "
+                           "gradient of");
+  if (!bias)
+    return success();
+  if (varlen)
+    return op->emitOpError("has a bias, which a varlen (packed) batch does "
+                           "not take: its [B, H, Sq, Sk] layout is dense");
+  auto queryType = cast<MemRefType>(query.getType());
+  auto keyType = cast<MemRefType>(key.getType());
+  auto type = cast<MemRefType>(bias.getType());
+  Type elt = type.getElementType();
+  if (type.getRank() != 4 || !type.isStrided() ||
+      AttentionVerifier::hasNegativeStride(type) ||
+      (!elt.isF32() && elt != queryType.getElementType()))
+    return op->emitOpError()
+           << "bias must be a strided rank-4 memref [B or 1, Hq or 1, Sq, "
+              "Sk] of f32 or the query's element type with non-negative "
+              "strides, got "
+           << type;
+  // Extent 1 broadcasts over the batch (dim 0) and the heads (dim 1).
+  int64_t want[] = {queryType.getDimSize(0), queryType.getDimSize(2),
+                    queryType.getDimSize(1), keyType.getDimSize(1)};
+  const char *names[] = {"the batch B", "the query heads Hq", "Sq", "Sk"};
+  for (unsigned d = 0; d < 4; ++d) {
+    int64_t got = type.getDimSize(d);
+    if (ShapedType::isDynamic(got) || ShapedType::isDynamic(want[d]) ||
+        got == want[d] || (d < 2 && got == 1))
+      continue;
+    return op->emitOpError() << "bias dim " << d << " has extent " << got
+                             << "; it must be " << names[d] << " (" << want[d]
+                             << ")" << (d < 2 ? " or 1 (broadcast)" : "");
+  }
+  if (gradBias) {
+    auto gradType = cast<MemRefType>(gradBias.getType());
+    if (!gradType.getElementType().isF32() ||
+        gradType.getShape() != type.getShape() || !gradType.isStrided() ||
+        AttentionVerifier::hasNegativeStride(gradType))
+      return op->emitOpError()
+             << "grad_bias must be a strided f32 memref of the bias's shape "
+                "with non-negative strides, got "
+             << gradType << " for bias " << type;
   }
   return success();
 }
@@ -594,6 +643,11 @@ LogicalResult AttentionFwdOp::verify() {
   appendVarlenBuffers(buffers, getCuSeqlensQ(), getCuSeqlensK());
   appendCapturedBuffers(buffers, getCaptures());
   appendSinkBuffers(buffers, getSinks(), Value());
+  if (failed(verifyBias(*this, isVarlen(), getQuery(), getKey(), getBias(),
+                        Value())))
+    return failure();
+  if (getBias())
+    buffers.push_back({"bias", getBias(), false});
   return v.verifyBuffers(buffers, getStats(), /*statsAreOutputs=*/true);
 }
 
@@ -673,7 +727,13 @@ LogicalResult AttentionBwdOp::verify() {
   appendVarlenBuffers(buffers, getCuSeqlensQ(), getCuSeqlensK());
   appendCapturedBuffers(buffers, getCaptures());
   appendSinkBuffers(buffers, getSinks(), getGradSinks());
+  if (getBias())
+    buffers.push_back({"bias", getBias(), false});
+  if (getGradBias())
+    buffers.push_back({"grad_bias", getGradBias(), true});
   if (failed(verifySinks(*this, getQuery(), getSinks(), getGradSinks())) ||
+      failed(verifyBias(*this, isVarlen(), getQuery(), getKey(), getBias(),
+                        getGradBias())) ||
       failed(v.verifyBuffers(buffers, getStats(), /*statsAreOutputs=*/false)) ||
       failed(verifyScoreModClause(*this)))
     return failure();
@@ -691,6 +751,14 @@ LogicalResult AttentionBwdOp::verify() {
           emitOpError("sinks differ from those of the fmha.attention_fwd "
                       "writing its statistics, which include that "
                       "forward's sinks");
+      diag.attachNote(fwd.getLoc()) << "the forward";
+      return diag;
+    }
+    if (fwd.getBias() != getBias()) {
+      InFlightDiagnostic diag =
+          emitOpError("bias differs from that of the fmha.attention_fwd "
+                      "writing its statistics; the backward recomputes the "
+                      "softmax of the forward's biased scores");
       diag.attachNote(fwd.getLoc()) << "the forward";
       return diag;
     }
@@ -713,6 +781,8 @@ void AttentionBwdOp::getEffects(
   SmallVector<Value> written{getGradQuery(), getGradKey(), getGradValue()};
   if (getGradSinks())
     written.push_back(getGradSinks());
+  if (getGradBias())
+    written.push_back(getGradBias());
   addReadWriteEffects(getOperation(), written, effects);
 }
 

@@ -192,12 +192,18 @@ def Fmha_AttentionFwdOp : Fmha_AttentionOpBase<"attention_fwd"> {
     with no value: P = exp(s' - lse) with lse = log(exp(sink[h]) + sum_k
     exp(s'_k)), and the statistics include it (a row that sees no key has
     O = 0 and lse = sink[h]).
+
+    Additive bias (`bias(%bias)`): [B or 1, Hq or 1, Sq, Sk], f32 or the
+    query's element type, broadcast over the batch and heads where its
+    extent is 1, added to the (modified) scores: s' = f(scale q.k) +
+    bias[b, h, q, k], before the mask; dense batches only.
   }];
   let arguments = (ins
     AnyMemRef:$query, AnyMemRef:$key, AnyMemRef:$value,
     AnyMemRef:$out, Variadic<AnyMemRef>:$stats,
     Optional<AnyMemRef>:$cu_seqlens_q, Optional<AnyMemRef>:$cu_seqlens_k,
     Variadic<AnyMemRef>:$captures, Optional<AnyMemRef>:$sinks,
+    Optional<AnyMemRef>:$bias,
     OptionalAttr<F32Attr>:$scale,
     OptionalAttr<Fmha_MaskAttr>:$mask,
     DefaultValuedAttr<Fmha_StatsEncodingAttr,
@@ -208,11 +214,11 @@ def Fmha_AttentionFwdOp : Fmha_AttentionOpBase<"attention_fwd"> {
   let assemblyFormat = [{
     $query `,` $key `,` $value `->` $out `,` `stats` `(` $stats `)`
     (`varlen` `(` $cu_seqlens_q^ `,` $cu_seqlens_k `)`)?
-    (`sinks` `(` $sinks^ `)`)? attr-dict
+    (`sinks` `(` $sinks^ `)`)? (`bias` `(` $bias^ `)`)? attr-dict
     `:` type($query) `,` type($key) `,` type($value) `->` type($out) `,`
     `stats` `(` type($stats) `)`
     (`varlen` `(` type($cu_seqlens_q)^ `,` type($cu_seqlens_k) `)`)?
-    (`sinks` `(` type($sinks)^ `)`)?
+    (`sinks` `(` type($sinks)^ `)`)? (`bias` `(` type($bias)^ `)`)?
     (`score_mod` custom<ScoreMod>($captures, type($captures), $score_mod)^)?
   }];
   let extraClassDeclaration = commonExtraDecls;
@@ -252,6 +258,10 @@ def Fmha_AttentionBwdOp : Fmha_AttentionOpBase<"attention_bwd"> {
     so dQ, dK and dV need nothing more), `grad_sinks(%ds)` (f32 [Hq])
     receives dSink[h] = -sum over the batch and rows of exp(sink[h] - lse)
     * D, D = rowsum(dO * O).
+
+    With `bias(%bias)` (that of the forward), `grad_bias(%db)` (f32, the
+    bias's shape) receives dBias = dS', the gradient with respect to the
+    biased score P (dP - D), summed over the dims the bias broadcasts.
   }];
   let arguments = (ins
     AnyMemRef:$query, AnyMemRef:$key, AnyMemRef:$value,
@@ -259,7 +269,8 @@ def Fmha_AttentionBwdOp : Fmha_AttentionOpBase<"attention_bwd"> {
     AnyMemRef:$grad_query, AnyMemRef:$grad_key, AnyMemRef:$grad_value,
     Optional<AnyMemRef>:$cu_seqlens_q, Optional<AnyMemRef>:$cu_seqlens_k,
     Variadic<AnyMemRef>:$captures, Optional<AnyMemRef>:$sinks,
-    Optional<AnyMemRef>:$grad_sinks,
+    Optional<AnyMemRef>:$grad_sinks, Optional<AnyMemRef>:$bias,
+    Optional<AnyMemRef>:$grad_bias,
     OptionalAttr<F32Attr>:$scale,
     OptionalAttr<Fmha_MaskAttr>:$mask,
     DefaultValuedAttr<Fmha_StatsEncodingAttr,
@@ -272,15 +283,17 @@ def Fmha_AttentionBwdOp : Fmha_AttentionOpBase<"attention_bwd"> {
   let assemblyFormat = [{
     $query `,` $key `,` $value `,` $out `,` $grad_out `,` `stats` `(` $stats `)`
     (`varlen` `(` $cu_seqlens_q^ `,` $cu_seqlens_k `)`)?
-    (`sinks` `(` $sinks^ `)`)?
+    (`sinks` `(` $sinks^ `)`)? (`bias` `(` $bias^ `)`)?
     `->` $grad_query `,` $grad_key `,` $grad_value
-    (`grad_sinks` `(` $grad_sinks^ `)`)? attr-dict
+    (`grad_sinks` `(` $grad_sinks^ `)`)? (`grad_bias` `(` $grad_bias^ `)`)?
+    attr-dict
     `:` type($query) `,` type($key) `,` type($value) `,` type($out) `,`
     type($grad_out) `,` `stats` `(` type($stats) `)`
     (`varlen` `(` type($cu_seqlens_q)^ `,` type($cu_seqlens_k) `)`)?
-    (`sinks` `(` type($sinks)^ `)`)?
+    (`sinks` `(` type($sinks)^ `)`)? (`bias` `(` type($bias)^ `)`)?
     `->` type($grad_query) `,` type($grad_key) `,` type($grad_value)
     (`grad_sinks` `(` type($grad_sinks)^ `)`)?
+    (`grad_bias` `(` type($grad_bias)^ `)`)?
     (`score_mod` custom<ScoreMod>($captures, type($captures), $score_mod)^)?
   }];
   let extraClassDeclaration = commonExtraDecls # [{

@@ -11,7 +11,9 @@
 // its own lengths and token offsets read from cu_seqlens. A score_mod is
 // inlined per visible (query, key) pair, with its derivative in the
 // backward (dialect/ScoreMod.h). Attention sinks start each row's max and
-// sum; their gradient sums -P_sink D over the rows in the dQ nest.
+// sum; their gradient sums -P_sink D over the rows in the dQ nest. An
+// additive bias is added to each (modified) score; its gradient, dS before
+// the score_mod's slope, accumulates in the dQ nest too.
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/FmhaDialect.h"
@@ -45,14 +47,16 @@ namespace {
 class LoopEmitter {
 public:
   /// `cuSeqlensQ` / `cuSeqlensK`: the offsets of a packed batch, or null;
-  /// `scoreMod` (empty: none) reads `captures`; `sinks` [Hq] or null.
+  /// `scoreMod` (empty: none) reads `captures`; `sinks` [Hq] and `bias`
+  /// [B or 1, Hq or 1, Sq, Sk] or null.
   LoopEmitter(OpBuilder &b, Location loc, Value query, Value key, Value value,
               MaskAttr mask, float scale, StatsEncoding encoding,
               Value cuSeqlensQ, Value cuSeqlensK, Region &scoreMod,
-              ValueRange captures, Value sinks)
+              ValueRange captures, Value sinks, Value bias)
       : b(b), loc(loc), q(query), k(key), v(value), cuQ(cuSeqlensQ),
-        cuK(cuSeqlensK), sinks(sinks), band(mask.getBand()), scale(scale),
-        encoding(encoding), scoreMod(scoreMod), captures(captures) {
+        cuK(cuSeqlensK), sinks(sinks), bias(bias), band(mask.getBand()),
+        scale(scale), encoding(encoding), scoreMod(scoreMod),
+        captures(captures) {
     f32 = b.getF32Type();
     auto qt = cast<MemRefType>(q.getType());
     auto kt = cast<MemRefType>(k.getType());
@@ -75,9 +79,9 @@ public:
   }
 
   void emitForward(Value out, ValueRange stats);
-  /// `gradSinks`: null, or dSink [Hq] to write.
+  /// `gradSinks`: null, or dSink [Hq] to write; `gradBias` likewise.
   void emitBackward(Value out, Value gradOut, ValueRange stats, Value gradQ,
-                    Value gradK, Value gradV, Value gradSinks);
+                    Value gradK, Value gradV, Value gradSinks, Value gradBias);
 
 private:
   using BodyFn = function_ref<void(Value)>;
@@ -254,16 +258,28 @@ private:
                                         Value hk, bool derivative) {
     Value s = dot(q, i, h, k, j, hk, dqk, bi);
     double toStats = log2Stats() ? llvm::numbers::log2e : 1.0;
-    if (scoreMod.empty())
+    if (scoreMod.empty() && !bias)
       return {mul(s, cst(double(scale) * toStats)), Value()};
-    ScoreModInliner inliner(b, loc, scoreMod, bi, h, captures);
-    Value scaled = mul(s, cst(scale));
-    auto [modified, slope] =
-        derivative ? inliner.emitWithDerivative(b, scaled, i, j)
-                   : std::make_pair(inliner.emit(b, scaled, i, j), Value());
+    Value modified = mul(s, cst(scale)), slope;
+    if (!scoreMod.empty()) {
+      ScoreModInliner inliner(b, loc, scoreMod, bi, h, captures);
+      std::tie(modified, slope) =
+          derivative ? inliner.emitWithDerivative(b, modified, i, j)
+                     : std::make_pair(inliner.emit(b, modified, i, j), Value());
+    }
+    if (bias)
+      modified = add(modified, load(bias, biasAt(bi, h, i, j)));
     if (log2Stats())
       modified = mul(modified, cst(toStats));
     return {modified, slope};
+  }
+  /// Indices of the bias element (or its gradient's) of pair (i, j) of
+  /// batch bi, head h: dims of extent 1 broadcast.
+  SmallVector<Value> biasAt(Value bi, Value h, Value i, Value j) {
+    auto type = cast<MemRefType>(bias.getType());
+    Value batchAt = type.getDimSize(0) == 1 ? idx(0) : bi;
+    Value headAt = type.getDimSize(1) == 1 ? idx(0) : h;
+    return {batchAt, headAt, i, j};
   }
   Value scaledScore(Value bi, Value i, Value h, Value j, Value hk) {
     return scoreAndSlope(bi, i, h, j, hk, /*derivative=*/false).first;
@@ -285,7 +301,7 @@ private:
 
   OpBuilder &b;
   Location loc;
-  Value q, k, v, cuQ, cuK, sinks;
+  Value q, k, v, cuQ, cuK, sinks, bias;
   MaskBand band;
   float scale;
   StatsEncoding encoding;
@@ -308,16 +324,16 @@ void LoopEmitter::emitForward(Value out, ValueRange stats) {
       Value sink = sinkStat(h);
       loop(seqQ, [&](Value i) {
         // The sink, a key with no value, starts the max and the sum.
-        Value rowMax = reduce(seqK, sink ? sink : negInf, [&](Value j,
-                                                               Value m) {
-          return select(
-              visible(i, j),
-              [&] {
-                return arith::MaximumFOp::create(b, loc, m,
-                                                 scaledScore(bi, i, h, j, hk));
-              },
-              m);
-        });
+        Value rowMax =
+            reduce(seqK, sink ? sink : negInf, [&](Value j, Value m) {
+              return select(
+                  visible(i, j),
+                  [&] {
+                    return arith::MaximumFOp::create(
+                        b, loc, m, scaledScore(bi, i, h, j, hk));
+                  },
+                  m);
+            });
         fill(acc, dv, cst(0.0));
         Value sumInit = sink ? expStat(sub(sink, rowMax)) : cst(0.0);
         Value rowSum = reduce(seqK, sumInit, [&](Value j, Value l) {
@@ -360,7 +376,7 @@ void LoopEmitter::emitForward(Value out, ValueRange stats) {
 
 void LoopEmitter::emitBackward(Value out, Value gradOut, ValueRange stats,
                                Value gradQ, Value gradK, Value gradV,
-                               Value gradSinks) {
+                               Value gradSinks, Value gradBias) {
   // Row statistics: P = exp(s - offset) (lse) or exp2(t - M) / L. Only
   // visible (query, key) pairs are ever evaluated, so the -inf statistics of
   // fully masked rows are never read and their gradients stay exactly 0.
@@ -388,13 +404,20 @@ void LoopEmitter::emitBackward(Value out, Value gradOut, ValueRange stats,
       return add(acc, mul(g, o));
     });
   };
-  // dS = P * (dO_i . V_j - D_i), times the score_mod's slope: the
-  // gradient with respect to the scaled score s, not s'.
+  // dS' = P * (dO_i . V_j - D_i), the gradient with respect to the
+  // (modified, biased) score s', hence the bias's; times the score_mod's
+  // slope, dS with respect to the scaled score s.
+  auto dsModifiedOf = [&](Value p, Value bi, Value i, Value h, Value j,
+                          Value hk, Value di) {
+    return mul(p, sub(dot(gradOut, i, h, v, j, hk, dv, bi), di));
+  };
+  auto withSlope = [&](Value dsModified, Value slope) {
+    return slope ? mul(dsModified, slope) : dsModified;
+  };
   auto dsOf = [&](std::pair<Value, Value> pAndSlope, Value bi, Value i,
                   Value h, Value j, Value hk, Value di) {
     auto [p, slope] = pAndSlope;
-    Value ds = mul(p, sub(dot(gradOut, i, h, v, j, hk, dv, bi), di));
-    return slope ? mul(ds, slope) : ds;
+    return withSlope(dsModifiedOf(p, bi, i, h, j, hk, di), slope);
   };
   // Rows of key-side (K, dK, dV) or query-side operands.
   auto axpy = [&](Value row, int64_t n, Value a, Value x, bool keySide,
@@ -418,8 +441,24 @@ void LoopEmitter::emitBackward(Value out, Value gradOut, ValueRange stats,
   // dQ_i = scale * sum_j dS_ij K_j, one query row at a time; dSink[h] =
   // -sum_i P_sink,i D_i (the sink is a key with no value: dP = 0).
   if (gradSinks)
-    loop(hq, [&](Value h) { memref::StoreOp::create(b, loc, cst(0.0),
-                                                    gradSinks, h); });
+    loop(hq, [&](Value h) {
+      memref::StoreOp::create(b, loc, cst(0.0), gradSinks, h);
+    });
+  // dBias sums dS' over the dims it broadcasts: zeroed first, accumulated
+  // pair by pair.
+  if (gradBias) {
+    auto type = cast<MemRefType>(gradBias.getType());
+    loop(dim(gradBias, 0), [&](Value b0) {
+      loop(type.getDimSize(1), [&](Value b1) {
+        loop(dim(gradBias, 2), [&](Value b2) {
+          loop(dim(gradBias, 3), [&](Value b3) {
+            memref::StoreOp::create(b, loc, cst(0.0), gradBias,
+                                    ValueRange{b0, b1, b2, b3});
+          });
+        });
+      });
+    });
+  }
   loop(batch, [&](Value bi) {
     beginSequence(bi);
     loop(hq, [&](Value h) {
@@ -438,7 +477,15 @@ void LoopEmitter::emitBackward(Value out, Value gradOut, ValueRange stats,
         fill(accQ, dqk, cst(0.0));
         loop(seqK, [&](Value j) {
           when(visible(i, j), [&] {
-            Value ds = dsOf(prob(row, bi, i, h, j, hk), bi, i, h, j, hk, di);
+            auto [p, slope] = prob(row, bi, i, h, j, hk);
+            Value dsModified = dsModifiedOf(p, bi, i, h, j, hk, di);
+            if (gradBias) {
+              SmallVector<Value> at = biasAt(bi, h, i, j);
+              Value sum = memref::LoadOp::create(b, loc, gradBias, at);
+              memref::StoreOp::create(b, loc, add(sum, dsModified), gradBias,
+                                      at);
+            }
+            Value ds = withSlope(dsModified, slope);
             axpy(accQ, dqk, ds, k, /*keySide=*/true, bi, j, hk);
           });
         });
@@ -482,9 +529,9 @@ struct LowerFwd : OpRewritePattern<AttentionFwdOp> {
                                 PatternRewriter &rewriter) const override {
     LoopEmitter e(rewriter, op.getLoc(), op.getQuery(), op.getKey(),
                   op.getValue(), op.getMaskOrDefault(), op.getScaleOrDefault(),
-                  op.getStatsEncoding(), op.getCuSeqlensQ(),
-                  op.getCuSeqlensK(), op.getScoreMod(), op.getCaptures(),
-                  op.getSinks());
+                  op.getStatsEncoding(), op.getCuSeqlensQ(), op.getCuSeqlensK(),
+                  op.getScoreMod(), op.getCaptures(), op.getSinks(),
+                  op.getBias());
     e.emitForward(op.getOut(), op.getStats());
     rewriter.eraseOp(op);
     return success();
@@ -499,12 +546,12 @@ struct LowerBwd : OpRewritePattern<AttentionBwdOp> {
     // least as precise as any strategy, and sequential, so deterministic.
     LoopEmitter e(rewriter, op.getLoc(), op.getQuery(), op.getKey(),
                   op.getValue(), op.getMaskOrDefault(), op.getScaleOrDefault(),
-                  op.getStatsEncoding(), op.getCuSeqlensQ(),
-                  op.getCuSeqlensK(), op.getScoreMod(), op.getCaptures(),
-                  op.getSinks());
+                  op.getStatsEncoding(), op.getCuSeqlensQ(), op.getCuSeqlensK(),
+                  op.getScoreMod(), op.getCaptures(), op.getSinks(),
+                  op.getBias());
     e.emitBackward(op.getOut(), op.getGradOut(), op.getStats(),
                    op.getGradQuery(), op.getGradKey(), op.getGradValue(),
-                   op.getGradSinks());
+                   op.getGradSinks(), op.getGradBias());
     rewriter.eraseOp(op);
     return success();
   }

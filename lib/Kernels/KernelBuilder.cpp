@@ -1135,8 +1135,8 @@ LogicalResult emitSinkGradient(KernelEmitter &emitter, Value rowRecord,
     auto ifOp = scf::IfOp::create(b, loc, first, false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
-    memref::StoreOp::create(b, loc, arith::NegFOp::create(b, loc, sum),
-                            args[2], head);
+    memref::StoreOp::create(b, loc, arith::NegFOp::create(b, loc, sum), args[2],
+                            head);
   });
 }
 

@@ -56,6 +56,8 @@ Row softmaxRow(const Problem &p, const std::vector<double> &q,
       r.score[j] = m.value;
       r.slope[j] = m.slope;
     }
+    if (!p.bias.empty())
+      r.score[j] += p.bias[p.biasAt(b, h, i, j)];
     r.max = std::max(r.max, r.score[j]);
   }
   double sink = p.sinks.empty() ? kNegInf : p.sinks[h];
@@ -124,6 +126,7 @@ Gradients rocke::reference::backward(const Problem &p,
   g.dk.assign(k.size(), 0.0);
   g.dv.assign(v.size(), 0.0);
   g.dsink.assign(p.sinks.size(), 0.0);
+  g.dbias.assign(p.bias.size(), 0.0);
   for (int64_t b = 0; b < p.batch; ++b)
     for (int64_t h = 0; h < p.headsQ; ++h)
       for (int64_t i = 0; i < p.seqQ; ++i) {
@@ -146,7 +149,12 @@ Gradients rocke::reference::backward(const Problem &p,
             dp += dout[p.o(b, i, h, d)] * v[p.v(b, j, hk, d)];
             g.dv[p.v(b, j, hk, d)] += pij * dout[p.o(b, i, h, d)];
           }
-          double ds = pij * (dp - rowD) * r.slope[j];
+          // dS' with respect to the biased score, then through the
+          // score_mod's slope.
+          double dsModified = pij * (dp - rowD);
+          if (!p.bias.empty())
+            g.dbias[p.biasAt(b, h, i, j)] += dsModified;
+          double ds = dsModified * r.slope[j];
           for (int64_t d = 0; d < p.headDimQK; ++d) {
             g.dq[p.q(b, i, h, d)] += p.scale * ds * k[p.k(b, j, hk, d)];
             g.dk[p.k(b, j, hk, d)] += p.scale * ds * q[p.q(b, i, h, d)];

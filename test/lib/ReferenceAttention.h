@@ -45,6 +45,10 @@ struct Problem {
   /// Attention sinks: one logit per query head in every row's softmax
   /// denominator (empty: none).
   std::vector<double> sinks;
+  /// Additive bias [biasBatch, biasHeads, Sq, Sk] added to each (modified)
+  /// score (empty: none); extents of 1 broadcast over the batch and heads.
+  std::vector<double> bias;
+  int64_t biasBatch = 1, biasHeads = 1;
 
   int64_t kvHead(int64_t h) const { return h / (headsQ / headsKV); }
   /// Flat offsets into dense [B, S, H, D] and [B, Hq, Sq] arrays.
@@ -67,6 +71,10 @@ struct Problem {
   int64_t stat(int64_t b, int64_t h, int64_t i) const {
     return (b * headsQ + h) * seqQ + i;
   }
+  int64_t biasAt(int64_t b, int64_t h, int64_t i, int64_t j) const {
+    int64_t bb = biasBatch == 1 ? 0 : b, bh = biasHeads == 1 ? 0 : h;
+    return ((bb * biasHeads + bh) * seqQ + i) * seqK + j;
+  }
 };
 
 /// O [B,Sq,Hq,Dv], lse [B,Hq,Sq] (natural log), and the log2_max_sum pair
@@ -84,9 +92,10 @@ Forward forward(const Problem &p, const std::vector<double> &q,
 /// Gradients of loss = sum(O * dO), with P recomputed exactly from q and k
 /// and D = rowsum(dO * out) taken from the given (stored) output; through a
 /// score_mod by its slope ds'/ds. With sinks, dsink[h] = -sum over the
-/// batch and rows of P_sink * D (empty without sinks).
+/// batch and rows of P_sink * D (empty without sinks); with a bias, dbias
+/// = dS' = P (dP - D) summed over its broadcast dims (empty without).
 struct Gradients {
-  std::vector<double> dq, dk, dv, dsink;
+  std::vector<double> dq, dk, dv, dsink, dbias;
 };
 Gradients backward(const Problem &p, const std::vector<double> &q,
                    const std::vector<double> &k, const std::vector<double> &v,

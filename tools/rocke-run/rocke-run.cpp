@@ -320,7 +320,8 @@ private:
 //===----------------------------------------------------------------------===//
 
 /// Capture: an operand a score_mod captures (any number of them). Sinks:
-/// the attention sinks [Hq], DSinks their gradient.
+/// the attention sinks [Hq], DSinks their gradient; Bias, DBias: the
+/// additive bias and its gradient (static shapes, like a capture's).
 enum class Role {
   Q,
   K,
@@ -336,9 +337,11 @@ enum class Role {
   CuK,
   Capture,
   Sinks,
-  DSinks
+  DSinks,
+  Bias,
+  DBias
 };
-constexpr int kNumRoles = 15;
+constexpr int kNumRoles = 17;
 /// Logical sizes: B, Sq, Sk, Hq, Hkv, Dqk, Dv.
 enum Sym { SB, SQ, SK, SHQ, SHKV, SDQK, SDV, kNumSyms };
 
@@ -347,7 +350,8 @@ enum Sym { SB, SQ, SK, SHQ, SHKV, SDQK, SDV, kNumSyms };
 /// [Hq, T_q]. The offsets' [B + 1] and a capture's static shape are no
 /// symbols (empty).
 SmallVector<Sym> symbolsOf(Role r, bool varlen) {
-  if (r == Role::CuQ || r == Role::CuK || r == Role::Capture)
+  if (r == Role::CuQ || r == Role::CuK || r == Role::Capture ||
+      r == Role::Bias || r == Role::DBias)
     return {};
   if (r == Role::Sinks || r == Role::DSinks)
     return {SHQ};
@@ -376,6 +380,8 @@ SmallVector<Sym> symbolsOf(Role r, bool varlen) {
   case Role::Capture:
   case Role::Sinks:
   case Role::DSinks:
+  case Role::Bias:
+  case Role::DBias:
     break;
   }
   llvm_unreachable("unknown role");
@@ -414,9 +420,9 @@ struct Interface {
   }
   std::string name(Role r) const {
     static const char *names[] = {
-        "Q",  "K",  "V",  "O",           "dO",           "",        "",
-        "dQ", "dK", "dV", "cu_seqlens_q", "cu_seqlens_k", "capture", "sinks",
-        "dSinks"};
+        "Q",       "K",     "V",      "O",    "dO",           "",
+        "",        "dQ",    "dK",     "dV",   "cu_seqlens_q", "cu_seqlens_k",
+        "capture", "sinks", "dSinks", "bias", "dBias"};
     if (r == Role::Stat0)
       return log2Stats() ? "M" : "lse";
     if (r == Role::Stat1)
@@ -434,6 +440,7 @@ struct Interface {
     case Role::DK:
     case Role::DV:
     case Role::DSinks:
+    case Role::DBias:
       return true;
     default:
       return false;
@@ -608,6 +615,8 @@ FailureOr<Interface> analyze(ModuleOp module) {
     llvm::append_range(operands, varlenOperands(fwd));
     if (fwd.getSinks())
       operands.push_back({fwd.getSinks(), Role::Sinks});
+    if (fwd.getBias())
+      operands.push_back({fwd.getBias(), Role::Bias});
     for (auto [v, r] : operands)
       if (failed(assign(fwd, v, r)))
         return failure();
@@ -630,6 +639,10 @@ FailureOr<Interface> analyze(ModuleOp module) {
       operands.push_back({bwd.getSinks(), Role::Sinks});
     if (bwd.getGradSinks())
       operands.push_back({bwd.getGradSinks(), Role::DSinks});
+    if (bwd.getBias())
+      operands.push_back({bwd.getBias(), Role::Bias});
+    if (bwd.getGradBias())
+      operands.push_back({bwd.getGradBias(), Role::DBias});
     for (auto [v, r] : operands)
       if (failed(assign(bwd, v, r)))
         return failure();
@@ -667,6 +680,11 @@ FailureOr<Interface> analyze(ModuleOp module) {
   for (auto [n, isSet] : llvm::enumerate(assigned))
     if (!isSet)
       return func.emitError() << "argument #" << n << " feeds no fmha op";
+  for (Role r : {Role::Bias, Role::DBias})
+    if (in.has(r) && !in.argTypes[in.roleArg[int(r)]].hasStaticShape())
+      return func.emitError()
+             << in.name(r) << " (argument #" << in.roleArg[int(r)]
+             << ") must have a static shape: rocke-run generates its values";
 
   in.elt = in.argTypes[in.roleArg[int(Role::Q)]].getElementType();
   // Static sizes from the types; the dynamic ones from the command line.
@@ -730,7 +748,7 @@ FailureOr<Buffer> allocate(Interface &in, unsigned n) {
   Role role = in.argRole[n];
   if (role == Role::CuQ || role == Role::CuK)
     shape.push_back(in.size[SB] + 1);
-  if (role == Role::Capture)
+  if (role == Role::Capture || role == Role::Bias || role == Role::DBias)
     llvm::append_range(shape, type.getShape());
   // Row-major over the storage order of the logical dims.
   auto order = llvm::to_vector(llvm::seq<unsigned>(0, shape.size()));
@@ -1135,6 +1153,7 @@ private:
   bool checkOutputs();
   bool checkMaskedExactZeros();
   bool checkFiniteDifferences();
+  bool checkBiasDifferences();
   void describe();
 
   Interface &in;
@@ -1251,6 +1270,16 @@ void Runner::generate() {
     for (double &x : sinks)
       x = static_cast<float>(gen.next(distFlag) + std::log(double(p.seqK)));
     p.sinks = sinks;
+  }
+  if (in.has(Role::Bias)) {
+    MemRefType type = in.argTypes[in.roleArg[int(Role::Bias)]];
+    std::vector<double> &bias = values[int(Role::Bias)];
+    bias.resize(type.getNumElements());
+    for (double &x : bias)
+      x = Buffer::round(type.getElementType(), gen.next(distFlag));
+    p.bias = bias;
+    p.biasBatch = type.getDimSize(0);
+    p.biasHeads = type.getDimSize(1);
   }
   fwdRef = forwardReference();
   auto rounded = [](Type elt, std::vector<double> x) {
@@ -1382,6 +1411,8 @@ void Runner::describe() {
     llvm::outs() << " score_mod";
   if (in.has(Role::Sinks))
     llvm::outs() << " sinks";
+  if (in.has(Role::Bias))
+    llvm::outs() << " bias";
   llvm::outs() << " lowering=" << lowering << "\n";
 }
 
@@ -1403,6 +1434,7 @@ bool Runner::checkOutputs() {
   check(Role::DK, bwdRef.dk, gradTol);
   check(Role::DV, bwdRef.dv, gradTol);
   check(Role::DSinks, bwdRef.dsink, gradTol);
+  check(Role::DBias, bwdRef.dbias, gradTol);
   return pass;
 }
 
@@ -1528,6 +1560,8 @@ bool Runner::checkFiniteDifferences() {
     pass &= report(in.name(grad) + "(fd)",
                    buffers[in.roleArg[int(grad)]].read(), fd, tol, subset);
   }
+  if (in.has(Role::DBias))
+    pass &= checkBiasDifferences();
   if (!in.has(Role::DSinks))
     return pass;
   // A sink enters every row of its head.
@@ -1554,6 +1588,45 @@ bool Runner::checkFiniteDifferences() {
   pass &= report(in.name(Role::DSinks) + "(fd)",
                  buffers[in.roleArg[int(Role::DSinks)]].read(), fd, tol);
   return pass;
+}
+
+/// Central differences of the loss with respect to --fd-samples (or all)
+/// elements of the bias, each entering query row i of every batch and head
+/// it broadcasts over.
+bool Runner::checkBiasDifferences() {
+  Generator gen(seedFlag + 2);
+  std::vector<double> fd(p.bias.size(), 0.0);
+  SmallVector<int64_t> subset;
+  if (fdSamples == 0 || fdSamples >= p.bias.size())
+    subset = llvm::to_vector(llvm::seq<int64_t>(0, p.bias.size()));
+  else
+    for (unsigned s = 0; s < fdSamples; ++s)
+      subset.push_back(gen.index(p.bias.size()));
+  for (int64_t e : subset) {
+    int64_t i = (e / p.seqK) % p.seqQ;
+    int64_t h = (e / p.seqK / p.seqQ) % p.biasHeads;
+    int64_t b = e / p.seqK / p.seqQ / p.biasHeads;
+    auto loss = [&] {
+      double l = 0.0;
+      for (int64_t bi = 0; bi < p.batch; ++bi)
+        for (int64_t hi = 0; hi < p.headsQ; ++hi)
+          if ((p.biasBatch == 1 || bi == b) && (p.biasHeads == 1 || hi == h))
+            l += ref::rowLoss(p, values[int(Role::Q)], values[int(Role::K)],
+                              values[int(Role::V)], values[int(Role::DO)], bi,
+                              hi, i);
+      return l;
+    };
+    double saved = p.bias[e];
+    p.bias[e] = saved + kFdStep;
+    double plus = loss();
+    p.bias[e] = saved - kFdStep;
+    double minus = loss();
+    p.bias[e] = saved;
+    fd[e] = (plus - minus) / (2 * kFdStep);
+  }
+  double tol = std::max(kFdTolerance, toleranceFor(in.elt));
+  return report(in.name(Role::DBias) + "(fd)",
+                buffers[in.roleArg[int(Role::DBias)]].read(), fd, tol, subset);
 }
 
 LogicalResult Runner::run() {
