@@ -118,24 +118,21 @@ SmallVector<FwdTileChoice> fwdTileCandidates(const KernelTarget &target) {
           {64, 2, 32},  {32, 2, 32}, {16, 1, 16}};
 }
 
-/// The forward's atoms for `elt` inputs into `cfg`: S = Q K^T's
-/// (options.matrixAtom or the chip's first) and P V's, which takes P from
-/// S's accumulators, and the score orientation; a diagnostic on `op` when
-/// none fits.
-LogicalResult chooseFwdAtoms(Operation *op,
-                             const AttentionKernelOptions &options, Type elt,
-                             FwdConfig &cfg) {
-  FailureOr<const MatrixAtom *> atom = selectAtom(op, options, elt);
-  if (failed(atom))
-    return failure();
-  cfg.atom = *atom;
-  const MatrixAtom &a = *cfg.atom;
-  // P straight from the score registers: as S (the A operand of P V), else
-  // as S^T (the B operand of V^T P^T), with the score atom or another of the
-  // chip's whose accumulators are laid out alike (so the softmax's row
-  // values apply to O). score-layout forces one orientation (the host then
-  // runs the other targets' schedule).
-  SmallVector<const MatrixAtom *> pvCandidates{cfg.atom};
+SmallVector<FwdTileChoice>
+fwdTileChoices(const AttentionKernelOptions &options);
+SmallVector<Divisibility> fwdTileNeeds(const FwdConfig &cfg,
+                                       const FwdTileChoice &c);
+
+/// P V's atom for the score atom `a` into `cfg` (and the score
+/// orientation): P straight from the score registers, as S (the A operand
+/// of P V), else as S^T (the B operand of V^T P^T), with the score atom or
+/// another of the chip's whose accumulators are laid out alike (so the
+/// softmax's row values apply to O), the one with the widest k (the fewest
+/// instructions). score-layout forces one orientation (the host then runs
+/// the other targets' schedule). False when none fits.
+bool choosePvAtom(const AttentionKernelOptions &options, Type elt,
+                  const MatrixAtom &a, FwdConfig &cfg) {
+  SmallVector<const MatrixAtom *> pvCandidates{&a};
   if (options.chip)
     for (StringRef name : options.chip->matrixAtoms)
       if (const MatrixAtom *c = lookupAtomFor(name, elt))
@@ -144,7 +141,6 @@ LogicalResult chooseFwdAtoms(Operation *op,
     if (options.scoreLayout != ScoreLayout::Auto &&
         transposed != (options.scoreLayout == ScoreLayout::KvByQ))
       return false;
-    // Of those, the widest k: the fewest instructions for the product.
     const MatrixAtom *best = nullptr;
     for (const MatrixAtom *c : pvCandidates)
       if (sameAccumulatorLayout(a, *c) &&
@@ -154,19 +150,60 @@ LogicalResult chooseFwdAtoms(Operation *op,
           (!best || c->k > best->k))
         best = c;
     if (best) {
+      cfg.atom = &a;
       cfg.pvAtom = best;
       cfg.scoresTransposed = transposed;
+      cfg.lanes = a.lanes;
     }
     return best != nullptr;
   };
-  if (!fits(false) && !fits(true))
+  return fits(false) || fits(true);
+}
+
+/// The forward's atoms for `elt` inputs into `cfg`: S = Q K^T's and P V's
+/// (choosePvAtom), and the score orientation; a diagnostic on `op` when
+/// none fits. S's atom is options.matrixAtom, or, left to a chip with
+/// ChipInfo::fwdAtomByWork, the chip's atom that does the most work per
+/// instruction whose accumulators feed P V and whose extents divide the
+/// tiles asked for (32x32: half the MFMAs of 16x16 for the same LDS reads,
+/// and one lane exchange per row reduction instead of two), else the
+/// chip's first.
+LogicalResult chooseFwdAtoms(Operation *op,
+                             const AttentionKernelOptions &options, Type elt,
+                             FwdConfig &cfg) {
+  if (options.matrixAtom == "auto" && options.chip &&
+      options.chip->fwdAtomByWork && !options.target.host) {
+    SmallVector<const MatrixAtom *> byWork;
+    for (StringRef name : options.chip->matrixAtoms)
+      if (const MatrixAtom *c = lookupAtomFor(name, elt))
+        byWork.push_back(c);
+    llvm::stable_sort(byWork, [](const MatrixAtom *x, const MatrixAtom *y) {
+      return x->m * x->n * x->k > y->m * y->n * y->k;
+    });
+    for (const MatrixAtom *c : byWork) {
+      FwdConfig trial = cfg;
+      if (!choosePvAtom(options, elt, *c, trial))
+        continue;
+      SmallVector<FwdTileChoice> choices = fwdTileChoices(options);
+      if (llvm::any_of(choices, [&](const FwdTileChoice &t) {
+            return succeeded(checkDivisible(op, fwdTileNeeds(trial, t), "",
+                                            /*report=*/false));
+          })) {
+        cfg = trial;
+        return success();
+      }
+    }
+  }
+  FailureOr<const MatrixAtom *> atom = selectAtom(op, options, elt);
+  if (failed(atom))
+    return failure();
+  if (!choosePvAtom(options, elt, **atom, cfg))
     return op->emitOpError("matrix atom '")
-           << a.name
+           << (*atom)->name
            << "' cannot take the probabilities from its accumulator registers"
            << (options.scoreLayout == ScoreLayout::Auto
                    ? ""
                    : " in the requested score layout");
-  cfg.lanes = a.lanes;
   return success();
 }
 

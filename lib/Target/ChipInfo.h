@@ -83,6 +83,11 @@ struct ChipInfo {
   /// runs down a workgroup buffer's columns is read four registers at a
   /// time instead of one, so it need not be staged transposed.
   bool transposedLdsReads = false;
+  /// The tiled forward's score atom, left to the chip, is the one that does
+  /// the most work per instruction (chooseFwdAtoms) instead of the first.
+  /// gfx950 D=128: 32x32x16, 710 -> 605 llvm-mca cycles per KV block. Off
+  /// on gfx90a / gfx942, where 32x32x8 spills SGPRs at D=128 causal.
+  bool fwdAtomByWork = false;
   LaunchLimits launch;
 
   bool isAmd() const { return vendor == GpuVendor::Amd; }

@@ -1,14 +1,15 @@
 // The forward on gfx950 (fmha-bwd-to-kernels{chip=gfx950 forward=true}):
-// S^T = K Q^T on the chip's first atom (16x16x32, or 32x32x16 by
-// matrix-atom), and O^T += V^T P^T on the kw4 atom of the same accumulator
+// S^T = K Q^T on the chip's atom that does the most work per instruction
+// (32x32x16; 16x16x32 by matrix-atom), and O^T += V^T P^T on the kw4 atom
+// of the same accumulator
 // layout, the widest k whose B operand P^T is in the score registers as
 // they stand. V is staged as rows like K and V^T read down their columns
 // (fwd-operand-staging=auto: the chip's transposed LDS reads); with
 // transposed-copies V^T is staged and read along its rows (gfx942's
 // schedule), and transposing-reads asks for V's rows on any chip.
-// RUN: rocke-opt %s -fmha-bwd-to-kernels='chip=gfx950 forward=true fwd-kv-pipelining=synchronous' | FileCheck %s --check-prefixes=CHECK,ROWS,K32
-// RUN: rocke-opt %s -fmha-bwd-to-kernels='chip=gfx950 forward=true fwd-kv-pipelining=synchronous fwd-operand-staging=transposed-copies' | FileCheck %s --check-prefixes=CHECK,COPIES,K32
-// RUN: rocke-opt %s -fmha-bwd-to-kernels='chip=gfx950 forward=true fwd-kv-pipelining=synchronous matrix-atom=mfma_f32_32x32x16' | FileCheck %s --check-prefixes=CHECK,ROWS,M32
+// RUN: rocke-opt %s -fmha-bwd-to-kernels='chip=gfx950 forward=true fwd-kv-pipelining=synchronous' | FileCheck %s --check-prefixes=CHECK,ROWS,M32
+// RUN: rocke-opt %s -fmha-bwd-to-kernels='chip=gfx950 forward=true fwd-kv-pipelining=synchronous fwd-operand-staging=transposed-copies matrix-atom=mfma_f32_16x16x32' | FileCheck %s --check-prefixes=CHECK,COPIES,K32
+// RUN: rocke-opt %s -fmha-bwd-to-kernels='chip=gfx950 forward=true fwd-kv-pipelining=synchronous matrix-atom=mfma_f32_16x16x32' | FileCheck %s --check-prefixes=CHECK,ROWS,K32
 // RUN: rocke-opt %s -fmha-bwd-to-kernels='chip=gfx942 forward=true fwd-kv-pipelining=synchronous fwd-operand-staging=transposing-reads' | FileCheck %s --check-prefix=GFX942
 // Without forward=true the option would be dropped.
 // RUN: not rocke-opt %s -fmha-bwd-to-kernels='chip=gfx950 fwd-operand-staging=transposing-reads' -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOFWD
