@@ -338,9 +338,13 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
            "How the forward fetches the K and V blocks",
            [{::llvm::cl::values(
              clEnumValN(::rocke::KvPipelining::Auto, "auto",
-                        "async-copies where the chip and tiles allow it"),
+                        "async-copies where the chip and tiles allow it, "
+                        "else registers where the chip has them (gfx950)"),
              clEnumValN(::rocke::KvPipelining::Synchronous, "synchronous",
                         "each block copied at the top of its iteration"),
+             clEnumValN(::rocke::KvPipelining::Registers, "registers",
+                        "the next block loaded into registers while this "
+                        "one computes"),
              clEnumValN(::rocke::KvPipelining::AsyncCopies, "async-copies",
                         "cp.async of the next block into double-buffered "
                         "tiles (NVIDIA sm_80+)"))}]>,

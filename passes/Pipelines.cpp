@@ -369,14 +369,19 @@ struct BwdPipelineOptions
       llvm::cl::init(0)};
   Option<rocke::KvPipelining> fwdKvPipelining{
       *this, "fwd-kv-pipelining",
-      llvm::cl::desc("forward's K / V blocks: synchronous or async-copies; "
-                     "auto = async copies on NVIDIA"),
+      llvm::cl::desc("forward's K / V blocks: synchronous, registers or "
+                     "async-copies; auto = async copies on NVIDIA, registers "
+                     "on gfx950"),
       llvm::cl::init(rocke::KvPipelining::Auto),
       llvm::cl::values(
           clEnumValN(rocke::KvPipelining::Auto, "auto",
-                     "async-copies on NVIDIA chips, else synchronous"),
+                     "async-copies on NVIDIA chips, registers on gfx950, "
+                     "else synchronous"),
           clEnumValN(rocke::KvPipelining::Synchronous, "synchronous",
                      "copy each block at the top of its iteration"),
+          clEnumValN(rocke::KvPipelining::Registers, "registers",
+                     "load the next block into registers while this one "
+                     "computes"),
           clEnumValN(rocke::KvPipelining::AsyncCopies, "async-copies",
                      "cp.async into double-buffered tiles"))};
   Option<int64_t> mfmaReadBatch{

@@ -60,6 +60,10 @@ struct FwdConfig {
   /// KvPipelining::AsyncCopies: K and V tiles have two slots, the next
   /// block's rows land in one by cp.async while the other is read.
   bool asyncCopies = false;
+  /// KvPipelining::Registers: K and V are fetched into registers and
+  /// placed in workgroup memory (fmha-pipeline-tile-fetches fetches the
+  /// next block while this one computes).
+  bool fetchedCopies = false;
   /// useWholeBlockLoops: whole and cut KV blocks in loops of their own.
   bool wholeBlockLoops = true;
   int64_t blockQ = 0, blockKv = 0, numWarps = 0, lanes = 0;
@@ -100,7 +104,8 @@ struct FwdConfig {
     int64_t probs = scores / 2;
     int64_t out = rows * dv / lanes;
     int64_t query = queryInRegisters ? rows * dqk / lanes / 2 : 0;
-    return scores + probs + out + query;
+    int64_t fetched = fetchedCopies ? blockKv * (dqk + dv) / threads() / 2 : 0;
+    return scores + probs + out + query + fetched;
   }
 };
 
@@ -281,6 +286,10 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
                           "(fwd-score-layout=q-kv)");
   bool wantAsync =
       asyncPossible && options.kvPipelining != KvPipelining::Synchronous;
+  bool fetchRequested = options.kvPipelining == KvPipelining::Registers;
+  bool wantFetch = fetchRequested ||
+                   (options.kvPipelining == KvPipelining::Auto &&
+                    !target.host && options.chip && options.chip->kvFetchAhead);
   // The output's head dims along the atom.
   int64_t atomDv = sT ? pv.m : pv.n;
   auto apply = [&](const FwdTileChoice &c, bool report) -> LogicalResult {
@@ -302,6 +311,22 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
         op.emitOpError("fwd-kv-pipelining=async-copies: the ")
             << cfg.blockKv << "-row K and V blocks do not split evenly into "
             << "16-byte copies over the " << threads << " work-items";
+      return failure();
+    }
+    // Fetched tiles hold the same number of chunks in every work-item.
+    auto fetchable = [&](Value src, bool transposing) {
+      return bool(fmha::FetchedType::getForCopy(
+          cast<MemRefType>(src.getType()), cfg.blockKv, threads, transposing,
+          /*coreMatrixOrder=*/false));
+    };
+    cfg.fetchedCopies = wantFetch && !cfg.asyncCopies &&
+                        fetchable(op.getKey(), false) &&
+                        fetchable(op.getValue(), cfg.valueTransposed());
+    if (fetchRequested && !cfg.fetchedCopies) {
+      if (report)
+        op.emitOpError("fwd-kv-pipelining=registers: the ")
+            << cfg.blockKv << "-row K and V blocks do not split evenly into "
+            << "chunks over the " << threads << " work-items";
       return failure();
     }
     return success();
@@ -476,10 +501,21 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       // Rows past Sk hold finite data whose scores the mask makes -inf.
       bool vT = cfg.valueTransposed();
       Value vRows = vT ? Value() : vBuf, vCols = vT ? vBuf : Value();
-      copier.copy(k, batch, k0, headKv, sizes.seqK, cfg.blockKv, wgBuffers[0],
-                  Value(), /*tailUnspecified=*/true);
-      copier.copy(v, batch, k0, headKv, sizes.seqK, cfg.blockKv, vRows, vCols,
-                  /*tailUnspecified=*/true);
+      if (cfg.fetchedCopies) {
+        Value kFetched = copier.fetch(
+            copier.fetchedType(k, cfg.blockKv, kBuf, Value()), k, batch, k0,
+            headKv, sizes.seqK, /*tailUnspecified=*/true);
+        Value vFetched = copier.fetch(
+            copier.fetchedType(v, cfg.blockKv, vRows, vCols), v, batch, k0,
+            headKv, sizes.seqK, /*tailUnspecified=*/true);
+        copier.place(kFetched, kBuf, Value());
+        copier.place(vFetched, vRows, vCols);
+      } else {
+        copier.copy(k, batch, k0, headKv, sizes.seqK, cfg.blockKv, kBuf,
+                    Value(), /*tailUnspecified=*/true);
+        copier.copy(v, batch, k0, headKv, sizes.seqK, cfg.blockKv, vRows,
+                    vCols, /*tailUnspecified=*/true);
+      }
     }
 
     Value query =

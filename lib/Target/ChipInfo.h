@@ -88,6 +88,12 @@ struct ChipInfo {
   /// gfx950 D=128: 32x32x16, 710 -> 605 llvm-mca cycles per KV block. Off
   /// on gfx90a / gfx942, where 32x32x8 spills SGPRs at D=128 causal.
   bool fwdAtomByWork = false;
+  /// The tiled forward loads the next K and V blocks into registers while
+  /// it works on this one (KvPipelining::Registers by default): its loop
+  /// waits for no global read. It costs the rows' registers for the whole
+  /// iteration: gfx942's D=128 forward spills VGPRs with it, gfx950's (on
+  /// 32x32x16 atoms) stays within 256.
+  bool kvFetchAhead = false;
   LaunchLimits launch;
 
   bool isAmd() const { return vendor == GpuVendor::Amd; }
