@@ -379,7 +379,7 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
     "::mlir::gpu::GPUDialect", "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect", "::rocke::fmha::FmhaDialect",
-    "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::nvgpu::NVGPUDialect", "::mlir::amdgpu::AMDGPUDialect",
   ];
 }
 
@@ -436,6 +436,11 @@ def LowerTileCopies : Pass<"fmha-lower-tile-copies"> {
     the end (a query row's record of statistics, read unguarded so that it
     can be issued a block ahead) becomes a bounds check and one vector load.
     Runs before fmha-distribute-tiles.
+
+    Rows of a buffer-descriptor memref (#amdgpu.address_space<fat_raw_buffer>,
+    which the tiled forward reads K and V through on AMD chips) are read
+    without the bound check on seq_len: the descriptor's size ends at the
+    sequence, and the hardware reads zeros past it.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect",

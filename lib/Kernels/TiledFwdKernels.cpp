@@ -64,6 +64,9 @@ struct FwdConfig {
   /// placed in workgroup memory (fmha-pipeline-tile-fetches fetches the
   /// next block while this one computes).
   bool fetchedCopies = false;
+  /// K and V blocks read through buffer descriptors sized to the sequence
+  /// (ChipInfo::bufferLoads, TileCopier::rowsBuffer).
+  bool bufferLoads = false;
   /// useWholeBlockLoops: whole and cut KV blocks in loops of their own.
   bool wholeBlockLoops = true;
   int64_t blockQ = 0, blockKv = 0, numWarps = 0, lanes = 0;
@@ -287,6 +290,8 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
   bool wantAsync =
       asyncPossible && options.kvPipelining != KvPipelining::Synchronous;
   bool fetchRequested = options.kvPipelining == KvPipelining::Registers;
+  bool bufferLoads = !target.host && options.chip &&
+                     options.chip->bufferLoads;
   bool wantFetch = fetchRequested ||
                    (options.kvPipelining == KvPipelining::Auto &&
                     !target.host && options.chip && options.chip->kvFetchAhead);
@@ -319,6 +324,9 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
           cast<MemRefType>(src.getType()), cfg.blockKv, threads, transposing,
           /*coreMatrixOrder=*/false));
     };
+    cfg.bufferLoads = bufferLoads &&
+                      TileCopier::fitsRowsBuffer(op.getKey(), cfg.blockKv) &&
+                      TileCopier::fitsRowsBuffer(op.getValue(), cfg.blockKv);
     cfg.fetchedCopies = wantFetch && !cfg.asyncCopies &&
                         fetchable(op.getKey(), false) &&
                         fetchable(op.getValue(), cfg.valueTransposed());
@@ -498,23 +506,34 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       std::tie(kBuf, vBuf) = copier.copyBlockPairAsync(
           kb, {k, v}, {kBuf, vBuf}, batch, k0, headKv, rowEnd, cfg.blockKv);
     } else {
-      // Rows past Sk hold finite data whose scores the mask makes -inf.
+      // Rows past Sk hold finite data whose scores the mask makes -inf
+      // (zeros, read through buffer descriptors that end at Sk).
       bool vT = cfg.valueTransposed();
       Value vRows = vT ? Value() : vBuf, vCols = vT ? vBuf : Value();
+      Value kSrc = k, vSrc = v, srcBatch = batch, srcRow = k0, srcHead = headKv;
+      Value srcSeq = sizes.seqK;
+      if (cfg.bufferLoads) {
+        kSrc = copier.rowsBuffer(k, batch, k0, headKv, sizes.seqK,
+                                 cfg.blockKv);
+        vSrc = copier.rowsBuffer(v, batch, k0, headKv, sizes.seqK,
+                                 cfg.blockKv);
+        srcBatch = srcRow = srcHead = c0;
+        srcSeq = cBlockKv;
+      }
       if (cfg.fetchedCopies) {
         Value kFetched = copier.fetch(
-            copier.fetchedType(k, cfg.blockKv, kBuf, Value()), k, batch, k0,
-            headKv, sizes.seqK, /*tailUnspecified=*/true);
+            copier.fetchedType(kSrc, cfg.blockKv, kBuf, Value()), kSrc,
+            srcBatch, srcRow, srcHead, srcSeq, /*tailUnspecified=*/true);
         Value vFetched = copier.fetch(
-            copier.fetchedType(v, cfg.blockKv, vRows, vCols), v, batch, k0,
-            headKv, sizes.seqK, /*tailUnspecified=*/true);
+            copier.fetchedType(vSrc, cfg.blockKv, vRows, vCols), vSrc,
+            srcBatch, srcRow, srcHead, srcSeq, /*tailUnspecified=*/true);
         copier.place(kFetched, kBuf, Value());
         copier.place(vFetched, vRows, vCols);
       } else {
-        copier.copy(k, batch, k0, headKv, sizes.seqK, cfg.blockKv, kBuf,
-                    Value(), /*tailUnspecified=*/true);
-        copier.copy(v, batch, k0, headKv, sizes.seqK, cfg.blockKv, vRows,
-                    vCols, /*tailUnspecified=*/true);
+        copier.copy(kSrc, srcBatch, srcRow, srcHead, srcSeq, cfg.blockKv,
+                    kBuf, Value(), /*tailUnspecified=*/true);
+        copier.copy(vSrc, srcBatch, srcRow, srcHead, srcSeq, cfg.blockKv,
+                    vRows, vCols, /*tailUnspecified=*/true);
       }
     }
 

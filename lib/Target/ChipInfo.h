@@ -94,6 +94,10 @@ struct ChipInfo {
   /// iteration: gfx942's D=128 forward spills VGPRs with it, gfx950's (on
   /// 32x32x16 atoms) stays within 256.
   bool kvFetchAhead = false;
+  /// Global reads through buffer descriptors (MUBUF): a scalar base, 32-bit
+  /// offsets, and zeros for offsets past the descriptor's size, which the
+  /// tiled forward sets at the sequence's end (no row checks).
+  bool bufferLoads = false;
   LaunchLimits launch;
 
   bool isAmd() const { return vendor == GpuVendor::Amd; }
