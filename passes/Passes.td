@@ -53,6 +53,21 @@ def RocdlFloatMode : Pass<"fmha-rocdl-float-mode"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def RocdlSchedHints : Pass<"fmha-rocdl-sched-hints",
+                           "::mlir::gpu::GPUModuleOp"> {
+  let summary = "The kernel builders' schedule hints -> AMDGPU scheduling "
+                "strategies";
+  let description = [{
+    An scf.for marked `rocke.mfma_exp_loop` (the tiled forward's KV loops,
+    whose softmax exponentials can issue while their MFMAs run) gets
+    `rocdl.iglp.opt 2` at the top of its body: LLVM's MFMAExpInterleave
+    strategy schedules that region, filling the MFMA pipeline's busy cycles
+    with the exponentials and their VALU work. fmha-rocdl-to-hsaco runs it
+    before the loops become branches.
+  }];
+  let dependentDialects = ["::mlir::ROCDL::ROCDLDialect"];
+}
+
 def RocdlTruncBf16 : Pass<"fmha-rocdl-truncf-bf16"> {
   let summary = "f32 -> bf16 truncation as integer round-to-nearest-even";
   let description = [{

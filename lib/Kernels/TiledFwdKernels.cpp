@@ -493,6 +493,7 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   auto emitKvLoop = [&](Value lo, Value hi, ValueRange carriedIn,
                         ScoreMask scoreMask) -> scf::ForOp {
     auto kvLoop = scf::ForOp::create(b, loc, lo, hi, c1, carriedIn);
+    kvLoop->setAttr(fmha::kMfmaExpLoopAttrName, b.getUnitAttr());
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(kvLoop.getBody());
     ValueRange carried = kvLoop.getRegionIterArgs();
