@@ -54,6 +54,12 @@ bool isWorkgroupTile(mlir::Type type);
 /// which fmha-place-workgroup-barriers takes as shared where the indices are.
 inline constexpr llvm::StringLiteral kWorkgroupUniformAttrName =
     "rocke.workgroup_uniform";
+/// Discardable unit attribute of an scf.for whose body interleaves matrix
+/// products with exponentials (the forward's KV loop): a schedule hint that
+/// fmha-rocdl-sched-hints turns into LLVM's MFMA / exp interleaving on AMD
+/// chips. Other targets drop it.
+inline constexpr llvm::StringLiteral kMfmaExpLoopAttrName =
+    "rocke.mfma_exp_loop";
 } // namespace rocke::fmha
 
 #endif

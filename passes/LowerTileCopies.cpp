@@ -23,6 +23,7 @@
 #include "dialect/FmhaDialect.h"
 #include "lib/Kernels/Fragments.h"
 
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -75,6 +76,15 @@ struct Chunking {
   VectorType vectorType() const { return VectorType::get({chunkCols}, elt); }
 };
 
+/// Is `memref` read through an AMD buffer descriptor, whose reads past its
+/// size return zeros (a rows' view the forward bounds at the sequence's end:
+/// TileCopier::rowsBuffer)?
+bool readsZerosPastSize(Value memref) {
+  auto space = dyn_cast_or_null<amdgpu::AddressSpaceAttr>(
+      cast<MemRefType>(memref.getType()).getMemorySpace());
+  return space && space.getValue() == amdgpu::AddressSpace::FatRawBuffer;
+}
+
 /// One thread's part of a cooperative copy of rows [row0, row0 + rows) of
 /// head `head` of a [B, S, H, D] memref into the first D columns of a [rows
 /// x (D + pad)] workgroup tile `dst` (after a slot index with `slot`), or
@@ -84,7 +94,8 @@ class ThreadCopy {
 public:
   ThreadCopy(Value src, Value batch, Value head, Value seqLen, Chunking tile,
              Value tid, bool alignedRows, bool tailUnspecified)
-      : src(src), batch(batch), head(head), seqLen(seqLen), tile(tile),
+      : src(src), batch(batch), head(head),
+        seqLen(src && readsZerosPastSize(src) ? Value() : seqLen), tile(tile),
         tid(tid), alignedRows(alignedRows), zeroPastEnd(!tailUnspecified) {}
 
   /// Where the chunks go; `dst` may be slotted ([2 x ...]).

@@ -32,6 +32,42 @@ def RocdlExp2 : Pass<"fmha-exp2-to-rocdl", "::mlir::gpu::GPUModuleOp"> {
                            "::mlir::vector::VectorDialect"];
 }
 
+def RocdlFloatMode : Pass<"fmha-rocdl-float-mode"> {
+  let summary = "AMD kernels: IEEE mode off, f32 multiply-adds contracted";
+  let description = [{
+    Sets LLVM's "amdgpu-ieee"="false" on each kernel (the IEEE mode bit only
+    changes how v_min / v_max treat signaling NaNs; with it on, LLVM
+    canonicalizes every maxnum input it cannot prove canonical, such as MFMA
+    accumulators) and the `contract` fast-math flag on arith.addf / subf /
+    mulf, so LLVM fuses multiplies and adds into v_fma_f32 / v_pk_fma_f32, as
+    hipcc does by default. fmha-rocdl-to-hsaco runs it before
+    convert-gpu-to-rocdl; it runs on any op, so the CPU oracle can run the
+    forward's arithmetic as AMD chips do (%fwd_value_rows_host).
+
+    Safe for the kernels' numerics: contraction only drops the rounding of
+    the product (an ulp), and -inf scores stay -inf (fma(-inf, c, m) is
+    -inf, as the unfused form), so a row that sees no key still gets O = 0
+    and LSE = -inf. IEEE mode off only changes signaling-NaN handling in
+    v_min / v_max, which no kernel relies on.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+def RocdlSchedHints : Pass<"fmha-rocdl-sched-hints",
+                           "::mlir::gpu::GPUModuleOp"> {
+  let summary = "The kernel builders' schedule hints -> AMDGPU scheduling "
+                "strategies";
+  let description = [{
+    An scf.for marked `rocke.mfma_exp_loop` (the tiled forward's KV loops,
+    whose softmax exponentials can issue while their MFMAs run) gets
+    `rocdl.iglp.opt 2` at the top of its body: LLVM's MFMAExpInterleave
+    strategy schedules that region, filling the MFMA pipeline's busy cycles
+    with the exponentials and their VALU work. fmha-rocdl-to-hsaco runs it
+    before the loops become branches.
+  }];
+  let dependentDialects = ["::mlir::ROCDL::ROCDLDialect"];
+}
+
 def RocdlTruncBf16 : Pass<"fmha-rocdl-truncf-bf16"> {
   let summary = "f32 -> bf16 truncation as integer round-to-nearest-even";
   let description = [{
@@ -317,9 +353,13 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
            "How the forward fetches the K and V blocks",
            [{::llvm::cl::values(
              clEnumValN(::rocke::KvPipelining::Auto, "auto",
-                        "async-copies where the chip and tiles allow it"),
+                        "async-copies where the chip and tiles allow it, "
+                        "else registers where the chip has them (gfx950)"),
              clEnumValN(::rocke::KvPipelining::Synchronous, "synchronous",
                         "each block copied at the top of its iteration"),
+             clEnumValN(::rocke::KvPipelining::Registers, "registers",
+                        "the next block loaded into registers while this "
+                        "one computes"),
              clEnumValN(::rocke::KvPipelining::AsyncCopies, "async-copies",
                         "cp.async of the next block into double-buffered "
                         "tiles (NVIDIA sm_80+)"))}]>,
@@ -369,7 +409,7 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
     "::mlir::gpu::GPUDialect", "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect", "::rocke::fmha::FmhaDialect",
-    "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::nvgpu::NVGPUDialect", "::mlir::amdgpu::AMDGPUDialect",
   ];
 }
 
@@ -426,6 +466,11 @@ def LowerTileCopies : Pass<"fmha-lower-tile-copies"> {
     the end (a query row's record of statistics, read unguarded so that it
     can be issued a block ahead) becomes a bounds check and one vector load.
     Runs before fmha-distribute-tiles.
+
+    Rows of a buffer-descriptor memref (#amdgpu.address_space<fat_raw_buffer>,
+    which the tiled forward reads K and V through on AMD chips) are read
+    without the bound check on seq_len: the descriptor's size ends at the
+    sequence, and the hardware reads zeros past it.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect",

@@ -358,18 +358,23 @@ bool reachesMemory(Operation *product) {
 /// Where stage 0 goes in the pipelined body: before the operand reads of
 /// the last product whose result reaches memory in the iteration (the first
 /// memory read among them that comes after the product before it; the
-/// product itself when it reads nothing first), or at the end of a body
-/// without one. A product that only feeds a carried accumulator (dK += dS^T
-/// Q issued after dQ, asynchronously, with warpgroup products) holds nothing
-/// up in its iteration: the reads go before the one the iteration waits for.
+/// product itself when it reads nothing first). A product that only feeds a
+/// carried accumulator (dK += dS^T Q issued after dQ, asynchronously, with
+/// warpgroup products) holds nothing up in its iteration: the reads go
+/// before the one the iteration waits for. In a body whose products all
+/// only feed what the loop carries (the forward's S and O += P V), they go
+/// before the first product's operand reads: the whole iteration hides
+/// their latency. At the end of a body without products.
 Operation *issuePoint(Block *body, ArrayRef<Operation *> stage) {
   SmallVector<Operation *> products;
   for (Operation &op : *body)
     if (isa<rocke::fmha::TileMmaOp, rocke::fmha::TileMmaWarpgroupOp>(op))
       products.push_back(&op);
+  if (products.empty())
+    return body->getTerminator();
   auto lastIt = llvm::find_if(llvm::reverse(products), reachesMemory);
   if (lastIt == products.rend())
-    return body->getTerminator();
+    lastIt = std::prev(products.rend());
   Operation *last = *lastIt;
   auto prevIt = std::next(lastIt);
   Operation *prev = prevIt == products.rend() ? nullptr : *prevIt;

@@ -175,6 +175,8 @@ mlir::LogicalResult buildRocdlToHsacoPipeline(mlir::OpPassManager &pm,
   kernels.addNestedPass<mlir::gpu::GPUFuncOp>(
       rocke::createPlaceWorkgroupBarriers());
   kernels.addPass(rocke::createRocdlExp2());
+  kernels.addPass(rocke::createRocdlFloatMode());
+  kernels.addPass(rocke::createRocdlSchedHints());
   if (!rocke::lookupChip(opts.chip, rocke::GpuVendor::Amd)->bf16Conversion)
     kernels.addPass(rocke::createRocdlTruncBf16());
   // Scalar atomics (no vector f32 atomic on these chips), made native below.
@@ -368,14 +370,19 @@ struct BwdPipelineOptions
       llvm::cl::init(0)};
   Option<rocke::KvPipelining> fwdKvPipelining{
       *this, "fwd-kv-pipelining",
-      llvm::cl::desc("forward's K / V blocks: synchronous or async-copies; "
-                     "auto = async copies on NVIDIA"),
+      llvm::cl::desc("forward's K / V blocks: synchronous, registers or "
+                     "async-copies; auto = async copies on NVIDIA, registers "
+                     "on gfx950"),
       llvm::cl::init(rocke::KvPipelining::Auto),
       llvm::cl::values(
           clEnumValN(rocke::KvPipelining::Auto, "auto",
-                     "async-copies on NVIDIA chips, else synchronous"),
+                     "async-copies on NVIDIA chips, registers on gfx950, "
+                     "else synchronous"),
           clEnumValN(rocke::KvPipelining::Synchronous, "synchronous",
                      "copy each block at the top of its iteration"),
+          clEnumValN(rocke::KvPipelining::Registers, "registers",
+                     "load the next block into registers while this one "
+                     "computes"),
           clEnumValN(rocke::KvPipelining::AsyncCopies, "async-copies",
                      "cp.async into double-buffered tiles"))};
   Option<rocke::WarpgroupMma> fwdWarpgroupMma{

@@ -38,12 +38,17 @@ config.substitutions.append(
      "fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,fmha-lower-mma,fmha-lower-to-loops"))
 # The forward as gfx950 schedules it (fwd-operand-staging=transposing-reads:
 # V staged as rows, V^T read down their columns, which the chip's
-# transposed LDS reads do): checks that staging on the CPU.
+# transposed LDS reads do; fwd-kv-pipelining=registers: the next K and V
+# blocks fetched into registers while this one computes, as on gfx950;
+# fmha-rocdl-float-mode: multiply-adds contracted, as on AMD chips): checks
+# that staging, pipelining and arithmetic on the CPU.
 config.substitutions.append(
     ("%fwd_value_rows_host",
      "fmha-bwd-to-kernels{strategy=tiled target=host block-q=16 block-kv=32 "
-     "forward=true fwd-score-layout=kv-q fwd-operand-staging=transposing-reads},"
-     "fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,fmha-lower-mma,fmha-lower-to-loops"))
+     "forward=true fwd-score-layout=kv-q fwd-operand-staging=transposing-reads "
+     "fwd-kv-pipelining=registers},"
+     "fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,fmha-lower-mma,fmha-lower-to-loops,"
+     "fmha-rocdl-float-mode"))
 llvm_config.use_default_substitutions()
 
 tool_dirs = [os.path.join(config.rocke_obj_root, "bin"), config.llvm_tools_dir]

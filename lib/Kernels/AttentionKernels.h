@@ -68,11 +68,16 @@ enum class WarpgroupMma { Auto, Off, On };
 /// How the forward fetches the K and V blocks.
 ///   Synchronous: each block is copied into workgroup memory at the top of
 ///     its iteration, the subgroups waiting for it.
+///   Registers: the next block's rows are loaded into registers while this
+///     one computes (fmha-pipeline-tile-fetches) and stored to workgroup
+///     memory at the top of the next iteration.
 ///   AsyncCopies: 16-byte cp.async copies (nvgpu.device_async_copy) of the
 ///     next block into the other half of double-buffered K / V tiles while
 ///     this one computes (NVIDIA; V as rows, the mma.sync schedule).
-/// Auto: AsyncCopies where the chip and tiles allow it, else Synchronous.
-enum class KvPipelining { Auto, Synchronous, AsyncCopies };
+/// Auto: AsyncCopies where the chip and tiles allow it, else Registers where
+/// the chip has the registers for it (ChipInfo::kvFetchAhead), else
+/// Synchronous.
+enum class KvPipelining { Auto, Synchronous, Registers, AsyncCopies };
 
 /// How the tiled kernels (backward and forward) apply the mask to the score
 /// blocks of their loops.

@@ -65,6 +65,13 @@ struct FwdConfig {
   /// KvPipelining::AsyncCopies: K and V tiles have two slots, the next
   /// block's rows land in one by cp.async while the other is read.
   bool asyncCopies = false;
+  /// KvPipelining::Registers: K and V are fetched into registers and
+  /// placed in workgroup memory (fmha-pipeline-tile-fetches fetches the
+  /// next block while this one computes).
+  bool fetchedCopies = false;
+  /// K and V blocks read through buffer descriptors sized to the sequence
+  /// (ChipInfo::bufferLoads, TileCopier::rowsBuffer).
+  bool bufferLoads = false;
   /// useWholeBlockLoops: whole and cut KV blocks in loops of their own.
   bool wholeBlockLoops = true;
   /// WarpgroupMma::On (sm_90a): S = Q K^T and O += P V are warpgroup
@@ -112,7 +119,8 @@ struct FwdConfig {
     int64_t probs = scores / 2;
     int64_t out = rows * dv / lanes;
     int64_t query = queryInRegisters ? rows * dqk / lanes / 2 : 0;
-    return scores + probs + out + query;
+    int64_t fetched = fetchedCopies ? blockKv * (dqk + dv) / threads() / 2 : 0;
+    return scores + probs + out + query + fetched;
   }
 };
 
@@ -142,24 +150,21 @@ SmallVector<FwdTileChoice> fwdTileCandidates(const KernelTarget &target,
   return candidates;
 }
 
-/// The forward's atoms for `elt` inputs into `cfg`: S = Q K^T's
-/// (options.matrixAtom or the chip's first) and P V's, which takes P from
-/// S's accumulators, and the score orientation; a diagnostic on `op` when
-/// none fits.
-LogicalResult chooseFwdAtoms(Operation *op,
-                             const AttentionKernelOptions &options, Type elt,
-                             FwdConfig &cfg) {
-  FailureOr<const MatrixAtom *> atom = selectAtom(op, options, elt);
-  if (failed(atom))
-    return failure();
-  cfg.atom = *atom;
-  const MatrixAtom &a = *cfg.atom;
-  // P straight from the score registers: as S (the A operand of P V), else
-  // as S^T (the B operand of V^T P^T), with the score atom or another of the
-  // chip's whose accumulators are laid out alike (so the softmax's row
-  // values apply to O). score-layout forces one orientation (the host then
-  // runs the other targets' schedule).
-  SmallVector<const MatrixAtom *> pvCandidates{cfg.atom};
+SmallVector<FwdTileChoice>
+fwdTileChoices(const AttentionKernelOptions &options, bool warpgroup);
+SmallVector<Divisibility> fwdTileNeeds(const FwdConfig &cfg,
+                                       const FwdTileChoice &c);
+
+/// P V's atom for the score atom `a` into `cfg` (and the score
+/// orientation): P straight from the score registers, as S (the A operand
+/// of P V), else as S^T (the B operand of V^T P^T), with the score atom or
+/// another of the chip's whose accumulators are laid out alike (so the
+/// softmax's row values apply to O), the one with the widest k (the fewest
+/// instructions). score-layout forces one orientation (the host then runs
+/// the other targets' schedule). False when none fits.
+bool choosePvAtom(const AttentionKernelOptions &options, Type elt,
+                  const MatrixAtom &a, FwdConfig &cfg) {
+  SmallVector<const MatrixAtom *> pvCandidates{&a};
   if (options.chip)
     for (StringRef name : options.chip->matrixAtoms)
       if (const MatrixAtom *c = lookupAtomFor(name, elt))
@@ -168,7 +173,6 @@ LogicalResult chooseFwdAtoms(Operation *op,
     if (options.scoreLayout != ScoreLayout::Auto &&
         transposed != (options.scoreLayout == ScoreLayout::KvByQ))
       return false;
-    // Of those, the widest k: the fewest instructions for the product.
     const MatrixAtom *best = nullptr;
     for (const MatrixAtom *c : pvCandidates)
       if (sameAccumulatorLayout(a, *c) &&
@@ -178,19 +182,62 @@ LogicalResult chooseFwdAtoms(Operation *op,
           (!best || c->k > best->k))
         best = c;
     if (best) {
+      cfg.atom = &a;
       cfg.pvAtom = best;
       cfg.scoresTransposed = transposed;
+      cfg.lanes = a.lanes;
     }
     return best != nullptr;
   };
-  if (!fits(false) && !fits(true))
+  return fits(false) || fits(true);
+}
+
+/// The forward's atoms for `elt` inputs into `cfg`: S = Q K^T's and P V's
+/// (choosePvAtom), and the score orientation; a diagnostic on `op` when
+/// none fits. S's atom is options.matrixAtom, or, left to a chip with
+/// ChipInfo::fwdAtomByWork, the chip's atom that does the most work per
+/// instruction whose accumulators feed P V and whose extents divide the
+/// tiles asked for (32x32: half the MFMAs of 16x16 for the same LDS reads,
+/// and one lane exchange per row reduction instead of two), else the
+/// chip's first.
+LogicalResult chooseFwdAtoms(Operation *op,
+                             const AttentionKernelOptions &options, Type elt,
+                             FwdConfig &cfg) {
+  if (options.matrixAtom == "auto" && options.chip &&
+      options.chip->fwdAtomByWork && !options.target.host) {
+    SmallVector<const MatrixAtom *> byWork;
+    for (StringRef name : options.chip->matrixAtoms)
+      if (const MatrixAtom *c = lookupAtomFor(name, elt))
+        byWork.push_back(c);
+    llvm::stable_sort(byWork, [](const MatrixAtom *x, const MatrixAtom *y) {
+      return x->m * x->n * x->k > y->m * y->n * y->k;
+    });
+    for (const MatrixAtom *c : byWork) {
+      FwdConfig trial = cfg;
+      if (!choosePvAtom(options, elt, *c, trial))
+        continue;
+      // fwdAtomByWork chips are AMD's: no warpgroup products.
+      SmallVector<FwdTileChoice> choices =
+          fwdTileChoices(options, /*warpgroup=*/false);
+      if (llvm::any_of(choices, [&](const FwdTileChoice &t) {
+            return succeeded(checkDivisible(op, fwdTileNeeds(trial, t), "",
+                                            /*report=*/false));
+          })) {
+        cfg = trial;
+        return success();
+      }
+    }
+  }
+  FailureOr<const MatrixAtom *> atom = selectAtom(op, options, elt);
+  if (failed(atom))
+    return failure();
+  if (!choosePvAtom(options, elt, **atom, cfg))
     return op->emitOpError("matrix atom '")
-           << a.name
+           << (*atom)->name
            << "' cannot take the probabilities from its accumulator registers"
            << (options.scoreLayout == ScoreLayout::Auto
                    ? ""
                    : " in the requested score layout");
-  cfg.lanes = a.lanes;
   return success();
 }
 
@@ -283,6 +330,12 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
       "Q, K and V");
   if (failed(wantWarpgroup))
     return failure();
+  bool fetchRequested = options.kvPipelining == KvPipelining::Registers;
+  bool bufferLoads = !target.host && options.chip &&
+                     options.chip->bufferLoads;
+  bool wantFetch = fetchRequested ||
+                   (options.kvPipelining == KvPipelining::Auto &&
+                    !target.host && options.chip && options.chip->kvFetchAhead);
   // The output's head dims along the atom.
   int64_t atomDv = sT ? pv.m : pv.n;
   auto apply = [&](const FwdTileChoice &c, bool report) -> LogicalResult {
@@ -319,6 +372,25 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
         op.emitOpError("fwd-kv-pipelining=async-copies: the ")
             << cfg.blockKv << "-row K and V blocks do not split evenly into "
             << "16-byte copies over the " << threads << " work-items";
+      return failure();
+    }
+    // Fetched tiles hold the same number of chunks in every work-item.
+    auto fetchable = [&](Value src, bool transposing) {
+      return bool(fmha::FetchedType::getForCopy(
+          cast<MemRefType>(src.getType()), cfg.blockKv, threads, transposing,
+          /*coreMatrixOrder=*/false));
+    };
+    cfg.bufferLoads = bufferLoads &&
+                      TileCopier::fitsRowsBuffer(op.getKey(), cfg.blockKv) &&
+                      TileCopier::fitsRowsBuffer(op.getValue(), cfg.blockKv);
+    cfg.fetchedCopies = wantFetch && !cfg.asyncCopies &&
+                        fetchable(op.getKey(), false) &&
+                        fetchable(op.getValue(), cfg.valueTransposed());
+    if (fetchRequested && !cfg.fetchedCopies) {
+      if (report)
+        op.emitOpError("fwd-kv-pipelining=registers: the ")
+            << cfg.blockKv << "-row K and V blocks do not split evenly into "
+            << "chunks over the " << threads << " work-items";
       return failure();
     }
     return success();
@@ -504,6 +576,7 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   auto emitKvLoop = [&](Value lo, Value hi, ValueRange carriedIn,
                         ScoreMask scoreMask) -> scf::ForOp {
     auto kvLoop = scf::ForOp::create(b, loc, lo, hi, c1, carriedIn);
+    kvLoop->setAttr(fmha::kMfmaExpLoopAttrName, b.getUnitAttr());
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(kvLoop.getBody());
     ValueRange carried = kvLoop.getRegionIterArgs();
@@ -517,13 +590,35 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       std::tie(kBuf, vBuf) = copier.copyBlockPairAsync(
           kb, {k, v}, {kBuf, vBuf}, batch, k0, headKv, rowEnd, cfg.blockKv);
     } else {
-      // Rows past Sk hold finite data whose scores the mask makes -inf.
+      // Rows past Sk hold finite data whose scores the mask makes -inf
+      // (zeros, read through buffer descriptors that end at Sk).
       bool vT = cfg.valueTransposed();
       Value vRows = vT ? Value() : vBuf, vCols = vT ? vBuf : Value();
-      copier.copy(k, batch, k0, headKv, sizes.seqK, cfg.blockKv, wgBuffers[0],
-                  Value(), /*tailUnspecified=*/true);
-      copier.copy(v, batch, k0, headKv, sizes.seqK, cfg.blockKv, vRows, vCols,
-                  /*tailUnspecified=*/true);
+      Value kSrc = k, vSrc = v, srcBatch = batch, srcRow = k0, srcHead = headKv;
+      Value srcSeq = sizes.seqK;
+      if (cfg.bufferLoads) {
+        kSrc = copier.rowsBuffer(k, batch, k0, headKv, sizes.seqK,
+                                 cfg.blockKv);
+        vSrc = copier.rowsBuffer(v, batch, k0, headKv, sizes.seqK,
+                                 cfg.blockKv);
+        srcBatch = srcRow = srcHead = c0;
+        srcSeq = cBlockKv;
+      }
+      if (cfg.fetchedCopies) {
+        Value kFetched = copier.fetch(
+            copier.fetchedType(kSrc, cfg.blockKv, kBuf, Value()), kSrc,
+            srcBatch, srcRow, srcHead, srcSeq, /*tailUnspecified=*/true);
+        Value vFetched = copier.fetch(
+            copier.fetchedType(vSrc, cfg.blockKv, vRows, vCols), vSrc,
+            srcBatch, srcRow, srcHead, srcSeq, /*tailUnspecified=*/true);
+        copier.place(kFetched, kBuf, Value());
+        copier.place(vFetched, vRows, vCols);
+      } else {
+        copier.copy(kSrc, srcBatch, srcRow, srcHead, srcSeq, cfg.blockKv,
+                    kBuf, Value(), /*tailUnspecified=*/true);
+        copier.copy(vSrc, srcBatch, srcRow, srcHead, srcSeq, cfg.blockKv,
+                    vRows, vCols, /*tailUnspecified=*/true);
+      }
     }
 
     Value s;

@@ -4,6 +4,8 @@
 #include "dialect/ScoreMod.h"
 #include "lib/Target/ChipInfo.h"
 
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -374,4 +376,47 @@ SmallVector<Value, 2> rocke::modifyScores(const TileBuilder &tiles,
     if (isOpTriviallyDead(op))
       op->erase();
   return SmallVector<Value, 2>(map.getResults());
+}
+
+bool TileCopier::fitsRowsBuffer(Value src, int64_t rows) {
+  auto type = cast<MemRefType>(src.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides[3] != 1 ||
+      ShapedType::isDynamic(strides[1]) ||
+      ShapedType::isDynamic(type.getDimSize(3)) ||
+      strides[1] < type.getDimSize(3))
+    return false;
+  int64_t eltBytes = type.getElementTypeBitWidth() / 8;
+  return rows * strides[1] * eltBytes < (int64_t(1) << 31);
+}
+
+Value TileCopier::rowsBuffer(Value src, Value batch, Value row, Value head,
+                             Value seqLen, int64_t rows) const {
+  auto type = cast<MemRefType>(src.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  (void)type.getStridesAndOffset(strides, offset);
+  SmallVector<OpFoldResult> offsets{batch, row, head, b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> sizes{b.getIndexAttr(1), b.getIndexAttr(rows),
+                                  b.getIndexAttr(1),
+                                  b.getIndexAttr(type.getDimSize(3))};
+  SmallVector<OpFoldResult> unit(4, b.getIndexAttr(1));
+  Value view = memref::SubViewOp::create(b, loc, src, offsets, sizes, unit);
+  // The rows before seqLen: min(seqLen - row, rows), none past the end.
+  Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
+                                       seqLen);
+  Value left = arith::SubIOp::create(b, loc, seqLen, row);
+  Value none = constIndex(b, loc, 0);
+  Value before = arith::SelectOp::create(b, loc, inside, left, none);
+  Value valid =
+      arith::MinUIOp::create(b, loc, before, constIndex(b, loc, rows));
+  int64_t rowBytes = strides[1] * (type.getElementTypeBitWidth() / 8);
+  Value bytes =
+      arith::MulIOp::create(b, loc, valid, constIndex(b, loc, rowBytes));
+  Value validBytes =
+      arith::IndexCastUIOp::create(b, loc, b.getI64Type(), bytes);
+  return amdgpu::FatRawBufferCastOp::create(
+      b, loc, view, validBytes, /*cacheSwizzleStride=*/Value(),
+      /*boundsCheck=*/true, /*resetOffset=*/true);
 }

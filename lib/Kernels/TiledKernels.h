@@ -155,6 +155,19 @@ struct TileCopier {
   Value fetch(fmha::FetchedType type, Value src, Value batch, Value row,
               Value head, Value seqLen, bool tailUnspecified = false) const;
   void place(Value fetched, Value dst, Value dstT) const;
+
+  /// Can rows of the [B, S, H, D] memref `src` be read through an AMD
+  /// buffer descriptor of `rows` of them (rowsBuffer)? Rows of unit-stride
+  /// elements, a static row stride of at least a row (no row past the
+  /// descriptor's size aliases one within it), 32-bit offsets.
+  static bool fitsRowsBuffer(Value src, int64_t rows);
+  /// Rows [row, row + rows) of head `head` of `src` as a [1, rows, 1, D]
+  /// memref read through an AMD buffer descriptor
+  /// (amdgpu.fat_raw_buffer_cast) whose size ends at row `seqLen`: buffer
+  /// loads (a scalar base, 32-bit offsets) that read zeros past the
+  /// sequence, so copies from it check no rows.
+  Value rowsBuffer(Value src, Value batch, Value row, Value head, Value seqLen,
+                   int64_t rows) const;
 };
 
 /// A tile size that must be a multiple of an atom extent: `what` (named

@@ -83,6 +83,21 @@ struct ChipInfo {
   /// runs down a workgroup buffer's columns is read four registers at a
   /// time instead of one, so it need not be staged transposed.
   bool transposedLdsReads = false;
+  /// The tiled forward's score atom, left to the chip, is the one that does
+  /// the most work per instruction (chooseFwdAtoms) instead of the first.
+  /// gfx950 D=128: 32x32x16, 710 -> 605 llvm-mca cycles per KV block. Off
+  /// on gfx90a / gfx942, where 32x32x8 spills SGPRs at D=128 causal.
+  bool fwdAtomByWork = false;
+  /// The tiled forward loads the next K and V blocks into registers while
+  /// it works on this one (KvPipelining::Registers by default): its loop
+  /// waits for no global read. It costs the rows' registers for the whole
+  /// iteration: gfx942's D=128 forward spills VGPRs with it, gfx950's (on
+  /// 32x32x16 atoms) stays within 256.
+  bool kvFetchAhead = false;
+  /// Global reads through buffer descriptors (MUBUF): a scalar base, 32-bit
+  /// offsets, and zeros for offsets past the descriptor's size, which the
+  /// tiled forward sets at the sequence's end (no row checks).
+  bool bufferLoads = false;
   LaunchLimits launch;
 
   bool isAmd() const { return vendor == GpuVendor::Amd; }

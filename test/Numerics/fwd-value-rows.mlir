@@ -1,7 +1,8 @@
 // RUN: rocke-run --split-input-file --lowering='%fwd_value_rows_host' %s | FileCheck %s
 //
 // The forward under the schedule gfx950 runs (scores as S^T, O^T = V^T P^T
-// with V staged as rows and read down their columns; see test/lit.cfg.py),
+// with V staged as rows and read down their columns, the next K and V
+// blocks fetched into registers a block ahead; see test/lit.cfg.py),
 // feeding the tiled backward: bf16 with GQA and bottom-right causal rows
 // that see no key, f16 with Sk past a whole number of KV blocks.
 

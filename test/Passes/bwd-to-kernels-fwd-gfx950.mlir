@@ -1,15 +1,19 @@
 // The forward on gfx950 (fmha-bwd-to-kernels{chip=gfx950 forward=true}):
-// S^T = K Q^T on the chip's first atom (16x16x32, or 32x32x16 by
-// matrix-atom), and O^T += V^T P^T on the kw4 atom of the same accumulator
+// S^T = K Q^T on the chip's atom that does the most work per instruction
+// (32x32x16; 16x16x32 by matrix-atom), and O^T += V^T P^T on the kw4 atom
+// of the same accumulator
 // layout, the widest k whose B operand P^T is in the score registers as
 // they stand. V is staged as rows like K and V^T read down their columns
 // (fwd-operand-staging=auto: the chip's transposed LDS reads); with
 // transposed-copies V^T is staged and read along its rows (gfx942's
 // schedule), and transposing-reads asks for V's rows on any chip.
-// RUN: rocke-opt %s -fmha-bwd-to-kernels='chip=gfx950 forward=true fwd-kv-pipelining=synchronous' | FileCheck %s --check-prefixes=CHECK,ROWS,K32
-// RUN: rocke-opt %s -fmha-bwd-to-kernels='chip=gfx950 forward=true fwd-kv-pipelining=synchronous fwd-operand-staging=transposed-copies' | FileCheck %s --check-prefixes=CHECK,COPIES,K32
-// RUN: rocke-opt %s -fmha-bwd-to-kernels='chip=gfx950 forward=true fwd-kv-pipelining=synchronous matrix-atom=mfma_f32_32x32x16' | FileCheck %s --check-prefixes=CHECK,ROWS,M32
+// RUN: rocke-opt %s -fmha-bwd-to-kernels='chip=gfx950 forward=true fwd-kv-pipelining=synchronous' | FileCheck %s --check-prefixes=CHECK,ROWS,M32
+// RUN: rocke-opt %s -fmha-bwd-to-kernels='chip=gfx950 forward=true fwd-kv-pipelining=synchronous fwd-operand-staging=transposed-copies matrix-atom=mfma_f32_16x16x32' | FileCheck %s --check-prefixes=CHECK,COPIES,K32
+// RUN: rocke-opt %s -fmha-bwd-to-kernels='chip=gfx950 forward=true fwd-kv-pipelining=synchronous matrix-atom=mfma_f32_16x16x32' | FileCheck %s --check-prefixes=CHECK,ROWS,K32
 // RUN: rocke-opt %s -fmha-bwd-to-kernels='chip=gfx942 forward=true fwd-kv-pipelining=synchronous fwd-operand-staging=transposing-reads' | FileCheck %s --check-prefix=GFX942
+// The default on gfx950 (fwd-kv-pipelining=auto: ChipInfo::kvFetchAhead): the
+// block's K and V rows fetched into registers, then placed.
+// RUN: rocke-opt %s -fmha-bwd-to-kernels='chip=gfx950 forward=true' | FileCheck %s --check-prefix=FETCH
 // Without forward=true the option would be dropped.
 // RUN: not rocke-opt %s -fmha-bwd-to-kernels='chip=gfx950 fwd-operand-staging=transposing-reads' -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOFWD
 
@@ -17,6 +21,9 @@
 // ROWS-SAME: workgroup(%[[K:.*]] : memref<64x136xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[V:.*]] : memref<64x136xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // COPIES-SAME: workgroup(%[[K:.*]] : memref<64x136xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[V:.*]] : memref<128x72xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK: scf.for
+// K and V rows through buffer descriptors that end at Sk (ChipInfo::bufferLoads).
+// CHECK: amdgpu.fat_raw_buffer_cast %{{.*}} validBytes(%{{.*}}) resetOffset
+// CHECK: amdgpu.fat_raw_buffer_cast %{{.*}} validBytes(%{{.*}}) resetOffset
 // CHECK: fmha.tile_copy {{.*}} into %[[K]] :
 // ROWS: fmha.tile_copy {{.*}} into %[[V]] :
 // COPIES: fmha.tile_copy {{.*}} transposed into %[[V]] :
@@ -30,6 +37,13 @@
 
 // gfx942 keeps 16x16x16 for both products; V's rows read transposed.
 // GFX942: fmha.tile_read %{{.*}} {transposed} : memref<64x136xbf16, #gpu.address_space<workgroup>> -> <128x64xbf16, a, "mfma_f32_16x16x16_bf16", subgroups 1x1>
+// FETCH: scf.for
+// FETCH: fmha.tile_fetch {{.*}} -> <64x128xbf16, chunk 1x8, threads 256>
+// FETCH: fmha.tile_fetch {{.*}} -> <64x128xbf16, chunk 1x8, threads 256>
+// FETCH: fmha.tile_place
+// FETCH: fmha.tile_place
+// FETCH-NOT: fmha.tile_copy
+// FETCH: fmha.tile_mma
 // NOFWD: error: fmha-bwd-to-kernels: fwd-operand-staging is an option of the forward; without forward=true the pass lowers none
 func.func @none(%q: memref<?x?x16x128xbf16>, %k: memref<?x?x16x128xbf16>, %v: memref<?x?x16x128xbf16>, %o: memref<?x?x16x128xbf16>, %lse: memref<?x16x?xf32>) {
   fmha.attention_fwd %q, %k, %v -> %o, stats(%lse)

@@ -10,6 +10,7 @@
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=sm_90 forward=true fwd-block-q=2048' 2>&1 | FileCheck %s --check-prefix=HUGE
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=sm_90 forward=true fwd-kv-pipelining=async-copies fwd-block-kv=16 fwd-num-warps=8 fwd-block-q=128' 2>&1 | FileCheck %s --check-prefix=ASYNCTILES
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='forward=true fwd-kv-pipelining=tma' 2>&1 | FileCheck %s --check-prefix=BADPIPELINING
+// RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=gfx942 forward=true fwd-kv-pipelining=registers fwd-block-kv=16 fwd-num-warps=4' 2>&1 | FileCheck %s --check-prefix=FETCHTILES
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=gfx942 end-to-end=true' 2>&1 | FileCheck %s --check-prefix=LEFT
 
 // ASYNCAMD: fwd-kv-pipelining=async-copies needs an NVIDIA chip (cp.async), K and V rows of consecutive elements in whole 16-byte chunks, and scores as S (fwd-score-layout=q-kv)
@@ -21,6 +22,7 @@
 // HUGE: fwd-block-q and fwd-block-kv must be at most 1024 rows
 // ASYNCTILES: fwd-kv-pipelining=async-copies: the 16-row K and V blocks do not split evenly into 16-byte copies over the 256 work-items
 // BADPIPELINING: for the --fwd-kv-pipelining option: Cannot find option named 'tma'
+// FETCHTILES: fwd-kv-pipelining=registers: the 16-row K and V blocks do not split evenly into chunks over the 256 work-items
 // LEFT: 'fmha.attention_fwd' op is left for the host without `forward`; lower it with forward=true or on the host with fmha-lower-to-loops
 
 func.func @f16(%q: memref<1x64x2x64xf16>, %o: memref<1x64x2x64xf16>, %lse: memref<1x2x64xf32>) {

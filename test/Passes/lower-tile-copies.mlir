@@ -29,6 +29,32 @@ func.func @copy_rows(%src: memref<?x?x8x128xbf16>, %b: index, %r: index,
 
 // -----
 
+// Rows of a buffer descriptor (#amdgpu.address_space<fat_raw_buffer>: the
+// forward's K and V blocks on AMD chips, TileCopier::rowsBuffer) are not
+// checked against seq_len: the descriptor ends at the sequence and the
+// hardware reads zeros past it.
+// CHECK-LABEL: func.func @copy_buffer_rows
+// CHECK: scf.for
+// CHECK-NOT: arith.cmpi
+// CHECK-NOT: arith.select
+// CHECK: vector.load %{{.*}} : memref<1x64x1x128xbf16, #amdgpu.address_space<fat_raw_buffer>>, vector<8xbf16>
+// CHECK-NOT: arith.select
+// CHECK: vector.store {{.*}} : memref<64x136xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK: return
+func.func @copy_buffer_rows(
+    %src: memref<1x64x1x128xbf16, #amdgpu.address_space<fat_raw_buffer>>,
+    %seq: index, %tid: index,
+    %dst: memref<64x136xbf16, #gpu.address_space<workgroup>>) {
+  %c0 = arith.constant 0 : index
+  fmha.tile_copy %src[%c0, %c0, %c0] seq %seq thread %tid
+      into %dst : memref<64x136xbf16, #gpu.address_space<workgroup>>
+      {rows = 64 : i64, threads = 256 : i64, aligned_rows}
+      : memref<1x64x1x128xbf16, #amdgpu.address_space<fat_raw_buffer>>
+  return
+}
+
+// -----
+
 // A copy and its transpose: square 4 x 4 chunks (64 x 64 f16 over 256
 // threads: one each), four rows stored, then four columns of the transpose.
 // With tail_unspecified rows past seq_len read row 0 and stay as they are.

@@ -408,6 +408,72 @@ func.func @issue_point(%src: memref<?x?x8x64xf16>, %lb: index, %ub: index,
 
 // -----
 
+// A body whose products only feed what the loop carries (the forward's
+// S^T = K Q^T, whose scores make P, and O^T += V^T P^T): the next block's
+// fetches go before the first product's operand reads, so the whole
+// iteration hides their latency.
+// CHECK-LABEL: func.func @issue_point_carried_only
+// CHECK: scf.for
+// CHECK: fmha.tile_place
+// CHECK: fmha.tile_place
+// CHECK: %[[NEXT:.*]] = arith.addi
+// CHECK-NEXT: arith.muli %[[NEXT]]
+// CHECK-NEXT: fmha.tile_fetch
+// CHECK-NEXT: fmha.tile_fetch
+// CHECK-NEXT: fmha.tile_read
+// CHECK: fmha.tile_mma
+// CHECK: fmha.tile_mma
+// CHECK-NOT: fmha.tile_fetch
+// CHECK: scf.yield
+func.func @issue_point_carried_only(%k: memref<?x?x8x64xf16>,
+    %v: memref<?x?x8x64xf16>, %lb: index, %ub: index, %b: index, %h: index,
+    %seq: index, %tid: index,
+    %q: !fmha.tile<32x32xf16, b, "mfma_f32_16x16x16_f16">,
+    %kbuf: memref<64x72xf16, #gpu.address_space<workgroup>>,
+    %vbuf: memref<64x72xf16, #gpu.address_space<workgroup>>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %z = fmha.tile_zero : !fmha.tile<32x32xf32, c, "mfma_f32_16x16x16_f16">
+  %r = scf.for %i = %lb to %ub step %c1 iter_args(%acc = %z)
+      -> (!fmha.tile<32x32xf32, c, "mfma_f32_16x16x16_f16">) {
+    %k0 = arith.muli %i, %c64 : index
+    %krows = fmha.tile_fetch %k[%b, %k0, %h] seq %seq thread %tid
+        {aligned_rows, tail_unspecified} : memref<?x?x8x64xf16>
+        -> !fmha.fetched<64x64xf16, chunk 1x8, threads 256>
+    %vrows = fmha.tile_fetch %v[%b, %k0, %h] seq %seq thread %tid
+        {aligned_rows, tail_unspecified} : memref<?x?x8x64xf16>
+        -> !fmha.fetched<64x64xf16, chunk 1x8, threads 256>
+    fmha.tile_place %krows thread %tid
+        into %kbuf : memref<64x72xf16, #gpu.address_space<workgroup>>
+        : !fmha.fetched<64x64xf16, chunk 1x8, threads 256>
+    fmha.tile_place %vrows thread %tid
+        into %vbuf : memref<64x72xf16, #gpu.address_space<workgroup>>
+        : !fmha.fetched<64x64xf16, chunk 1x8, threads 256>
+    %kt = fmha.tile_read %kbuf[%c0, %c0] lane %tid
+        : memref<64x72xf16, #gpu.address_space<workgroup>>
+        -> !fmha.tile<32x32xf16, a, "mfma_f32_16x16x16_f16">
+    %s = fmha.tile_mma %kt, %q, %z
+        : !fmha.tile<32x32xf16, a, "mfma_f32_16x16x16_f16">,
+          !fmha.tile<32x32xf16, b, "mfma_f32_16x16x16_f16">
+        -> !fmha.tile<32x32xf32, c, "mfma_f32_16x16x16_f16">
+    %p = fmha.tile_convert %s
+        : !fmha.tile<32x32xf32, c, "mfma_f32_16x16x16_f16">
+        -> !fmha.tile<32x32xf16, b, "mfma_f32_16x16x16_f16">
+    %vt = fmha.tile_read %vbuf[%c0, %c0] lane %tid {transposed}
+        : memref<64x72xf16, #gpu.address_space<workgroup>>
+        -> !fmha.tile<32x32xf16, a, "mfma_f32_16x16x16_f16">
+    %acc2 = fmha.tile_mma %vt, %p, %acc
+        : !fmha.tile<32x32xf16, a, "mfma_f32_16x16x16_f16">,
+          !fmha.tile<32x32xf16, b, "mfma_f32_16x16x16_f16">
+        -> !fmha.tile<32x32xf32, c, "mfma_f32_16x16x16_f16">
+    scf.yield %acc2 : !fmha.tile<32x32xf32, c, "mfma_f32_16x16x16_f16">
+  }
+  return
+}
+
+// -----
+
 // An async copy the loop never waits for (its wait is after the loop): the
 // next block's copy would have no place after this block's wait, so the
 // loop is left as it is, its fetch included.

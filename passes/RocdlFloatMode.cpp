@@ -1,0 +1,59 @@
+//===- RocdlFloatMode.cpp - AMD kernels' floating-point mode --------------===//
+//
+// What AMD's own compilers give kernels and the fmha kernels need: IEEE mode
+// off and multiply-adds contracted.
+//  - IEEE mode (the kernel descriptor's ENABLE_IEEE_MODE, LLVM's
+//    "amdgpu-ieee") only changes how v_min / v_max treat signaling NaNs;
+//    with it on, LLVM puts a v_max_f32 x, x before every maxnum input it
+//    cannot prove canonical (every MFMA accumulator: one per score of the
+//    forward's row maximum). Off, v_max_f32 returns the other operand of a
+//    NaN, as arith.maxnumf does.
+//  - `contract` on f32 arithmetic lets LLVM fuse a multiply and an add into
+//    v_fma_f32 / v_pk_fma_f32 (the forward's s * c - m), as hipcc does by
+//    default (-ffp-contract=fast-honor-pragmas): one rounding instead of two.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+namespace rocke {
+#define GEN_PASS_DEF_ROCDLFLOATMODE
+#include "passes/Passes.h.inc"
+} // namespace rocke
+
+using namespace mlir;
+
+namespace {
+struct RocdlFloatModePass
+    : public rocke::impl::RocdlFloatModeBase<RocdlFloatModePass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    Builder b(ctx);
+    getOperation()->walk([&](gpu::GPUFuncOp kernel) {
+      if (!kernel.isKernel())
+        return;
+      // The LLVM function's passthrough attributes (gpu.func -> llvm.func
+      // keeps them), with IEEE mode off added once.
+      Attribute ieeeOff = b.getArrayAttr(
+          {b.getStringAttr("amdgpu-ieee"), b.getStringAttr("false")});
+      SmallVector<Attribute> passthrough;
+      if (auto existing = kernel->getAttrOfType<ArrayAttr>("passthrough"))
+        llvm::append_range(passthrough, existing);
+      if (llvm::is_contained(passthrough, ieeeOff))
+        return;
+      passthrough.push_back(ieeeOff);
+      kernel->setAttr("passthrough", b.getArrayAttr(passthrough));
+    });
+    getOperation()->walk([&](arith::ArithFastMathInterface op) {
+      if (!isa<arith::AddFOp, arith::SubFOp, arith::MulFOp>(op))
+        return;
+      op->setAttr(op.getFastMathAttrName(),
+                  arith::FastMathFlagsAttr::get(
+                      ctx, op.getFastMathFlagsAttr().getValue() |
+                               arith::FastMathFlags::contract));
+    });
+  }
+};
+} // namespace
