@@ -68,6 +68,27 @@ def RocdlSchedHints : Pass<"fmha-rocdl-sched-hints",
   let dependentDialects = ["::mlir::ROCDL::ROCDLDialect"];
 }
 
+def InterleaveMatrixOps : Pass<"fmha-interleave-matrix-ops"> {
+  let summary = "Move the vector work after a run of MFMAs into the run";
+  let description = [{
+    LLVM's AMDGPU scheduler keeps the order it is given, so the elementwise
+    work that follows a product (the backward's P and its bf16 packing after
+    dP, dS after dV) issues while no MFMA runs. In each block, for each run
+    of `amdgpu.mfma` ops (at most 8 ops apart), this pass places
+    `vector-ops-per-matrix-op` of the ops between the run and the next MFMA
+    after each of the run's last MFMAs, as many as those ops need, keeping
+    every operand defined before its use: side-effect-free ops, and reads
+    that no write separates from their new place and that feed no MFMA
+    (those would stay live across the run). Writes, region ops and
+    constants stay. fmha-rocdl-to-hsaco runs it (`interleave-matrix-ops`).
+  }];
+  let options = [
+    Option<"vectorOpsPerMatrixOp", "vector-ops-per-matrix-op", "int64_t",
+           /*default=*/"4",
+           "ops placed after each MFMA (a 16x16x16 MFMA issues every 4 cycles)">,
+  ];
+}
+
 def RocdlTruncBf16 : Pass<"fmha-rocdl-truncf-bf16"> {
   let summary = "f32 -> bf16 truncation as integer round-to-nearest-even";
   let description = [{

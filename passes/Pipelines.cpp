@@ -133,6 +133,11 @@ struct RocdlToHsacoOptions
   Option<std::string> format{*this, "format",
                              llvm::cl::desc("bin (HSACO), isa, llvm, offloading"),
                              llvm::cl::init("bin")};
+  Option<bool> interleaveMatrixOps{
+      *this, "interleave-matrix-ops",
+      llvm::cl::desc("move vector work into the MFMA runs before it "
+                     "(fmha-interleave-matrix-ops)"),
+      llvm::cl::init(true)};
 };
 
 /// Structured control flow, vector transfers, strided-metadata and affine
@@ -184,6 +189,10 @@ mlir::LogicalResult buildRocdlToHsacoPipeline(mlir::OpPassManager &pm,
   atomics.chip = opts.chip;
   kernels.addPass(rocke::createLowerAtomicAdd(atomics));
   kernels.addPass(rocke::createLowerMasks());
+  // Not on gfx950, whose backward spills with it (19 VGPRs, bf16 D=128
+  // causal: test/ISA/bwd-tiled-budget.mlir).
+  if (opts.interleaveMatrixOps && opts.chip != "gfx950")
+    kernels.addPass(rocke::createInterleaveMatrixOps());
   // Loops become branches only after the barriers are placed on them (the
   // placement reads structured control flow; run before it, the AMD kernels
   // had no s_barrier), as in fmha-nvvm-to-ptx.

@@ -10,7 +10,7 @@
 // KEY: error: fmha-bwd-rocdl: unknown option 'stratgy'; options: O, block-kv, block-q, chip, fwd-block-kv, fwd-block-q, fwd-kv-pipelining, fwd-num-warps, fwd-warpgroup-mma, mask-blocks, matrix-atom, mfma-read-batch, num-warps, query-pipelining, strategy, warpgroup-mma
 // VALUE: error: fmha-bwd-nvvm: invalid value 'abc' for option 'block-q'
 // ENUM: error: fmha-bwd-rocdl: invalid value 'magic' for option 'strategy'
-// FINISH: error: fmha-rocdl-to-hsaco: unknown option 'fromat'; options: O, chip, format, toolkit
+// FINISH: error: fmha-rocdl-to-hsaco: unknown option 'fromat'; options: O, chip, format, interleave-matrix-ops, toolkit
 
 // A module without any fmha op said "no gpu.binary (run gpu-module-to-binary
 // first)".

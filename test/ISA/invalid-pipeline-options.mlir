@@ -20,7 +20,7 @@
 // reported when it is needed.
 // TOOLKIT: error: lld invocation failed
 // TOOLKIT-NOT: LLVM ERROR
-// UNKNOWN: error: fmha-rocdl-to-hsaco: unknown option 'nosuch'; options: O, chip, format, toolkit
+// UNKNOWN: error: fmha-rocdl-to-hsaco: unknown option 'nosuch'; options: O, chip, format, interleave-matrix-ops, toolkit
 // NVFORMAT: error: fmha-nvvm-to-ptx: unsupported format 'xyz'; supported: isa, bin, llvm, fatbin
 // NVTOOLKIT: error: fmha-nvvm-to-ptx: toolkit 'a b' is not a directory
 // NVTOOLKIT-NOT: LLVM ERROR

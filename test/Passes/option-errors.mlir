@@ -5,6 +5,7 @@
 // RUN: not rocke-opt %s -fmha-bwd-to-kernels='chip=gfx1100' -o /dev/null 2>&1 | FileCheck %s --check-prefix=CHIP --implicit-check-not=note: --implicit-check-not=fmha.attention_bwd
 // RUN: not rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-rocdl{block-q=-1})' -o /dev/null 2>&1 | FileCheck %s --check-prefix=BLOCKQ --implicit-check-not=note: --implicit-check-not=fmha.attention_bwd
 // RUN: not rocke-opt %s -fmha-distribute-tiles='mfma-read-batch=0' -o /dev/null 2>&1 | FileCheck %s --check-prefix=BATCH --implicit-check-not=note: --implicit-check-not=fmha.attention_bwd
+// RUN: not rocke-opt %s -fmha-interleave-matrix-ops='vector-ops-per-matrix-op=0' -o /dev/null 2>&1 | FileCheck %s --check-prefix=INTERLEAVE --implicit-check-not=note: --implicit-check-not=fmha.attention_bwd
 // RUN: not rocke-opt %s -fmha-lower-subgroup-reduce='subgroup-size=3' -o /dev/null 2>&1 | FileCheck %s --check-prefix=REDUCE --implicit-check-not=note: --implicit-check-not=fmha.attention_bwd
 // RUN: not rocke-opt %s -fmha-lower-atomic-add='chip=gfx1' -o /dev/null 2>&1 | FileCheck %s --check-prefix=ATOMIC --implicit-check-not=note: --implicit-check-not=fmha.attention_bwd
 // RUN: not rocke-opt %s -fmha-rocdl-verify-chip='chip=gfx1' -o /dev/null 2>&1 | FileCheck %s --check-prefix=ROCDLCHIP --implicit-check-not=note: --implicit-check-not=fmha.attention_bwd
@@ -21,6 +22,7 @@
 // CHIP: option-errors.mlir:0:0: error: fmha-bwd-to-kernels: unknown chip 'gfx1100'
 // BLOCKQ: option-errors.mlir:0:0: error: fmha-bwd-to-kernels: block-q must be positive or 0 (auto), got -1
 // BATCH: option-errors.mlir:0:0: error: fmha-distribute-tiles: mfma-read-batch must be at least 1, got 0
+// INTERLEAVE: option-errors.mlir:0:0: error: fmha-interleave-matrix-ops: vector-ops-per-matrix-op must be at least 1, got 0
 // REDUCE: option-errors.mlir:0:0: error: fmha-lower-subgroup-reduce: subgroup-size must be a power of two, got 3
 // ATOMIC: option-errors.mlir:0:0: error: fmha-lower-atomic-add: unknown chip 'gfx1'
 // ROCDLCHIP: option-errors.mlir:0:0: error: unsupported AMD chip 'gfx1'
