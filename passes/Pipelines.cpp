@@ -189,9 +189,10 @@ mlir::LogicalResult buildRocdlToHsacoPipeline(mlir::OpPassManager &pm,
   atomics.chip = opts.chip;
   kernels.addPass(rocke::createLowerAtomicAdd(atomics));
   kernels.addPass(rocke::createLowerMasks());
-  // Not on gfx950, whose backward spills with it (19 VGPRs, bf16 D=128
-  // causal: test/ISA/bwd-tiled-budget.mlir).
-  if (opts.interleaveMatrixOps && opts.chip != "gfx950")
+  // Where the chip's backward takes it (ChipInfo::interleavedBackward: not
+  // gfx950, whose backward spills 19 VGPRs with it, bf16 D=128 causal).
+  if (opts.interleaveMatrixOps &&
+      rocke::lookupChip(opts.chip, rocke::GpuVendor::Amd)->interleavedBackward)
     kernels.addPass(rocke::createInterleaveMatrixOps());
   // Loops become branches only after the barriers are placed on them (the
   // placement reads structured control flow; run before it, the AMD kernels

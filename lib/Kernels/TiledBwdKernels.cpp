@@ -285,10 +285,8 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
   // unit inner stride, head dims in whole 16-byte chunks.
   bool asyncRequested = options.queryPipelining == QueryPipelining::AsyncCopies;
   bool nvidia = !target.host && options.chip && options.chip->isNvidia();
-  // gfx950's backward spills with it (2 VGPRs, bf16 D=128 causal:
-  // test/ISA/bwd-tiled-budget.mlir).
   cfg.dvBeforeDs =
-      target.host || (!nvidia && options.chip && options.chip->name != "gfx950");
+      target.host || (options.chip && options.chip->interleavedBackward);
   if (asyncRequested && !nvidia) {
     InFlightDiagnostic diag =
         op.emitOpError("query-pipelining=async-copies needs an NVIDIA chip "

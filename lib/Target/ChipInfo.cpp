@@ -26,24 +26,27 @@ const ChipInfo kChips[] = {
     //   SIMDs/CU, waves/SIMD, VGPRs/SIMD, VGPR granule, LDS/CU, LDS granule,
     //   f32 -> bf16 conversion instruction, warpgroup products, MFMA read
     //   batch, whole-block loops, transposed LDS reads, forward atom by work,
-    //   forward K / V fetched ahead, buffer loads
+    //   forward K / V fetched ahead, buffer loads, interleaved backward
     // gfx90a reads K / V without buffer descriptors: its forward loop waited
     // 32 times per KV block with them instead of 18 (bf16 D=128 causal).
     {"gfx90a", GpuVendor::Amd, 64, 64 * 1024, kCdnaAtoms, 1, 4, 8, 512, 8,
      64 * 1024, 512, /*bf16Conversion=*/false, /*warpgroupMma=*/false,
      /*mfmaReadBatch=*/8, /*wholeBlockLoops=*/true,
      /*transposedLdsReads=*/false, /*fwdAtomByWork=*/false,
-     /*kvFetchAhead=*/false, /*bufferLoads=*/false},
+     /*kvFetchAhead=*/false, /*bufferLoads=*/false,
+     /*interleavedBackward=*/true},
     {"gfx942", GpuVendor::Amd, 64, 64 * 1024, kCdnaAtoms, 1, 4, 8, 512, 8,
      64 * 1024, 512, /*bf16Conversion=*/false, /*warpgroupMma=*/false,
      /*mfmaReadBatch=*/8, /*wholeBlockLoops=*/true,
      /*transposedLdsReads=*/false, /*fwdAtomByWork=*/false,
-     /*kvFetchAhead=*/false, /*bufferLoads=*/true},
+     /*kvFetchAhead=*/false, /*bufferLoads=*/true,
+     /*interleavedBackward=*/true},
     {"gfx950", GpuVendor::Amd, 64, 160 * 1024, kGfx950Atoms, 1, 4, 8, 512, 8,
      160 * 1024, 512, /*bf16Conversion=*/true, /*warpgroupMma=*/false,
      /*mfmaReadBatch=*/2, /*wholeBlockLoops=*/true,
      /*transposedLdsReads=*/true, /*fwdAtomByWork=*/true,
-     /*kvFetchAhead=*/true, /*bufferLoads=*/true},
+     /*kvFetchAhead=*/true, /*bufferLoads=*/true,
+     /*interleavedBackward=*/false},
     // Ampere, Ada and Hopper: every chip with bf16 mma.sync m16n8k16. Opt-in
     // shared memory per block from the CUDA programming guide's table.
     {"sm_80", GpuVendor::Nvidia, 32, 163 * 1024, kMmaSyncAtoms, 1},

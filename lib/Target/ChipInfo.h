@@ -98,6 +98,11 @@ struct ChipInfo {
   /// offsets, and zeros for offsets past the descriptor's size, which the
   /// tiled forward sets at the sequence's end (no row checks).
   bool bufferLoads = false;
+  /// The backward's vector work interleaved with its MFMAs: dV's product
+  /// emitted before dS's map (TiledBwdKernels) and fmha-interleave-matrix-ops
+  /// in fmha-rocdl-to-hsaco. Off on gfx950, whose bf16 D=128 backward spills
+  /// VGPRs with either (test/ISA/bwd-tiled-budget.mlir).
+  bool interleavedBackward = false;
   LaunchLimits launch;
 
   bool isAmd() const { return vendor == GpuVendor::Amd; }
