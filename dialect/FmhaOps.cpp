@@ -744,33 +744,26 @@ LogicalResult AttentionBwdOp::verify() {
     if (!fwd || fwd->getBlock() != (*this)->getBlock() ||
         !llvm::is_contained(fwd.getStats(), getStats().front()))
       continue;
+    auto mismatch = [&](const Twine &message) -> LogicalResult {
+      InFlightDiagnostic diag = emitOpError(message);
+      diag.attachNote(fwd.getLoc()) << "the forward";
+      return diag;
+    };
     // The backward needs its sinks only for their gradient; where it names
     // them they are the ones the statistics include.
-    if (getSinks() && fwd.getSinks() != getSinks()) {
-      InFlightDiagnostic diag =
-          emitOpError("sinks differ from those of the fmha.attention_fwd "
-                      "writing its statistics, which include that "
-                      "forward's sinks");
-      diag.attachNote(fwd.getLoc()) << "the forward";
-      return diag;
-    }
-    if (fwd.getBias() != getBias()) {
-      InFlightDiagnostic diag =
-          emitOpError("bias differs from that of the fmha.attention_fwd "
+    if (getSinks() && fwd.getSinks() != getSinks())
+      return mismatch("sinks differ from those of the fmha.attention_fwd "
+                      "writing its statistics, which include that forward's "
+                      "sinks");
+    if (fwd.getBias() != getBias())
+      return mismatch("bias differs from that of the fmha.attention_fwd "
                       "writing its statistics; the backward recomputes the "
                       "softmax of the forward's biased scores");
-      diag.attachNote(fwd.getLoc()) << "the forward";
-      return diag;
-    }
-    if (sameScoreMod(fwd.getScoreMod(), fwd.getCaptures(), getScoreMod(),
-                     getCaptures()))
-      continue;
-    InFlightDiagnostic diag =
-        emitOpError("score_mod differs from that of the fmha.attention_fwd "
-                    "writing its statistics; the backward recomputes the "
-                    "softmax of the forward's modified scores");
-    diag.attachNote(fwd.getLoc()) << "the forward";
-    return diag;
+    if (!sameScoreMod(fwd.getScoreMod(), fwd.getCaptures(), getScoreMod(),
+                      getCaptures()))
+      return mismatch("score_mod differs from that of the fmha.attention_fwd "
+                      "writing its statistics; the backward recomputes the "
+                      "softmax of the forward's modified scores");
   }
   return success();
 }

@@ -1106,9 +1106,12 @@ LogicalResult emitSinkGradient(KernelEmitter &emitter, Value rowRecord,
     if (!varlen)
       numRows = arith::MulIOp::create(
           b, loc, memref::DimOp::create(b, loc, record, 0), seqQ);
+    // One op per statement: g++ and clang evaluate arguments in different
+    // orders.
+    Value step = constIndex(b, loc, lanes);
+    Value zero = constF32(b, loc, 0.0f);
     auto loop = scf::ForOp::create(
-        b, loc, lane, numRows, constIndex(b, loc, lanes),
-        ValueRange{constF32(b, loc, 0.0f)},
+        b, loc, lane, numRows, step, ValueRange{zero},
         [&](OpBuilder &lb, Location l, Value r, ValueRange acc) {
           auto field = [&](int64_t f) -> Value {
             SmallVector<Value, 4> at{head, r, constIndex(lb, l, f)};

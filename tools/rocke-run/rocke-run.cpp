@@ -162,6 +162,17 @@ double toleranceFor(Type elt) {
 constexpr double kFdStep = 1e-3;
 constexpr double kFdTolerance = 1e-4;
 
+/// d loss / d x by central differences with step kFdStep; x is restored.
+template <typename Loss> double centralDifference(double &x, Loss loss) {
+  double saved = x;
+  x = saved + kFdStep;
+  double plus = loss();
+  x = saved - kFdStep;
+  double minus = loss();
+  x = saved;
+  return (plus - minus) / (2 * kFdStep);
+}
+
 //===----------------------------------------------------------------------===//
 // Host buffers
 //===----------------------------------------------------------------------===//
@@ -1548,13 +1559,7 @@ bool Runner::checkFiniteDifferences() {
                               hq, i);
         return l;
       };
-      double saved = x[e];
-      x[e] = saved + kFdStep;
-      double plus = loss();
-      x[e] = saved - kFdStep;
-      double minus = loss();
-      x[e] = saved;
-      fd[e] = (plus - minus) / (2 * kFdStep);
+      fd[e] = centralDifference(x[e], loss);
     }
     double tol = std::max(kFdTolerance, toleranceFor(in.elt));
     pass &= report(in.name(grad) + "(fd)",
@@ -1576,13 +1581,7 @@ bool Runner::checkFiniteDifferences() {
                             i);
       return l;
     };
-    double saved = p.sinks[h];
-    p.sinks[h] = saved + kFdStep;
-    double plus = loss();
-    p.sinks[h] = saved - kFdStep;
-    double minus = loss();
-    p.sinks[h] = saved;
-    fd[h] = (plus - minus) / (2 * kFdStep);
+    fd[h] = centralDifference(p.sinks[h], loss);
   }
   double tol = std::max(kFdTolerance, toleranceFor(in.elt));
   pass &= report(in.name(Role::DSinks) + "(fd)",
@@ -1616,13 +1615,7 @@ bool Runner::checkBiasDifferences() {
                               hi, i);
       return l;
     };
-    double saved = p.bias[e];
-    p.bias[e] = saved + kFdStep;
-    double plus = loss();
-    p.bias[e] = saved - kFdStep;
-    double minus = loss();
-    p.bias[e] = saved;
-    fd[e] = (plus - minus) / (2 * kFdStep);
+    fd[e] = centralDifference(p.bias[e], loss);
   }
   double tol = std::max(kFdTolerance, toleranceFor(in.elt));
   return report(in.name(Role::DBias) + "(fd)",
