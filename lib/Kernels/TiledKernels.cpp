@@ -380,6 +380,10 @@ SmallVector<Value, 2> rocke::modifyScores(const TileBuilder &tiles,
 
 bool TileCopier::fitsRowsBuffer(Value src, int64_t rows) {
   auto type = cast<MemRefType>(src.getType());
+  // [B, S, H, D] only: a packed batch's [T, H, D] rows keep their bound
+  // checks (the descriptor would end at the block, not the sequence).
+  if (type.getRank() != 4)
+    return false;
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(type.getStridesAndOffset(strides, offset)) || strides[3] != 1 ||
