@@ -147,3 +147,24 @@ def prebuild_torch_op(a, problems):
     print("%d kernel sets for %s in %s (%.0f s)"
           % (len(set(e.key for e in entries)), a.chip, a.cache,
              time.time() - t0))
+
+
+def alibi_slopes(heads):
+    """ALiBi's geometric slopes 2^(-8 h / heads), h = 1 .. heads."""
+    return [2.0 ** (-8.0 * (h + 1) / heads) for h in range(heads)]
+
+
+def modified_scores(torch, s, softcap=0.0, slopes=None, rows=None):
+    """Scaled scores s [B, H, Sq, Sk] as the kernels' score_mod shorthands
+    modify them: softcap's cap * tanh(s / cap), or ALiBi's s - slopes[h] |q -
+    k| with `rows` the query positions of s's rows (default 0 .. Sq-1; the
+    keys' are 0 .. Sk-1)."""
+    if softcap:
+        return softcap * torch.tanh(s / softcap)
+    if slopes is None:
+        return s
+    if rows is None:
+        rows = torch.arange(s.shape[2], device=s.device)
+    j = torch.arange(s.shape[3], device=s.device)[None, :]
+    dist = (rows[:, None] - j).abs().to(s.dtype)
+    return s - slopes.to(s.dtype)[None, :, None, None] * dist

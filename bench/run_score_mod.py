@@ -112,12 +112,11 @@ def validate(a):
     import torch
     sys.path.insert(0, str(REPO / "bench"))
     from run_bwd import KernelModule, logical, rel_err  # noqa: E402
-    from cases import write_report  # noqa: E402
+    from cases import alibi_slopes, modified_scores, write_report  # noqa: E402
 
     def slopes_of(hq):
-        # ALiBi's geometric slopes 2^(-8 h / Hq), h = 1..Hq.
-        return torch.tensor([2.0 ** (-8.0 * (h + 1) / hq) for h in range(hq)],
-                            device="cuda", dtype=torch.float32)
+        return torch.tensor(alibi_slopes(hq), device="cuda",
+                            dtype=torch.float32)
 
     def reference(cfg, p, dtype):
         """O, LSE and the gradients of the eager modified attention in
@@ -130,12 +129,9 @@ def validate(a):
         s = (q @ kk.transpose(-1, -2)) * p["scale"]
         sq, sk = s.shape[-2], s.shape[-1]
         if cfg["score_mod"] == "softcap":
-            s = cfg["cap"] * torch.tanh(s / cfg["cap"])
+            s = modified_scores(torch, s, softcap=cfg["cap"])
         else:
-            i = torch.arange(sq, device="cuda")[:, None]
-            j = torch.arange(sk, device="cuda")[None, :]
-            dist = (i - j).abs().to(s.dtype)
-            s = s - p["slopes"].to(s.dtype)[None, :, None, None] * dist
+            s = modified_scores(torch, s, slopes=p["slopes"])
         if cfg["mask"] == "causal":
             i = torch.arange(sq, device="cuda")[:, None]
             j = torch.arange(sk, device="cuda")[None, :]

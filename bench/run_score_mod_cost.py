@@ -27,18 +27,13 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "python"))
 sys.path.insert(0, str(HERE))
 import rocke.torch as rt  # noqa: E402
-from cases import (prebuild_torch_op, torch_op_arguments,  # noqa: E402
-                   write_report)
+from cases import (alibi_slopes, prebuild_torch_op,  # noqa: E402
+                   torch_op_arguments, write_report)
 
 B, S, HEADS, D = 4, 4096, 16, 128
 CAP = 30.0  # Gemma 2's attention softcap
 WARMUP = 3
 MODS = ("none", "softcap", "alibi")
-
-
-def alibi_slopes(h):
-    """ALiBi's geometric slopes 2^(-8 i / H), i = 1 .. H."""
-    return [2.0 ** (-8.0 * (i + 1) / h) for i in range(h)]
 
 
 def op_arguments(mod):

@@ -46,8 +46,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "python"))
 from rocke import torch as rt  # noqa: E402
-from cases import (prebuild_torch_op, torch_op_arguments,  # noqa: E402
-                   write_report)
+from cases import (alibi_slopes, modified_scores,  # noqa: E402
+                   prebuild_torch_op, torch_op_arguments, write_report)
 
 LSE_REL_TOL = 1e-4  # as bench/run_fwd.py
 
@@ -68,11 +68,6 @@ def case(dtype, D, Hq, Hkv, Sq, Sk=None, B=2, causal=False, window=None,
         "_" + layout if layout != "bshd" else "",
         "_softcap%g" % softcap if softcap else "_alibi" if alibi else "")
     return c
-
-
-def alibi_slopes(hq):
-    """ALiBi's geometric slopes 2^(-8 h / Hq), h = 1 .. Hq."""
-    return [2.0 ** (-8.0 * (h + 1) / hq) for h in range(hq)]
 
 
 def score_mods(c):
@@ -294,20 +289,14 @@ def gpu_checks(a, results):
         grads = torch.autograd.grad(o, leaves, do.to(dtype))
         return o.detach(), grads
 
-    def modified_scores(c, qt, kt, rows):
+    def case_scores(c, qt, kt, rows):
         """The scaled scores [B, Hq, Sq, Sk] of [B, H, S, D] operands with
         case c's score modification; `rows`, the query positions of qt's
         rows (ALiBi's |q - k| counts from the sequence's start)."""
         s = (qt @ kt.transpose(-1, -2)) / math.sqrt(c["D"])
-        if c.get("softcap"):
-            s = c["softcap"] * torch.tanh(s / c["softcap"])
-        if c.get("alibi"):
-            j = torch.arange(kt.shape[2], device="cuda")[None, :]
-            dist = (rows[:, None] - j).abs().to(s.dtype)
-            slopes = torch.tensor(alibi_slopes(c["Hq"]), device="cuda",
-                                  dtype=s.dtype)
-            s = s - slopes[None, :, None, None] * dist
-        return s
+        slopes = torch.tensor(alibi_slopes(c["Hq"]), device="cuda") \
+            if c.get("alibi") else None
+        return modified_scores(torch, s, c.get("softcap", 0.0), slopes, rows)
 
     def eager(c, q, k, v, do, mask, dtype, rows):
         """sdpa()'s results for a case with a score modification, which
@@ -318,7 +307,7 @@ def gpu_checks(a, results):
         qt = leaves[0].transpose(1, 2)
         kt, vt = (x.transpose(1, 2).repeat_interleave(group, dim=1)
                   for x in leaves[1:])
-        s = modified_scores(c, qt, kt, rows)
+        s = case_scores(c, qt, kt, rows)
         if mask is not None:
             s = s.masked_fill(~mask, float("-inf"))
         o = (torch.softmax(s.float(), dim=-1).to(dtype) @ vt).transpose(1, 2)
@@ -330,9 +319,7 @@ def gpu_checks(a, results):
         group = c["Hq"] // c["Hkv"]
         qt = q.float().transpose(1, 2)
         kt = k.float().transpose(1, 2).repeat_interleave(group, dim=1)
-        if rows is None:
-            rows = torch.arange(qt.shape[2], device="cuda")
-        s = modified_scores(c, qt, kt, rows)
+        s = case_scores(c, qt, kt, rows)
         if mask is not None:
             s = s.masked_fill(~mask, float("-inf"))
         return torch.logsumexp(s, dim=-1)
