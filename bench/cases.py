@@ -154,6 +154,23 @@ def alibi_slopes(heads):
     return [2.0 ** (-8.0 * (h + 1) / heads) for h in range(heads)]
 
 
+def sink_logits(heads):
+    """Learnable sinks' starting values for the checks: spread over [-1, 2]
+    so some heads' sinks dominate their rows and some barely count."""
+    return [-1.0 + 3.0 * h / max(heads - 1, 1) for h in range(heads)]
+
+
+def softmax_with_sinks(torch, s, sinks=None):
+    """softmax over the last dim of scores s [B, H, Sq, Sk] with one sink
+    logit per head (`sinks` [H], or None) in each row's denominator: the
+    probabilities of the keys, not of the sink."""
+    if sinks is None:
+        return torch.softmax(s, dim=-1)
+    column = sinks.to(s.dtype)[None, :, None, None].expand(
+        *s.shape[:3], 1)
+    return torch.softmax(torch.cat([s, column], dim=-1), dim=-1)[..., :-1]
+
+
 def modified_scores(torch, s, softcap=0.0, slopes=None, rows=None):
     """Scaled scores s [B, H, Sq, Sk] as the kernels' score_mod shorthands
     modify them: softcap's cap * tanh(s / cap), or ALiBi's s - slopes[h] |q -

@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """What a score modification costs (issue 33): the forward and the backward
-of rocke.torch.attention with FlashAttention's softcap and ALiBi arguments,
-next to the same op unmodified and to FlexAttention compiled for the shape
-with the same score_mod, in one run.
+of rocke.torch.attention with FlashAttention's softcap and ALiBi arguments
+and with learnable sinks, next to the same op unmodified and to
+FlexAttention compiled for the shape with the same score_mod, in one run.
+Flex has no sinks: its row is Flex's output rescaled by its own LSE, O
+exp(lse) / (exp(lse) + exp(sink)) = O sigmoid(lse - sink), differentiated
+through both (the sinks' gradient included), as a Flex user would write
+it.
 
 Problem: bf16, D = 128, S = 4096, B = 4, H = 16 (query and key heads), no
 mask and causal. FLOP as bench/cases.py counts them: 4 (forward) or 10
@@ -28,19 +32,20 @@ sys.path.insert(0, str(HERE.parent / "python"))
 sys.path.insert(0, str(HERE))
 import rocke.torch as rt  # noqa: E402
 from cases import (alibi_slopes, prebuild_torch_op,  # noqa: E402
-                   torch_op_arguments, write_report)
+                   sink_logits, torch_op_arguments, write_report)
 
 B, S, HEADS, D = 4, 4096, 16, 128
 CAP = 30.0  # Gemma 2's attention softcap
 WARMUP = 3
-MODS = ("none", "softcap", "alibi")
+MODS = ("none", "softcap", "alibi", "sinks")
 
 
 def op_arguments(mod):
     """rocke.torch.attention's keywords for modification `mod` (the slopes
-    as a list)."""
+    and sinks as lists)."""
     return dict(softcap=CAP if mod == "softcap" else 0.0,
-                alibi_slopes=alibi_slopes(HEADS) if mod == "alibi" else None)
+                alibi_slopes=alibi_slopes(HEADS) if mod == "alibi" else None,
+                sinks=sink_logits(HEADS) if mod == "sinks" else None)
 
 
 def problems():
@@ -62,9 +67,10 @@ def bench_row(torch, mod, causal, iters):
                                dtype=torch.bfloat16, generator=gen)
                    for _ in range(4))
     kw = op_arguments(mod)
-    if kw["alibi_slopes"] is not None:
-        kw["alibi_slopes"] = torch.tensor(kw["alibi_slopes"], device="cuda")
-    slopes = kw["alibi_slopes"]
+    for key in ("alibi_slopes", "sinks"):
+        if kw[key] is not None:
+            kw[key] = torch.tensor(kw[key], device="cuda")
+    slopes, sinks = kw.pop("alibi_slopes"), kw.pop("sinks")
     scale = 1.0 / math.sqrt(D)
 
     def score_mod(score, b, h, qi, ki):
@@ -74,22 +80,40 @@ def bench_row(torch, mod, causal, iters):
     block_mask = causal_block_mask(S) if causal else None
     flex = compiled_flex()
 
+    def flex_with_sinks(q, k, v, sink):
+        o, lse = flex(q, k, v, block_mask=block_mask, scale=scale,
+                      return_lse=True)
+        return o * torch.sigmoid(lse - sink[None, :, None])[..., None]
+
+    # Each runner: its forward of (q, k, v[, sinks]) and its tensors.
+    extra = () if sinks is None else (sinks,)
+    if sinks is not None:
+        ours = (lambda q, k, v, s: rt.attention(q, k, v, causal=causal,
+                                                sinks=s, **kw))
+        theirs = flex_with_sinks
+    else:
+        def ours(q, k, v):
+            return rt.attention(q, k, v, causal=causal, alibi_slopes=slopes,
+                                **kw)
+
+        def theirs(q, k, v):
+            return flex(q, k, v,
+                        score_mod=None if mod == "none" else score_mod,
+                        block_mask=block_mask, scale=scale)
     runners = {
-        "ours": (lambda q, k, v: rt.attention(q, k, v, causal=causal, **kw),
-                 (q, k, v, do)),
-        "flex": (lambda q, k, v: flex(
-            q, k, v, score_mod=None if mod == "none" else score_mod,
-            block_mask=block_mask, scale=scale),
-            tuple(t.transpose(1, 2).contiguous() for t in (q, k, v, do))),
+        "ours": (ours, (q, k, v) + extra, do),
+        "flex": (theirs, tuple(t.transpose(1, 2).contiguous()
+                               for t in (q, k, v)) + extra,
+                 do.transpose(1, 2).contiguous()),
     }
     row = dict(mod=mod, causal=causal, fwd_flop=flops(causal, 4),
                bwd_flop=flops(causal, 10))
     results = {}
-    for name, (forward, (a, b_, c, g)) in runners.items():
+    for name, (forward, inputs, g) in runners.items():
         try:
             with torch.no_grad():
-                fwd_ms = time_ms(lambda: forward(a, b_, c), iters, WARMUP)
-            leaves = [t.detach().requires_grad_() for t in (a, b_, c)]
+                fwd_ms = time_ms(lambda: forward(*inputs), iters, WARMUP)
+            leaves = [t.detach().requires_grad_() for t in inputs]
             o = forward(*leaves)
             grads = torch.autograd.grad(o, leaves, g, retain_graph=True)
             bwd_ms = time_ms(lambda: torch.autograd.grad(
@@ -106,6 +130,10 @@ def bench_row(torch, mod, causal, iters):
                      r.float().abs().max().clamp_min(1e-30))
             for n, x, r in zip(("o", "dq", "dk", "dv"), results["ours"],
                                results["flex"])}
+        if sinks is not None:
+            x, r = results["ours"][4], results["flex"][4]
+            row["ours"]["rel_vs_flex"]["dsinks"] = float(
+                (x - r).abs().max() / r.abs().max().clamp_min(1e-30))
     return row
 
 
@@ -134,8 +162,9 @@ def table(rows, what, per_flop):
 def markdown(results):
     rows = results["rows"]
     out = ["Device: %s. bf16, B = %d, S = %d, H = %d, D = %d; softcap %g, "
-           "ALiBi slopes 2^(-8i/H)." % (results["device"], B, S, HEADS, D,
-                                        CAP),
+           "ALiBi slopes 2^(-8i/H), sinks -1 .. 2 (Flex: its output "
+           "rescaled by its LSE)." % (results["device"], B, S, HEADS, D,
+                                      CAP),
            "", "Forward:", "", table(rows, "fwd_ms", "fwd_flop"), "",
            "Backward:", "", table(rows, "bwd_ms", "bwd_flop"), "",
            "Ours against Flex (relative error):", ""]

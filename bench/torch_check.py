@@ -47,35 +47,39 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "python"))
 from rocke import torch as rt  # noqa: E402
 from cases import (alibi_slopes, modified_scores,  # noqa: E402
+                   sink_logits, softmax_with_sinks,
                    prebuild_torch_op, torch_op_arguments, write_report)
 
 LSE_REL_TOL = 1e-4  # as bench/run_fwd.py
 
 
 def case(dtype, D, Hq, Hkv, Sq, Sk=None, B=2, causal=False, window=None,
-         deterministic=False, layout="bshd", softcap=0.0, alibi=False):
+         deterministic=False, layout="bshd", softcap=0.0, alibi=False,
+         sinks=False):
     c = dict(dtype=dtype, D=D, Hq=Hq, Hkv=Hkv, B=B, Sq=Sq,
              Sk=Sq if Sk is None else Sk, causal=causal, window=window,
              deterministic=deterministic, layout=layout, softcap=softcap,
-             alibi=alibi)
+             alibi=alibi, sinks=sinks)
     mask = "causal" if causal else "none"
     if window:
         mask = "window%d,%d%s" % (window[0], window[1],
                                   "+causal" if causal else "")
-    c["name"] = "%s_d%d_h%d_%d_%s_%dx%d%s%s%s" % (
+    c["name"] = "%s_d%d_h%d_%d_%s_%dx%d%s%s%s%s" % (
         dtype, D, Hq, Hkv, mask, c["Sq"], c["Sk"],
         "_det" if deterministic else "",
         "_" + layout if layout != "bshd" else "",
-        "_softcap%g" % softcap if softcap else "_alibi" if alibi else "")
+        "_softcap%g" % softcap if softcap else "_alibi" if alibi else "",
+        "_sinks" if sinks else "")
     return c
 
 
 def score_mods(c):
     """rocke.torch.attention's score-modification arguments of case c (the
-    slopes as a list: rt.problem needs only their count)."""
+    slopes and sinks as lists: rt.problem needs only their count)."""
     return dict(softcap=c.get("softcap", 0.0),
                 alibi_slopes=alibi_slopes(c["Hq"]) if c.get("alibi")
-                else None)
+                else None,
+                sinks=sink_logits(c["Hq"]) if c.get("sinks") else None)
 
 
 def cases():
@@ -105,7 +109,13 @@ def cases():
             case("bf16", 128, 16, 4, 500, causal=True, softcap=2.0),
             case("f16", 64, 16, 16, 300, softcap=2.0),
             case("bf16", 128, 16, 4, 500, causal=True, alibi=True),
-            case("f16", 64, 16, 16, 300, alibi=True)]
+            case("f16", 64, 16, 16, 300, alibi=True),
+            # Learnable sinks (GPT-OSS), with dSink against autograd: with
+            # keyless rows (their LSE is the sink), GQA, a softcap.
+            case("bf16", 128, 16, 4, 300, 100, causal=True, sinks=True),
+            case("f16", 64, 16, 16, 500, sinks=True),
+            case("bf16", 64, 16, 4, 500, causal=True, softcap=2.0,
+                 sinks=True)]
     return out
 
 
@@ -298,30 +308,38 @@ def gpu_checks(a, results):
             if c.get("alibi") else None
         return modified_scores(torch, s, c.get("softcap", 0.0), slopes, rows)
 
-    def eager(c, q, k, v, do, mask, dtype, rows):
-        """sdpa()'s results for a case with a score modification, which
-        SDPA does not take: attention written out in `dtype` (float32 the
-        reference, the low precision for the tolerance)."""
+    def eager(c, q, k, v, do, mask, dtype, rows, sinks=None):
+        """sdpa()'s results for a case with a score modification or sinks,
+        which SDPA does not take: attention written out in `dtype` (float32
+        the reference, the low precision for the tolerance); the gradients
+        end with dSinks where there are sinks (float32 leaves)."""
         leaves = [x.detach().to(dtype).requires_grad_() for x in (q, k, v)]
+        if sinks is not None:
+            leaves.append(sinks.detach().float().requires_grad_())
         group = c["Hq"] // c["Hkv"]
         qt = leaves[0].transpose(1, 2)
         kt, vt = (x.transpose(1, 2).repeat_interleave(group, dim=1)
-                  for x in leaves[1:])
+                  for x in leaves[1:3])
         s = case_scores(c, qt, kt, rows)
         if mask is not None:
             s = s.masked_fill(~mask, float("-inf"))
-        o = (torch.softmax(s.float(), dim=-1).to(dtype) @ vt).transpose(1, 2)
+        probs = softmax_with_sinks(torch, s.float(),
+                                   leaves[3] if sinks is not None else None)
+        o = (probs.to(dtype) @ vt).transpose(1, 2)
         grads = torch.autograd.grad(o, leaves, do.to(dtype))
         return o.detach(), grads
 
-    def reference_lse(c, q, k, mask, rows=None):
-        """Natural-log LSE [B, Hq, Sq] in float32."""
+    def reference_lse(c, q, k, mask, rows=None, sinks=None):
+        """Natural-log LSE [B, Hq, Sq] in float32, the sinks included."""
         group = c["Hq"] // c["Hkv"]
         qt = q.float().transpose(1, 2)
         kt = k.float().transpose(1, 2).repeat_interleave(group, dim=1)
         s = case_scores(c, qt, kt, rows)
         if mask is not None:
             s = s.masked_fill(~mask, float("-inf"))
+        if sinks is not None:
+            s = torch.cat([s, sinks.float()[None, :, None, None].expand(
+                *s.shape[:3], 1)], dim=-1)
         return torch.logsumexp(s, dim=-1)
 
     def check_repeat(row, grads, again):
@@ -332,17 +350,24 @@ def gpu_checks(a, results):
         if not same:
             fail(row, "gradient bits differ between two runs")
 
-    def slopes_of(c):
+    def tensors_of(c):
+        """score_mods(c) with the slopes and sinks as float32 tensors."""
         mods = score_mods(c)
-        if mods["alibi_slopes"] is not None:
-            mods["alibi_slopes"] = torch.tensor(mods["alibi_slopes"],
-                                                device="cuda")
+        for key in ("alibi_slopes", "sinks"):
+            if mods[key] is not None:
+                mods[key] = torch.tensor(mods[key], device="cuda")
         return mods
 
     def ours(c, q, k, v, do):
+        """O and the gradients of q, k, v (and of the sinks, last, where
+        the case has them)."""
         leaves = [x.detach().clone().requires_grad_() for x in (q, k, v)]
-        o = rt.attention(*leaves, causal=c["causal"], window=c["window"],
-                         deterministic=c["deterministic"], **slopes_of(c))
+        mods = tensors_of(c)
+        if mods["sinks"] is not None:
+            mods["sinks"].requires_grad_()
+            leaves.append(mods["sinks"])
+        o = rt.attention(*leaves[:3], causal=c["causal"], window=c["window"],
+                         deterministic=c["deterministic"], **mods)
         o.backward(do)
         return o.detach(), [x.grad for x in leaves]
 
@@ -378,27 +403,31 @@ def gpu_checks(a, results):
         # nothing to dK, dV (and make SDPA's rows NaN).
         sub = (q[:, seen], k, v, do[:, seen],
                None if mask is None else mask[seen])
-        if c["softcap"] or c["alibi"]:
+        sinks = tensors_of(c)["sinks"]
+        if c["softcap"] or c["alibi"] or c["sinks"]:
             rows = torch.arange(c["Sq"], device="cuda")[seen]
-            ref_o, ref_g = eager(c, *sub, torch.float32, rows)
-            low_o, low_g = eager(c, *sub, dt, rows)
+            ref_o, ref_g = eager(c, *sub, torch.float32, rows, sinks)
+            low_o, low_g = eager(c, *sub, dt, rows, sinks)
         else:
             ref_o, ref_g = sdpa(c, *sub[:4], sub[4], torch.float32)
             low_o, low_g = sdpa(c, *sub[:4], sub[4], dt)
         floor = REL_FLOOR[c["dtype"]]
         check_against(row, "o", o[:, seen], ref_o, low_o, floor)
-        for name, x, r, lo in zip(("dq", "dk", "dv"), grads, ref_g, low_g):
+        for name, x, r, lo in zip(("dq", "dk", "dv", "dsinks"), grads, ref_g,
+                                  low_g):
             check_against(row, name, x[:, seen] if name == "dq" else x, r,
                           lo, floor)
         with torch.no_grad():
-            mods = slopes_of(c)
+            mods = tensors_of(c)
             p = rt.check_inputs(q, k, v, causal=c["causal"],
                                 window=c["window"], **mods)
             _, lse = torch.ops.rocke.attention_forward(
                 q, k, v, p.window_left, p.window_right, p.scale, False,
-                None, None, 0, 0, p.softcap, mods["alibi_slopes"])
+                None, None, 0, 0, p.softcap, mods["alibi_slopes"],
+                mods["sinks"])
             _, lse_rel = rel_err(lse[:, :, seen],
-                                 reference_lse(c, q, k, mask)[:, :, seen])
+                                 reference_lse(c, q, k, mask, None,
+                                               sinks)[:, :, seen])
         row["lse"] = dict(rel=lse_rel, tol=LSE_REL_TOL)
         if not lse_rel <= LSE_REL_TOL:
             fail(row, "lse rel %.2e > %.2e" % (lse_rel, LSE_REL_TOL))
@@ -407,8 +436,16 @@ def gpu_checks(a, results):
                 fail(row, "O != 0 on rows that see no key")
             if not bool((grads[0][:, ~seen] == 0).all()):
                 fail(row, "dQ != 0 on rows that see no key")
-            if not bool((lse[:, :, ~seen] == float("-inf")).all()):
-                fail(row, "LSE != -inf on rows that see no key")
+            if sinks is None:
+                if not bool((lse[:, :, ~seen] == float("-inf")).all()):
+                    fail(row, "LSE != -inf on rows that see no key")
+            # The sink alone: its logit, through the kernels' log2 domain
+            # (sink log2 e, then ln 2), so within an ulp or two.
+            elif not torch.allclose(
+                    lse[:, :, ~seen],
+                    sinks[None, :, None].expand_as(lse)[:, :, ~seen],
+                    rtol=1e-6, atol=0.0):
+                fail(row, "LSE != the sink on rows that see no key")
         if c["deterministic"]:
             check_repeat(row, grads, ours(c, q, k, v, do)[1])
         return row
@@ -731,8 +768,10 @@ def compile_check(torch, rel_err):
 def print_row(r):
     def e(n):
         return "%s %.1e/%.1e" % (n, r[n]["rel"], r[n]["torch_rel"])
-    print("%-40s %s  %s  %s  %s  lse %.1e | %7.1f ms (first %7.1f) | %s %s"
-          % (r["case"], e("o"), e("dq"), e("dk"), e("dv"), r["lse"]["rel"],
+    sinks = ("  " + e("dsinks")) if "dsinks" in r else ""
+    print("%-40s %s  %s  %s  %s%s  lse %.1e | %7.1f ms (first %7.1f) | %s %s"
+          % (r["case"], e("o"), e("dq"), e("dk"), e("dv"), sinks,
+             r["lse"]["rel"],
              r["ms"], r["first_call_ms"], "PASS" if r["ok"] else "FAIL",
              r["notes"]), flush=True)
 
@@ -746,8 +785,12 @@ def markdown(results):
         e = ["%.1e (%.1e)" % (r[n]["rel"], r[n]["torch_rel"])
              for n in ("o", "dq", "dk", "dv")]
         det = ""
+        if "dsinks" in r:
+            det = ", dSinks rel %.1e (%.1e)" % (r["dsinks"]["rel"],
+                                                r["dsinks"]["torch_rel"])
         if "bitwise_repeat" in r:
-            det = ", bits %s" % ("equal" if r["bitwise_repeat"] else "differ")
+            det += ", bits %s" % ("equal" if r["bitwise_repeat"]
+                                  else "differ")
         out.append("| %s | %s | %s | %s | %s | %.1e | %.1f | %s%s |" % (
             r["case"], e[0], e[1], e[2], e[3], r["lse"]["rel"], r["ms"],
             "pass" if r["ok"] else "FAIL " + r["notes"], det))

@@ -141,6 +141,11 @@ class FmhaBwdSpec:
     (a positive cap: ``cap * tanh(s / cap)``) or ``alibi`` (``s - slopes[h]
     |q - k|``, the slopes an f32 [heads_q] argument ``%slopes``, kernel role
     ``capture0``); at most one of them.
+
+    ``sinks`` (README "Attention sinks"): one learnable logit per query head
+    in every row's softmax denominator, the f32 [heads_q] argument
+    ``%sinks`` (role ``sinks``); the backward also writes its gradient,
+    ``%dsinks`` (role ``dsinks``).
     """
 
     dtype: str = "f16"
@@ -168,6 +173,7 @@ class FmhaBwdSpec:
     max_seqlen_k: Optional[int] = None
     softcap: Optional[float] = None
     alibi: bool = False
+    sinks: bool = False
     name: str = field(default="", compare=False)
 
     def __post_init__(self):
@@ -246,8 +252,10 @@ class FmhaBwdSpec:
     def _validate_score_mod(self):
         """Mirror of the verifier's softcap check (a positive cap with a
         finite f32 reciprocal); one modification at most."""
-        if not isinstance(self.alibi, bool):
-            raise ValueError("alibi must be a bool, got %r" % (self.alibi,))
+        for nm in ("alibi", "sinks"):
+            if not isinstance(getattr(self, nm), bool):
+                raise ValueError("%s must be a bool, got %r"
+                                 % (nm, getattr(self, nm)))
         if self.softcap is None:
             return
         if self.alibi:
@@ -272,6 +280,7 @@ class FmhaBwdSpec:
         return ""
 
     def _slopes_type(self) -> str:
+        """An f32 vector of one value per query head (slopes, sinks)."""
         return "memref<%dxf32>" % self.heads_q
 
     def _validate_varlen(self):
@@ -407,32 +416,45 @@ class FmhaBwdSpec:
             cu_types = " varlen(memref<?xi32>, memref<?xi32>)"
         if self.alibi:
             cu_args += ", %%slopes: %s" % self._slopes_type()
+        # Sinks: the forward's clause, and the backward's with its gradient.
+        sink_args = sink_vals = sink_types = ""
+        grad_sink_arg = grad_sink_val = grad_sink_type = ""
+        if self.sinks:
+            head_vector = self._slopes_type()
+            sink_args = ", %%sinks: %s" % head_vector
+            sink_vals = " sinks(%sinks)"
+            sink_types = " sinks(%s)" % head_vector
+            grad_sink_arg = ", %%dsinks: %s" % head_vector
+            grad_sink_val = " grad_sinks(%dsinks)"
+            grad_sink_type = " grad_sinks(%s)" % head_vector
         score_mod = self._score_mod()
         name = {(True, False): "fmha_fwd", (False, True): "fmha_bwd",
                 (True, True): "fmha_fwd_bwd"}[(forward, backward)]
         ops = ""
         if forward:
-            args = ("%%q: %s, %%k: %s, %%v: %s, %%o: %s, %s%s"
-                    % (qt, kt, vt, ot, stats_args, cu_args))
+            args = ("%%q: %s, %%k: %s, %%v: %s, %%o: %s, %s%s%s"
+                    % (qt, kt, vt, ot, stats_args, cu_args, sink_args))
             ops += ("    fmha.attention_fwd %%q, %%k, %%v -> %%o, "
-                    "stats(%s)%s%s\n"
-                    "        : %s, %s, %s -> %s, stats(%s)%s%s\n"
-                    % (stats_vals, cu_vals, self._attrs(True), qt, kt, vt, ot,
-                       stats_types, cu_types, score_mod))
+                    "stats(%s)%s%s%s\n"
+                    "        : %s, %s, %s -> %s, stats(%s)%s%s%s\n"
+                    % (stats_vals, cu_vals, sink_vals, self._attrs(True), qt,
+                       kt, vt, ot, stats_types, cu_types, sink_types,
+                       score_mod))
         if backward:  # its arguments include the forward's
             dqt = self._memref(self.seq_q, self.heads_q, self.head_dim_qk, ge)
             dkt = self._memref(self.seq_k, self.heads_kv, self.head_dim_qk, ge)
             dvt = self._memref(self.seq_k, self.heads_kv, self.head_dim_v, ge)
             args = ("%%q: %s, %%k: %s, %%v: %s, %%o: %s, %%do: %s, %s, "
-                    "%%dq: %s, %%dk: %s, %%dv: %s%s"
+                    "%%dq: %s, %%dk: %s, %%dv: %s%s%s%s"
                     % (qt, kt, vt, ot, ot, stats_args, dqt, dkt, dvt,
-                       cu_args))
+                       cu_args, sink_args, grad_sink_arg))
             ops += ("    fmha.attention_bwd %%q, %%k, %%v, %%o, %%do, "
-                    "stats(%s)%s -> %%dq, %%dk, %%dv%s\n"
-                    "        : %s, %s, %s, %s, %s, stats(%s)%s\n"
-                    "        -> %s, %s, %s%s\n"
-                    % (stats_vals, cu_vals, self._attrs(False), qt, kt, vt,
-                       ot, ot, stats_types, cu_types, dqt, dkt, dvt,
+                    "stats(%s)%s%s -> %%dq, %%dk, %%dv%s%s\n"
+                    "        : %s, %s, %s, %s, %s, stats(%s)%s%s\n"
+                    "        -> %s, %s, %s%s%s\n"
+                    % (stats_vals, cu_vals, sink_vals, grad_sink_val,
+                       self._attrs(False), qt, kt, vt, ot, ot, stats_types,
+                       cu_types, sink_types, dqt, dkt, dvt, grad_sink_type,
                        score_mod))
         return ("module {\n  func.func @%s(%s) %s {\n%s    return\n  }\n}\n"
                 % (self.name or name, args, fattrs, ops))

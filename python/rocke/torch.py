@@ -102,6 +102,7 @@ class Problem(NamedTuple):
     max_seqlen_k: int = 0
     softcap: float = 0.0  # 0: none
     alibi: bool = False  # slopes given (a tensor argument, not compiled in)
+    sinks: bool = False  # learnable sink logits given (a tensor argument)
 
 
 def window_extents(causal, window) -> Tuple[int, int]:
@@ -232,7 +233,7 @@ def _dtype_name(t, name) -> str:
 def check_inputs(q, k, v, *, causal=False, window=None, scale=None,
                  deterministic=False, cu_seqlens_q=None, cu_seqlens_k=None,
                  max_seqlen_q=None, max_seqlen_k=None, softcap=0.0,
-                 alibi_slopes=None) -> Problem:
+                 alibi_slopes=None, sinks=None) -> Problem:
     """The Problem of ``attention(q, k, v, ...)``, or the error it raises:
     TypeError for a wrong dtype or argument type, ValueError for devices,
     shapes, head dims and values the kernels do not take. With
@@ -300,9 +301,12 @@ def check_inputs(q, k, v, *, causal=False, window=None, scale=None,
         check_alibi_slopes(alibi_slopes, q.device, hq, softcap,
                            sq == sk if maxima is None
                            else cu_seqlens_k is cu_seqlens_q)
+    if sinks is not None:
+        check_head_vector("sinks", sinks, q.device, hq)
     return Problem(b, sq, sk, hq, hkv, d, dtypes[0], left, right, scale,
                    deterministic, maxima is not None,
-                   *(maxima or (0, 0)), softcap, alibi_slopes is not None)
+                   *(maxima or (0, 0)), softcap, alibi_slopes is not None,
+                   sinks is not None)
 
 
 def softcap_value(softcap) -> float:
@@ -317,22 +321,28 @@ def softcap_value(softcap) -> float:
     return float(softcap)
 
 
+def check_head_vector(name, t, device, heads_q):
+    """A per-query-head argument (ALiBi's slopes, the sinks) as the kernels
+    take it: float32 [Hq] on the inputs' device."""
+    if str(t.dtype) != "torch.float32":
+        raise TypeError("rocke.torch.attention: %s has dtype %s; it must be "
+                        "torch.float32" % (name, t.dtype))
+    if t.device != device:
+        raise ValueError("rocke.torch.attention: %s is on %s, q on %s"
+                         % (name, t.device, device))
+    if tuple(t.shape) != (heads_q,):
+        raise ValueError("rocke.torch.attention: %s must be [%d] (one value "
+                         "per query head), got shape %s"
+                         % (name, heads_q, tuple(t.shape)))
+
+
 def check_alibi_slopes(slopes, device, heads_q, softcap, same_lengths):
     """ALiBi's per-head slopes as the kernels take them: float32 [Hq] on
     the inputs' device, without a softcap, and queries and keys of the same
     lengths (`same_lengths`: Sq = Sk, or a packed batch whose cu_seqlens_k
     is cu_seqlens_q), where the kernels' |q - k| is FlashAttention's
     bottom-right |q + Sk - Sq - k|."""
-    if str(slopes.dtype) != "torch.float32":
-        raise TypeError("rocke.torch.attention: alibi_slopes has dtype %s; "
-                        "the slopes must be torch.float32" % slopes.dtype)
-    if slopes.device != device:
-        raise ValueError("rocke.torch.attention: alibi_slopes is on %s, q on "
-                         "%s" % (slopes.device, device))
-    if tuple(slopes.shape) != (heads_q,):
-        raise ValueError("rocke.torch.attention: alibi_slopes must be [%d] "
-                         "(one slope per query head), got shape %s"
-                         % (heads_q, tuple(slopes.shape)))
+    check_head_vector("alibi_slopes", slopes, device, heads_q)
     if softcap:
         raise ValueError("rocke.torch.attention: softcap and alibi_slopes "
                          "together are not supported (one score "
@@ -390,6 +400,7 @@ def spec_for(p: Problem, chip: str) -> FmhaBwdSpec:
                        strategy="tiled", chip=chip,
                        deterministic=p.deterministic, layout="bshd",
                        softcap=p.softcap or None, alibi=p.alibi,
+                       sinks=p.sinks,
                        **mask_fields(p.window_left, p.window_right,
                                      *lengths), **varlen)
 
@@ -417,15 +428,16 @@ def problem(q_shape, kv_shape, dtype="bf16", **kw) -> Problem:
     """The Problem of ``attention`` on q of shape `q_shape` and k, v of
     shape `kv_shape` (``check_inputs``' keywords), without tensors; for a
     packed batch, ``cu_seqlens_q`` / ``cu_seqlens_k`` may be lists of
-    offsets, and ``alibi_slopes`` a list of slopes (only their lengths
-    matter; one list for both offsets is a self-attention batch)."""
+    offsets, and ``alibi_slopes`` / ``sinks`` lists of values (only their
+    lengths matter; one list for both offsets is a self-attention batch)."""
     name = "torch." + {"f16": "float16", "bf16": "bfloat16"}.get(dtype,
                                                                    dtype)
     q, k = (_StandIn(tuple(s), name, _Cuda()) for s in (q_shape, kv_shape))
     stand_ins = {}
     for key, elt in (("cu_seqlens_q", "torch.int32"),
                      ("cu_seqlens_k", "torch.int32"),
-                     ("alibi_slopes", "torch.float32")):
+                     ("alibi_slopes", "torch.float32"),
+                     ("sinks", "torch.float32")):
         given = kw.get(key)
         if isinstance(given, (list, tuple)):
             if id(given) not in stand_ins:
@@ -573,7 +585,7 @@ def _kernel_input(t):
 
 def _problem(q, k, v, window_left, window_right, scale, deterministic,
              cu_seqlens_q=None, cu_seqlens_k=None, max_seqlen_q=0,
-             max_seqlen_k=0, softcap=0.0, alibi_slopes=None):
+             max_seqlen_k=0, softcap=0.0, alibi_slopes=None, sinks=None):
     """The ops' Problem; max_seqlen 0 for a dense batch."""
     window = (window_left, window_right)
     return check_inputs(q, k, v, window=window, scale=scale,
@@ -581,7 +593,7 @@ def _problem(q, k, v, window_left, window_right, scale, deterministic,
                         cu_seqlens_q=cu_seqlens_q, cu_seqlens_k=cu_seqlens_k,
                         max_seqlen_q=max_seqlen_q or None,
                         max_seqlen_k=max_seqlen_k or None, softcap=softcap,
-                        alibi_slopes=alibi_slopes)
+                        alibi_slopes=alibi_slopes, sinks=sinks)
 
 
 def _stats_shape(p: Problem) -> tuple:
@@ -589,16 +601,18 @@ def _stats_shape(p: Problem) -> tuple:
                                                   p.seq_q)
 
 
-def _extras(cu_seqlens_q, cu_seqlens_k, alibi_slopes) -> dict:
+def _extras(cu_seqlens_q, cu_seqlens_k, alibi_slopes, sinks) -> dict:
     """The kernels' arguments beside the attention tensors, by role: a
-    packed batch's offsets (cu_seqlens_q/_k) and ALiBi's slopes (capture0:
-    the score_mod's captured operand)."""
+    packed batch's offsets (cu_seqlens_q/_k), ALiBi's slopes (capture0:
+    the score_mod's captured operand) and the sinks."""
     extras = {}
     if cu_seqlens_q is not None:
         extras.update(cu_seqlens_q=cu_seqlens_q.contiguous(),
                       cu_seqlens_k=cu_seqlens_k.contiguous())
     if alibi_slopes is not None:
         extras["capture0"] = alibi_slopes.contiguous()
+    if sinks is not None:
+        extras["sinks"] = sinks.contiguous()
     return extras
 
 
@@ -607,11 +621,11 @@ def _extras(cu_seqlens_q, cu_seqlens_k, alibi_slopes) -> dict:
 # --------------------------------------------------------------------------
 
 def _forward(p: Problem, q, k, v, cu_seqlens_q=None, cu_seqlens_k=None,
-             alibi_slopes=None):
+             alibi_slopes=None, sinks=None):
     """O (q's shape) and the natural-log LSE, [B, Hq, Sq] or, packed,
-    [Hq, T_q] (float32; -inf for a query that sees no key, whose O is 0),
-    of problem `p` (check_inputs' of these tensors). Packed tokens past the
-    last sequence get O = 0."""
+    [Hq, T_q] (float32; -inf for a query that sees no key, whose O is 0;
+    with sinks, the sink's logit), of problem `p` (check_inputs' of these
+    tensors). Packed tokens past the last sequence get O = 0."""
     q, k, v = (_kernel_input(t) for t in (q, k, v))
     # Packed: the kernels write only the sequences' tokens.
     o = torch.zeros_like(q) if p.varlen else torch.empty_like(q)
@@ -619,34 +633,51 @@ def _forward(p: Problem, q, k, v, cu_seqlens_q=None, cu_seqlens_k=None,
     if p.batch * p.seq_q == 0:
         return o, lse.fill_(float("-inf"))
     if p.seq_k == 0:  # no key at all: no grid to launch
-        return o.zero_(), lse.fill_(float("-inf"))
+        return o.zero_(), _keyless_lse(p, lse, sinks)
     if p.varlen:
         lse.fill_(float("-inf"))
     _run(p, True, dict(q=q, k=k, v=v, o=o, lse=lse,
-                       **_extras(cu_seqlens_q, cu_seqlens_k, alibi_slopes)))
+                       **_extras(cu_seqlens_q, cu_seqlens_k, alibi_slopes,
+                                 sinks)))
     return o, lse
 
 
+def _keyless_lse(p: Problem, lse, sinks):
+    """The statistics of rows that see no key: -inf, or the head's sink
+    (the only term of the denominator)."""
+    if sinks is None:
+        return lse.fill_(float("-inf"))
+    heads = sinks.view(-1, 1) if p.varlen else sinks.view(1, -1, 1)
+    return lse.copy_(heads.expand_as(lse))
+
+
 def _backward(p: Problem, grad_out, q, k, v, o, lse, cu_seqlens_q=None,
-              cu_seqlens_k=None, alibi_slopes=None):
-    """dQ, dK, dV (q's, k's, v's shapes and dtype) of the forward of
-    problem `p` that gave O and LSE, for the output gradient `grad_out`
-    (dO); packed tokens past the last sequence get zero gradients."""
+              cu_seqlens_k=None, alibi_slopes=None, sinks=None):
+    """dQ, dK, dV (q's, k's, v's shapes and dtype) and dSinks (float32
+    [Hq]; empty without sinks) of the forward of problem `p` that gave O
+    and LSE, for the output gradient `grad_out` (dO); packed tokens past
+    the last sequence get zero gradients."""
     q, k, v, o, do = (_kernel_input(t) for t in (q, k, v, o, grad_out))
     lse = lse.contiguous()
     new = torch.zeros_like if p.varlen else torch.empty_like
     dq, dk, dv = (new(t) for t in (q, k, v))
+    dsinks = q.new_empty((p.heads_q if p.sinks else 0,),
+                         dtype=torch.float32)
     if p.batch * p.seq_q == 0 or p.seq_k == 0:
-        return dq.zero_(), dk.zero_(), dv.zero_()
+        # No key: O = 0, so D = rowsum(dO O) = 0 and dSink = -sum P_sink D
+        # = 0 too.
+        return dq.zero_(), dk.zero_(), dv.zero_(), dsinks.zero_()
+    extras = _extras(cu_seqlens_q, cu_seqlens_k, alibi_slopes, sinks)
+    if p.sinks:
+        extras["dsinks"] = dsinks
     _run(p, False, dict(q=q, k=k, v=v, o=o, do=do, lse=lse, dq=dq, dk=dk,
-                        dv=dv, **_extras(cu_seqlens_q, cu_seqlens_k,
-                                         alibi_slopes)))
-    return dq, dk, dv
+                        dv=dv, **extras))
+    return dq, dk, dv, dsinks
 
 
 def _save(ctx, tensors, attributes) -> None:
-    """What a backward needs: `tensors` (q, k, v, o, lse, the offsets and
-    the ALiBi slopes, None where absent) and the non-tensor
+    """What a backward needs: `tensors` (q, k, v, o, lse, the offsets, the
+    ALiBi slopes and the sinks, None where absent) and the non-tensor
     `attributes`."""
     ctx.save_for_backward(*tensors)
     ctx.attributes = attributes
@@ -677,7 +708,8 @@ if _IMPORT_ERROR is None:
                           cu_seqlens_k: Optional[Tensor] = None,
                           max_seqlen_q: int = 0, max_seqlen_k: int = 0,
                           softcap: float = 0.0,
-                          alibi_slopes: Optional[Tensor] = None
+                          alibi_slopes: Optional[Tensor] = None,
+                          sinks: Optional[Tensor] = None
                           ) -> Tuple[Tensor, Tensor]:
         """O (q's shape) and the natural-log LSE, [B, Hq, Sq] or, packed
         (cu_seqlens given, max_seqlen bucketed), [Hq, T_q] (float32; -inf
@@ -685,17 +717,18 @@ if _IMPORT_ERROR is None:
         the backward's (kept for autograd)."""
         p = _problem(q, k, v, window_left, window_right, scale,
                      deterministic, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
-                     max_seqlen_k, softcap, alibi_slopes)
-        return _forward(p, q, k, v, cu_seqlens_q, cu_seqlens_k, alibi_slopes)
+                     max_seqlen_k, softcap, alibi_slopes, sinks)
+        return _forward(p, q, k, v, cu_seqlens_q, cu_seqlens_k, alibi_slopes,
+                        sinks)
 
     @attention_forward.register_fake
     def _(q, k, v, window_left, window_right, scale, deterministic,
           cu_seqlens_q=None, cu_seqlens_k=None, max_seqlen_q=0,
-          max_seqlen_k=0, softcap=0.0, alibi_slopes=None):
+          max_seqlen_k=0, softcap=0.0, alibi_slopes=None, sinks=None):
         # torch.compile: the checks attention() skips while tracing.
         p = _problem(q, k, v, window_left, window_right, scale,
                      deterministic, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
-                     max_seqlen_k, softcap, alibi_slopes)
+                     max_seqlen_k, softcap, alibi_slopes, sinks)
         return (torch.empty_like(q, memory_format=torch.contiguous_format),
                 q.new_empty(_stats_shape(p), dtype=torch.float32))
 
@@ -709,46 +742,54 @@ if _IMPORT_ERROR is None:
                            cu_seqlens_k: Optional[Tensor] = None,
                            max_seqlen_q: int = 0, max_seqlen_k: int = 0,
                            softcap: float = 0.0,
-                           alibi_slopes: Optional[Tensor] = None
-                           ) -> Tuple[Tensor, Tensor, Tensor]:
-        """dQ, dK, dV (q's, k's, v's shapes and dtype) of the forward that
-        gave O and LSE, for the output gradient `grad_out` (dO)."""
+                           alibi_slopes: Optional[Tensor] = None,
+                           sinks: Optional[Tensor] = None
+                           ) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
+        """dQ, dK, dV (q's, k's, v's shapes and dtype) and dSinks (float32
+        [Hq], empty without sinks) of the forward that gave O and LSE, for
+        the output gradient `grad_out` (dO)."""
         p = _problem(q, k, v, window_left, window_right, scale,
                      deterministic, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
-                     max_seqlen_k, softcap, alibi_slopes)
+                     max_seqlen_k, softcap, alibi_slopes, sinks)
         return _backward(p, grad_out, q, k, v, o, lse, cu_seqlens_q,
-                         cu_seqlens_k, alibi_slopes)
+                         cu_seqlens_k, alibi_slopes, sinks)
 
     @attention_backward.register_fake
     def _(grad_out, q, k, v, o, lse, window_left, window_right, scale,
           deterministic, cu_seqlens_q=None, cu_seqlens_k=None,
-          max_seqlen_q=0, max_seqlen_k=0, softcap=0.0, alibi_slopes=None):
+          max_seqlen_q=0, max_seqlen_k=0, softcap=0.0, alibi_slopes=None,
+          sinks=None):
+        heads_q = q.shape[-2]
         return tuple(torch.empty_like(t, memory_format=torch.contiguous_format)
-                     for t in (q, k, v))
+                     for t in (q, k, v)) + (
+            q.new_empty((heads_q if sinks is not None else 0,),
+                        dtype=torch.float32),)
 
-    # Arguments after q, k, v: none differentiable (ALiBi's slopes are
-    # constants: no gradient).
+    # Arguments between q, k, v and the sinks: none differentiable (ALiBi's
+    # slopes are constants: no gradient).
     _OPTIONS = 10
 
     def _setup_context(ctx, inputs, output):
         q, k, v, window_left, window_right, scale, deterministic = inputs[:7]
         # The optional arguments, their defaults where a call left them out.
         (cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, softcap,
-         alibi_slopes) = tuple(inputs[7:]) + (
-             None, None, 0, 0, 0.0, None)[len(inputs) - 7:]
+         alibi_slopes, sinks) = tuple(inputs[7:]) + (
+             None, None, 0, 0, 0.0, None, None)[len(inputs) - 7:]
         o, lse = output
         ctx.mark_non_differentiable(lse)
         _save(ctx, (q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k,
-                    alibi_slopes),
+                    alibi_slopes, sinks),
               ((window_left, window_right, scale, deterministic),
                (max_seqlen_q, max_seqlen_k, softcap)))
 
     def _op_backward(ctx, grad_o, grad_lse):
-        (q, k, v, o, lse, cu_q, cu_k, slopes), (options, rest) = _saved(ctx)
-        dq, dk, dv = torch.ops.rocke.attention_backward(
+        (q, k, v, o, lse, cu_q, cu_k, slopes, sinks), (options, rest) = \
+            _saved(ctx)
+        dq, dk, dv, dsinks = torch.ops.rocke.attention_backward(
             _output_gradient(grad_o, o).contiguous(), q, k, v, o, lse,
-            *options, cu_q, cu_k, *rest, slopes)
-        return (dq, dk, dv) + (None,) * _OPTIONS
+            *options, cu_q, cu_k, *rest, slopes, sinks)
+        return (dq, dk, dv) + (None,) * _OPTIONS + (
+            dsinks if sinks is not None else None,)
 
     attention_forward.register_autograd(_op_backward,
                                         setup_context=_setup_context)
@@ -761,25 +802,27 @@ if _IMPORT_ERROR is None:
 
         @staticmethod
         def forward(ctx, p, q, k, v, cu_seqlens_q, cu_seqlens_k,
-                    alibi_slopes):
+                    alibi_slopes, sinks):
             o, lse = _forward(p, q, k, v, cu_seqlens_q, cu_seqlens_k,
-                              alibi_slopes)
+                              alibi_slopes, sinks)
             _save(ctx, (q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k,
-                        alibi_slopes), p)
+                        alibi_slopes, sinks), p)
             return o
 
         @staticmethod
         def backward(ctx, grad_o):
-            (q, k, v, o, lse, cu_q, cu_k, slopes), p = _saved(ctx)
-            dq, dk, dv = _backward(p, _output_gradient(grad_o, o), q, k, v, o,
-                                   lse, cu_q, cu_k, slopes)
-            return None, dq, dk, dv, None, None, None
+            (q, k, v, o, lse, cu_q, cu_k, slopes, sinks), p = _saved(ctx)
+            dq, dk, dv, dsinks = _backward(
+                p, _output_gradient(grad_o, o), q, k, v, o, lse, cu_q, cu_k,
+                slopes, sinks)
+            return (None, dq, dk, dv, None, None, None,
+                    dsinks if sinks is not None else None)
 
 
 def attention(q, k, v, *, causal=False, window=None, scale=None,
               cu_seqlens_q=None, cu_seqlens_k=None, max_seqlen_q=None,
               max_seqlen_k=None, deterministic=False, check_offsets=False,
-              softcap=0.0, alibi_slopes=None):
+              softcap=0.0, alibi_slopes=None, sinks=None):
     """Attention of q [B, Sq, Hq, D] over k, v [B, Sk, Hkv, D] (the layout of
     FlashAttention's ``flash_attn_func``): O [B, Sq, Hq, D], differentiable
     in q, k and v. With ``cu_seqlens_*``, a packed batch (FlashAttention's
@@ -824,6 +867,12 @@ def attention(q, k, v, *, causal=False, window=None, scale=None,
       j|``. Needs Sq = Sk (packed: ``cu_seqlens_k`` the same tensor as
       ``cu_seqlens_q``), where it equals FlashAttention's bottom-right
       bias; the slopes get no gradient. Not with ``softcap``.
+    * ``sinks``: torch.float32 [Hq] on q's device, learnable attention
+      sinks (GPT-OSS): one logit per query head that joins every row's
+      softmax denominator as a key with no value, P = exp(s - lse) with lse
+      = log(exp(sink[h]) + sum_k exp(s_k)); a query that sees no key gets
+      O = 0. Differentiable: dSink[h] = -sum over the batch and rows of
+      exp(sink[h] - lse) rowsum(dO O).
 
     Errors: TypeError (dtype, argument types), ValueError (device, shapes,
     head dim, window, scale, varlen arguments), RuntimeError (unsupported
@@ -838,7 +887,8 @@ def attention(q, k, v, *, causal=False, window=None, scale=None,
                          deterministic=deterministic,
                          cu_seqlens_q=cu_seqlens_q, cu_seqlens_k=cu_seqlens_k,
                          max_seqlen_q=max_seqlen_q, max_seqlen_k=max_seqlen_k,
-                         softcap=softcap, alibi_slopes=alibi_slopes)
+                         softcap=softcap, alibi_slopes=alibi_slopes,
+                         sinks=sinks)
         if check_offsets and p.varlen:
             error = offsets_error(cu_seqlens_q.tolist(),
                                   cu_seqlens_k.tolist(), p.seq_q, p.seq_k,
@@ -847,7 +897,7 @@ def attention(q, k, v, *, causal=False, window=None, scale=None,
                 raise ValueError("rocke.torch.attention: " + error)
         return _EagerAttention.apply(p, q.contiguous(), k.contiguous(),
                                      v.contiguous(), cu_seqlens_q,
-                                     cu_seqlens_k, alibi_slopes)
+                                     cu_seqlens_k, alibi_slopes, sinks)
     # Traced: the fake implementation checks the tensors (Dynamo need not
     # trace check_inputs).
     if check_offsets and cu_seqlens_q is not None:
@@ -863,5 +913,5 @@ def attention(q, k, v, *, causal=False, window=None, scale=None,
     args = (q.contiguous(), k.contiguous(), v.contiguous(), left, right,
             scale_value(scale, q.shape[-1]), deterministic, cu_seqlens_q,
             cu_seqlens_k) + (maxima or (0, 0)) + (softcap_value(softcap),
-                                                  alibi_slopes)
+                                                  alibi_slopes, sinks)
     return torch.ops.rocke.attention_forward(*args)[0]

@@ -13,11 +13,13 @@ import torch_check  # noqa: E402
 def test_cases_are_distinct_and_checkable():
     cases = torch_check.cases()
     assert len({c["name"] for c in cases}) == len(cases)
-    # One case leaves query rows without keys (Sq > Sk, bottom-right
-    # causal): 200 of its 300.
+    # Two cases leave query rows without keys (Sq > Sk, bottom-right
+    # causal): 200 of their 300, without and with sinks (whose LSE is then
+    # the sink).
     assert [(c["name"], torch_check.keyless_rows(c)) for c in cases
             if torch_check.keyless_rows(c)] == \
-        [("bf16_d128_h16_4_causal_300x100", 200)]
+        [("bf16_d128_h16_4_causal_300x100", 200),
+         ("bf16_d128_h16_4_causal_300x100_sinks", 200)]
     assert {c["D"] for c in cases} == {64, 96, 128, 192, 256}
     assert {(c["Hq"], c["Hkv"]) for c in cases} == {(16, 16), (16, 4)}
 
@@ -155,9 +157,10 @@ def test_score_mod_cost_problems_and_table():
     mask; the table gives ours over ours unmodified and over Flex."""
     import run_score_mod_cost as cost
     problems = cost.problems()
-    assert len(set(problems)) == 6
-    assert {(p.softcap, p.alibi) for p in problems} == {
-        (0.0, False), (cost.CAP, False), (0.0, True)}
+    assert len(set(problems)) == 8
+    assert {(p.softcap, p.alibi, p.sinks) for p in problems} == {
+        (0.0, False, False), (cost.CAP, False, False), (0.0, True, False),
+        (0.0, False, True)}
     rows = [dict(mod="none", causal=False, fwd_flop=4e12, bwd_flop=1e13,
                  ours=dict(fwd_ms=2.0, bwd_ms=5.0),
                  flex=dict(fwd_ms=2.5, bwd_ms=4.0)),

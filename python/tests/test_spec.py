@@ -167,6 +167,7 @@ def test_score_mod_shorthands_in_both_ops():
     (dict(softcap=1e-39), "f32 reciprocal"),  # its reciprocal is not
     (dict(softcap=2.0, alibi=True), "two score modifications"),
     (dict(alibi=1), "alibi must be a bool"),
+    (dict(sinks="yes"), "sinks must be a bool"),
     (dict(scale=1e39), "scale must be a positive finite number"),
 ])
 def test_bad_score_mods_are_named(kw, message):

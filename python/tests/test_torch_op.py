@@ -548,12 +548,11 @@ def test_problem_of_softcap_and_alibi_calls():
     (dict(softcap=1e-39), ValueError, "float32 reciprocal is finite"),
     (dict(softcap=True), ValueError, "softcap must be"),
     (dict(alibi_slopes=slopes(dtype="bfloat16")), TypeError,
-     "alibi_slopes has dtype torch.bfloat16; the slopes must be "
-     "torch.float32"),
+     "alibi_slopes has dtype torch.bfloat16; it must be torch.float32"),
     (dict(alibi_slopes=slopes(device="cpu")), ValueError,
      "alibi_slopes is on cpu:0, q on cuda:0"),
     (dict(alibi_slopes=slopes(4)), ValueError,
-     r"alibi_slopes must be \[16\] \(one slope per query head\), got shape "
+     r"alibi_slopes must be \[16\] \(one value per query head\), got shape "
      r"\(4,\)"),
     (dict(alibi_slopes=slopes(), softcap=2.0), ValueError,
      "softcap and alibi_slopes together are not supported"),
@@ -610,4 +609,76 @@ def test_alibi_kernels_take_the_slopes_by_role(tmp_path):
                                match="no buffer for role 'capture0'"):
                 kernel_abi.LaunchPlan(entry.kernels, env).bind(
                     {r: b for r, b in buffers.items() if r != "capture0"},
+                    allocate)
+
+
+# --------------------------------------------------------------------------
+# Learnable attention sinks (issue 33)
+# --------------------------------------------------------------------------
+
+def test_problem_of_a_sinks_call():
+    p = rt.check_inputs(*qkv(sk=120), sinks=slopes(), softcap=30)
+    assert (p.sinks, p.softcap) == (True, 30.0)
+    text = rt.spec_for(p, "sm_90a").to_mlir(forward=True, backward=True)
+    assert "%sinks: memref<16xf32>, %dsinks: memref<16xf32>" in text
+    assert text.count("stats(%lse) sinks(%sinks)") == 2
+    assert "-> %dq, %dk, %dv grad_sinks(%dsinks)" in text
+    q, k, v, cu_q, cu_k = packed()
+    p = rt.check_inputs(q, k, v, cu_seqlens_q=cu_q, cu_seqlens_k=cu_k,
+                        max_seqlen_q=200, max_seqlen_k=200, sinks=slopes())
+    assert p.varlen and p.sinks
+    assert "sinks" not in rt.spec_for(rt.check_inputs(*qkv()),
+                                      "sm_90a").to_mlir()
+
+
+@pytest.mark.parametrize("kw, error, message", [
+    (dict(sinks=slopes(dtype="float16")), TypeError,
+     "sinks has dtype torch.float16; it must be torch.float32"),
+    (dict(sinks=slopes(index=1)), ValueError, "sinks is on cuda:1, q on "
+     "cuda:0"),
+    (dict(sinks=slopes(8)), ValueError,
+     r"sinks must be \[16\] \(one value per query head\), got shape \(8,\)"),
+])
+def test_bad_sinks_are_named(kw, error, message):
+    with pytest.raises(error, match=message):
+        rt.check_inputs(*qkv(), **kw)
+
+
+@needs_rocke_opt
+def test_sinks_kernels_take_the_sinks_by_role(tmp_path):
+    """The sinks kernels compile for sm_90a and gfx942: the forward binds
+    role sinks in its main kernel; the backward adds fmha_bwd_sink_grad,
+    which reads the sinks and writes dsinks; a call without them is
+    refused by name."""
+    p = rt.problem((2, 300, 16, 64), (2, 280, 4, 64), causal=True,
+                   sinks=list(range(16)))
+    for chip in ("sm_90a", "gfx942"):
+        fwd, bwd = rt.prebuild([p], chip, directory=str(tmp_path))
+        shapes = dict(q=(2, 300, 16, 64), k=(2, 280, 4, 64),
+                      v=(2, 280, 4, 64), lse=(2, 16, 300), sinks=(16,),
+                      dsinks=(16,))
+        shapes.update(o=shapes["q"], do=shapes["q"], dq=shapes["q"],
+                      dk=shapes["k"], dv=shapes["v"])
+        elts = dict(lse="f32", sinks="f32", dsinks="f32")
+        buffers = {role: kernel_abi.Buffer(0x10000 * (i + 1),
+                                           elts.get(role, "bf16"), shape,
+                                           _strides(shape))
+                   for i, (role, shape) in enumerate(sorted(shapes.items()))}
+
+        def allocate(name, elt, shape, init):
+            return kernel_abi.Buffer(0x900000, elt, tuple(shape),
+                                     _strides(shape))
+        env = rt.size_env(p)
+        for entry, role in ((fwd, "sinks"), (bwd, "dsinks")):
+            launches = kernel_abi.LaunchPlan(entry.kernels, env).bind(
+                buffers, allocate)
+            users = [l.kernel for l in launches
+                     if ("!llvm.ptr", buffers[role].ptr) in l.args]
+            assert users, [l.kernel for l in launches]
+            if role == "dsinks":
+                assert users == [u for u in users if "sink_grad" in u]
+            with pytest.raises(ValueError,
+                               match="no buffer for role '%s'" % role):
+                kernel_abi.LaunchPlan(entry.kernels, env).bind(
+                    {r: b for r, b in buffers.items() if r != role},
                     allocate)
