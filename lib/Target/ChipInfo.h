@@ -85,14 +85,18 @@ struct ChipInfo {
   bool transposedLdsReads = false;
   /// The tiled forward's score atom, left to the chip, is the one that does
   /// the most work per instruction (chooseFwdAtoms) instead of the first.
-  /// gfx950 D=128: 32x32x16, 710 -> 605 llvm-mca cycles per KV block. Off
-  /// on gfx90a / gfx942, where 32x32x8 spills SGPRs at D=128 causal.
+  /// gfx950 D=128: 32x32x16, 710 -> 605 llvm-mca cycles per KV block;
+  /// gfx942: 32x32x8, with kvFetchAhead 901 -> 779 (D=64: about 640 ->
+  /// 455), its causal kernels spilling 25-49 SGPRs into VGPR lanes outside
+  /// the hot loop (the cut blocks' mask compares). Off on gfx90a (not
+  /// measured).
   bool fwdAtomByWork = false;
   /// The tiled forward loads the next K and V blocks into registers while
   /// it works on this one (KvPipelining::Registers by default): its loop
   /// waits for no global read. It costs the rows' registers for the whole
-  /// iteration: gfx942's D=128 forward spills VGPRs with it, gfx950's (on
-  /// 32x32x16 atoms) stays within 256.
+  /// iteration: gfx942's D=128 forward spilled VGPRs with it on 16x16x16
+  /// atoms; on its 32x32x8 (fwdAtomByWork) and gfx950's 32x32x16 atoms it
+  /// stays within the registers.
   bool kvFetchAhead = false;
   /// Global reads through buffer descriptors (MUBUF): a scalar base, 32-bit
   /// offsets, and zeros for offsets past the descriptor's size, which the

@@ -7,7 +7,7 @@
 // RUN: llvm-objdump -d --mcpu=gfx942 %t.hsaco | FileCheck %s --implicit-check-not=s_swappc --implicit-check-not=scratch_
 // RUN: llvm-readelf --notes %t.hsaco | FileCheck %s --check-prefix=NOTES
 // CHECK-LABEL: <fmha_fwd_tiled_main>:
-// CHECK: v_mfma_f32_16x16x16_bf16
+// CHECK: v_mfma_f32_32x32x8_bf16
 // CHECK-LABEL: <fmha_bwd_preprocess>:
 // CHECK-LABEL: <fmha_bwd_sink_grad>:
 // CHECK-NOT: global_atomic

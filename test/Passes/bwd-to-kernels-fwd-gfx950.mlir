@@ -35,8 +35,9 @@
 // COPIES: fmha.tile_read %[[V]][%{{.*}}, %{{.*}}] lane %{{.*}} : memref<128x72xbf16, #gpu.address_space<workgroup>> -> <128x64xbf16, a, "mfma_f32_16x16x32_kw4_bf16", subgroups 1x1>
 // CHECK: fmha.tile_mma {{.*}} -> <128x128xf32, c, "mfma_f32_{{16x16x32|32x32x16}}_kw4_bf16", subgroups 1x4>
 
-// gfx942 keeps 16x16x16 for both products; V's rows read transposed.
-// GFX942: fmha.tile_read %{{.*}} {transposed} : memref<64x136xbf16, #gpu.address_space<workgroup>> -> <128x64xbf16, a, "mfma_f32_16x16x16_bf16", subgroups 1x1>
+// gfx942 runs both products on its 32x32x8 atom (no kw4 atoms there); V's
+// rows read transposed.
+// GFX942: fmha.tile_read %{{.*}} {transposed} : memref<64x136xbf16, #gpu.address_space<workgroup>> -> <128x64xbf16, a, "mfma_f32_32x32x8_bf16", subgroups 1x1>
 // FETCH: scf.for
 // FETCH: fmha.tile_fetch {{.*}} -> <64x128xbf16, chunk 1x8, threads 256>
 // FETCH: fmha.tile_fetch {{.*}} -> <64x128xbf16, chunk 1x8, threads 256>

@@ -5,7 +5,8 @@
 // RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='target=host forward=true' | FileCheck %s --check-prefixes=CHECK,HOST,SPLIT
 // RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='chip=gfx942' | FileCheck %s --check-prefix=KEPT
 
-// bf16, D=128, causal. Q stays in registers on gfx942; sm_90 (32 query
+// bf16, D=128, causal. Q stays in registers on gfx942 (32x32x8 atoms:
+// ChipInfo::fwdAtomByWork); sm_90 (32 query
 // rows per warp) and the host read it from the block's copy. gfx942 holds the scores as S^T [kv x q] (an MFMA C
 // fragment is the B fragment of P^T in O^T = V^T P^T) and the row
 // statistics as per-column vectors; sm_90 and the host hold S [q x kv] (two
@@ -19,8 +20,8 @@
 // them in the same iteration (fmha-pipeline-tile-fetches issues them a block
 // ahead).
 // CHECK-LABEL: func{{.*}} @fmha_fwd_tiled_main(
-// AMD: fmha.tile_load {{.*}} {transposed} : {{.*}} -> <128x128xbf16, b, "mfma_f32_16x16x16_bf16", subgroups 1x4>
-// AMD: %[[INIT:.*]] = fmha.tile_map({{.*}}) : !fmha.tile<1x128xf32, cols, "mfma_f32_16x16x16_bf16", subgroups 1x4> -> !fmha.tile<1x128xf32, cols, "mfma_f32_16x16x16_bf16", subgroups 1x4>
+// AMD: fmha.tile_load {{.*}} {transposed} : {{.*}} -> <128x128xbf16, b, "mfma_f32_32x32x8_bf16", subgroups 1x4>
+// AMD: %[[INIT:.*]] = fmha.tile_map({{.*}}) : !fmha.tile<1x128xf32, cols, "mfma_f32_32x32x8_bf16", subgroups 1x4> -> !fmha.tile<1x128xf32, cols, "mfma_f32_32x32x8_bf16", subgroups 1x4>
 // AMD-NEXT: ^bb0(%{{.*}}: f32):
 // AMD-NEXT: fmha.yield %{{.*}} : f32
 // NV-NOT: fmha.tile_copy_async
@@ -33,17 +34,17 @@
 // NVSYNC-NOT: nvgpu
 // HOST: fmha.tile_read {{.*}} -> <16x128xbf16, a, "host_16x16x16", subgroups 1x1>
 // NV: fmha.tile_read {{.*}} -> <128x128xbf16, a, "mma_sync_m16n8k16_bf16", subgroups 4x1>
-// AMD: fmha.tile_mma {{.*}} : <64x128xbf16, a, "mfma_f32_16x16x16_bf16", subgroups 1x1>, <128x128xbf16, b, "mfma_f32_16x16x16_bf16", subgroups 1x4> -> <64x128xf32, c, "mfma_f32_16x16x16_bf16", subgroups 1x4>
+// AMD: fmha.tile_mma {{.*}} : <64x128xbf16, a, "mfma_f32_32x32x8_bf16", subgroups 1x1>, <128x128xbf16, b, "mfma_f32_32x32x8_bf16", subgroups 1x4> -> <64x128xf32, c, "mfma_f32_32x32x8_bf16", subgroups 1x4>
 // NV: fmha.tile_mma {{.*}} : <128x128xbf16, a, "mma_sync_m16n8k16_bf16", subgroups 4x1>, <128x64xbf16, b, "mma_sync_m16n8k16_bf16", subgroups 1x1> -> <128x64xf32, c, "mma_sync_m16n8k16_bf16", subgroups 4x1>
 // NV: fmha.tile_mask {{.*}} {cut_only, fill = 0xFF800000 : f32, mask = #fmha.mask<causal>}
 // SPLIT-NOT: fmha.tile_mask
-// AMD: fmha.tile_reduce max %{{.*}} dim 0 : <64x128xf32, c, "mfma_f32_16x16x16_bf16", subgroups 1x4> -> <1x128xf32, cols, "mfma_f32_16x16x16_bf16", subgroups 1x4>
+// AMD: fmha.tile_reduce max %{{.*}} dim 0 : <64x128xf32, c, "mfma_f32_32x32x8_bf16", subgroups 1x4> -> <1x128xf32, cols, "mfma_f32_32x32x8_bf16", subgroups 1x4>
 // NV: fmha.tile_reduce max %{{.*}} dim 1 : <128x64xf32, c, "mma_sync_m16n8k16_bf16", subgroups 4x1> -> <128x1xf32, rows, "mma_sync_m16n8k16_bf16", subgroups 4x1>
 // CHECK: math.exp2
 // CHECK: fmha.tile_reduce add
-// AMD: fmha.tile_convert %{{.*}} : <64x128xf32, c, "mfma_f32_16x16x16_bf16", subgroups 1x4> -> <64x128xbf16, b, "mfma_f32_16x16x16_bf16", subgroups 1x4>
+// AMD: fmha.tile_convert %{{.*}} : <64x128xf32, c, "mfma_f32_32x32x8_bf16", subgroups 1x4> -> <64x128xbf16, b, "mfma_f32_32x32x8_bf16", subgroups 1x4>
 // NV: fmha.tile_convert %{{.*}} : <128x64xf32, c, "mma_sync_m16n8k16_bf16", subgroups 4x1> -> <128x64xbf16, a, "mma_sync_m16n8k16_bf16", subgroups 4x1>
-// AMD: fmha.tile_mma {{.*}} -> <128x128xf32, c, "mfma_f32_16x16x16_bf16", subgroups 1x4>
+// AMD: fmha.tile_mma {{.*}} -> <128x128xf32, c, "mfma_f32_32x32x8_bf16", subgroups 1x4>
 // NV: fmha.tile_mma {{.*}} -> <128x128xf32, c, "mma_sync_m16n8k16_bf16", subgroups 4x1>
 // SPLIT-NOT: fmha.tile_mask
 // CHECK: scf.yield
@@ -54,7 +55,7 @@
 // SPLIT: fmha.tile_reduce max
 // SPLIT: scf.yield
 // NV-NOT: nvgpu.device_async_wait
-// AMD: fmha.tile_store {{.*}} {transposed} : <128x128xf32, c, "mfma_f32_16x16x16_bf16", subgroups 1x4>
+// AMD: fmha.tile_store {{.*}} {transposed} : <128x128xf32, c, "mfma_f32_32x32x8_bf16", subgroups 1x4>
 // NV: fmha.tile_store {{.*}} : <128x128xf32, c, "mma_sync_m16n8k16_bf16", subgroups 4x1>
 // CHECK: math.log2
 // CHECK: fmha.tile_store_lines

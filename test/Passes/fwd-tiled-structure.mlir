@@ -13,10 +13,11 @@
 // P V. One barrier per block:
 // after this block's copies are waited for and before the next block's are
 // issued into the slot the previous block was read from. gfx942 (128 query
-// rows over 4 waves, 64 KV rows): 64 + 64 MFMAs; K and V^T copied at the top
-// of the block, between two barriers. Row maxima and sums: one cross-lane
-// reduction per row a lane holds (sm_90: 4 rows of two atoms; gfx942: 1
-// column of two atoms). P stays in registers: nothing else is written to
+// rows over 4 waves, 64 KV rows): 32 + 32 MFMAs of 32x32x8; K and V^T placed
+// at the top of the block, between two barriers, from registers fetched
+// during the previous block. Row maxima and sums: one cross-lane reduction
+// per row a lane holds (sm_90: 4 rows of two atoms; gfx942: 1 column of one
+// atom). P stays in registers: nothing else is written to
 // workgroup memory. sm_90: one loop, the mask behind a branch per block
 // (only the blocks the diagonal or Sk cuts take it); gfx942: the blocks
 // every query sees whole in a loop without the mask, then the cut ones in
@@ -37,7 +38,7 @@
 // NV-COUNT-16: fmha.mask_fragment
 // NV: }
 // Row maxima and sums: one cross-lane reduction per row a lane holds
-// (sm_90: 4 rows of two atoms; gfx942: 1 column of two atoms).
+// (sm_90: 4 rows of two atoms).
 // NV-COUNT-4: gpu.subgroup_reduce maxnumf {{.*}} cluster(size = 4)
 // NV-NOT: gpu.subgroup_reduce maxnumf
 // NV-COUNT-4: gpu.subgroup_reduce add {{.*}} cluster(size = 4)
@@ -92,20 +93,29 @@
 // WG: gpu.return
 
 // AMD-LABEL: gpu.func @fmha_fwd_tiled_main
-// The blocks whose keys every query sees, without the mask:
+// The first block's K and V rows fetched into registers before the loops
+// (ChipInfo::kvFetchAhead), through buffer descriptors:
+// AMD-COUNT-4: vector.load {{.*}}#amdgpu.address_space<fat_raw_buffer>>, vector<8xbf16>
+// AMD-COUNT-8: vector.load {{.*}}#amdgpu.address_space<fat_raw_buffer>>, vector<4xbf16>
+// The blocks whose keys every query sees, without the mask: place this
+// block's rows, fetch the next block's, then the products on 32x32x8 atoms
+// (ChipInfo::fwdAtomByWork: 32 per product, half of 16x16x16's 64) with one
+// lane exchange per row reduction.
 // AMD: scf.for
 // AMD: gpu.barrier
-// AMD: vector.store {{.*}} : memref<64x136xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
-// AMD-COUNT-4: vector.store {{.*}} : memref<128x72xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
+// AMD-COUNT-4: vector.store {{.*}} : memref<64x136xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// AMD-COUNT-8: vector.store {{.*}} : memref<128x72xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
 // AMD: gpu.barrier
 // AMD-NOT: gpu.barrier
-// AMD-COUNT-64: fmha.mma {{.*}} {atom = "mfma_f32_16x16x16_bf16"}
+// AMD-COUNT-4: vector.load {{.*}}#amdgpu.address_space<fat_raw_buffer>>, vector<8xbf16>
+// AMD-COUNT-8: vector.load {{.*}}#amdgpu.address_space<fat_raw_buffer>>, vector<4xbf16>
+// AMD-COUNT-32: fmha.mma {{.*}} {atom = "mfma_f32_32x32x8_bf16"}
 // AMD-NOT: fmha.mask_fragment
-// AMD-COUNT-2: gpu.subgroup_reduce maxnumf {{.*}} cluster(size = 4, stride = 16)
+// AMD: gpu.subgroup_reduce maxnumf {{.*}} cluster(size = 2, stride = 32)
 // AMD-NOT: gpu.subgroup_reduce maxnumf
-// AMD-COUNT-2: gpu.subgroup_reduce add {{.*}} cluster(size = 4, stride = 16)
+// AMD: gpu.subgroup_reduce add {{.*}} cluster(size = 2, stride = 32)
 // AMD-NOT: vector.store {{.*}}#gpu.address_space<workgroup>>
-// AMD-COUNT-64: fmha.mma {{.*}} {atom = "mfma_f32_16x16x16_bf16"}
+// AMD-COUNT-32: fmha.mma {{.*}} {atom = "mfma_f32_32x32x8_bf16"}
 // AMD-NOT: fmha.mma
 // AMD-NOT: gpu.barrier
 // AMD-NOT: fmha.mask_fragment
@@ -114,17 +124,17 @@
 // per score atom.
 // AMD: scf.for
 // AMD: gpu.barrier
-// AMD: vector.store {{.*}} : memref<64x136xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
-// AMD-COUNT-4: vector.store {{.*}} : memref<128x72xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
+// AMD-COUNT-4: vector.store {{.*}} : memref<64x136xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// AMD-COUNT-8: vector.store {{.*}} : memref<128x72xbf16, #gpu.address_space<workgroup>>, vector<4xbf16>
 // AMD: gpu.barrier
 // AMD-NOT: gpu.barrier
-// AMD-COUNT-64: fmha.mma {{.*}} {atom = "mfma_f32_16x16x16_bf16"}
-// AMD-COUNT-8: fmha.mask_fragment
-// AMD-COUNT-2: gpu.subgroup_reduce maxnumf {{.*}} cluster(size = 4, stride = 16)
+// AMD-COUNT-32: fmha.mma {{.*}} {atom = "mfma_f32_32x32x8_bf16"}
+// AMD-COUNT-2: fmha.mask_fragment
+// AMD: gpu.subgroup_reduce maxnumf {{.*}} cluster(size = 2, stride = 32)
 // AMD-NOT: gpu.subgroup_reduce maxnumf
-// AMD-COUNT-2: gpu.subgroup_reduce add {{.*}} cluster(size = 4, stride = 16)
+// AMD: gpu.subgroup_reduce add {{.*}} cluster(size = 2, stride = 32)
 // AMD-NOT: vector.store {{.*}}#gpu.address_space<workgroup>>
-// AMD-COUNT-64: fmha.mma {{.*}} {atom = "mfma_f32_16x16x16_bf16"}
+// AMD-COUNT-32: fmha.mma {{.*}} {atom = "mfma_f32_32x32x8_bf16"}
 // AMD-NOT: fmha.mma
 // AMD-NOT: gpu.barrier
 // AMD: scf.yield
