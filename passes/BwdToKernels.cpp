@@ -327,6 +327,14 @@ struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
                         "reference lowering) does");
         return signalPassFailure();
       }
+      Value dropout = bwdOp ? bwdOp.getDropoutSeedOffset()
+                            : fwdOp.getDropoutSeedOffset();
+      if (dropout) {
+        op->emitOpError("has dropout, which fmha-bwd-to-kernels does not "
+                        "lower yet; fmha-lower-to-loops (the reference "
+                        "lowering) does");
+        return signalPassFailure();
+      }
       if (bwdOp && bwdOp.getGradSinks() &&
           strategy == rocke::BwdStrategy::Warp) {
         op->emitOpError("has grad_sinks, which strategy=warp does not "
