@@ -327,12 +327,10 @@ struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
                         "reference lowering) does");
         return signalPassFailure();
       }
-      Value dropout = bwdOp ? bwdOp.getDropoutSeedOffset()
-                            : fwdOp.getDropoutSeedOffset();
-      if (dropout) {
-        op->emitOpError("has dropout, which fmha-bwd-to-kernels does not "
-                        "lower yet; fmha-lower-to-loops (the reference "
-                        "lowering) does");
+      if (bwdOp && bwdOp.getDropoutSeedOffset() &&
+          strategy == rocke::BwdStrategy::Warp) {
+        op->emitOpError("has dropout, which strategy=warp does not lower; "
+                        "strategy=tiled does");
         return signalPassFailure();
       }
       if (bwdOp && bwdOp.getGradSinks() &&
