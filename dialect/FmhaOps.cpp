@@ -601,6 +601,34 @@ static LogicalResult verifyBias(Operation *op, bool varlen, Value query,
   return success();
 }
 
+/// Dropout: an i64 [2] memref {seed, offset} and a keep probability 1 - p
+/// with 0 <= p < 1 (p = 0 keeps every score: u >= 0 always holds).
+static LogicalResult verifyDropout(Operation *op, Value seedOffset,
+                                   FloatAttr probability) {
+  if (!seedOffset) {
+    if (probability)
+      return op->emitOpError("has dropout_p but no dropout(...) seed and "
+                             "offset operand");
+    return success();
+  }
+  auto type = cast<MemRefType>(seedOffset.getType());
+  if (type.getRank() != 1 || type.getDimSize(0) != 2 ||
+      !type.getElementType().isInteger(64) || !type.isStrided() ||
+      AttentionVerifier::hasNegativeStride(type))
+    return op->emitOpError()
+           << "dropout seed and offset must be a strided memref<2xi64> "
+              "{seed, offset} with a non-negative stride, got "
+           << type;
+  if (!probability)
+    return op->emitOpError("has a dropout(...) operand but no dropout_p");
+  double p = probability.getValueAsDouble();
+  if (!(p >= 0.0 && p < 1.0))
+    return op->emitOpError()
+           << "dropout probability p = " << p
+           << " is outside [0, 1): p is the probability of dropping a score";
+  return success();
+}
+
 /// The sinks, read like the other inputs; their gradient, written.
 static void
 appendSinkBuffers(SmallVectorImpl<AttentionVerifier::Buffer> &buffers,
@@ -648,6 +676,11 @@ LogicalResult AttentionFwdOp::verify() {
     return failure();
   if (getBias())
     buffers.push_back({"bias", getBias(), false});
+  if (failed(verifyDropout(*this, getDropoutSeedOffset(), getDropoutPAttr())))
+    return failure();
+  if (getDropoutSeedOffset())
+    buffers.push_back(
+        {"dropout seed and offset", getDropoutSeedOffset(), false});
   return v.verifyBuffers(buffers, getStats(), /*statsAreOutputs=*/true);
 }
 
@@ -731,7 +764,11 @@ LogicalResult AttentionBwdOp::verify() {
     buffers.push_back({"bias", getBias(), false});
   if (getGradBias())
     buffers.push_back({"grad_bias", getGradBias(), true});
+  if (getDropoutSeedOffset())
+    buffers.push_back(
+        {"dropout seed and offset", getDropoutSeedOffset(), false});
   if (failed(verifySinks(*this, getQuery(), getSinks(), getGradSinks())) ||
+      failed(verifyDropout(*this, getDropoutSeedOffset(), getDropoutPAttr())) ||
       failed(verifyBias(*this, isVarlen(), getQuery(), getKey(), getBias(),
                         getGradBias())) ||
       failed(v.verifyBuffers(buffers, getStats(), /*statsAreOutputs=*/false)) ||
@@ -759,6 +796,11 @@ LogicalResult AttentionBwdOp::verify() {
       return mismatch("bias differs from that of the fmha.attention_fwd "
                       "writing its statistics; the backward recomputes the "
                       "softmax of the forward's biased scores");
+    if (fwd.getDropoutSeedOffset() != getDropoutSeedOffset() ||
+        fwd.getDropoutPAttr() != getDropoutPAttr())
+      return mismatch("dropout differs from that of the fmha.attention_fwd "
+                      "writing its statistics; the backward regenerates the "
+                      "forward's mask from the same seed, offset and p");
     if (!sameScoreMod(fwd.getScoreMod(), fwd.getCaptures(), getScoreMod(),
                       getCaptures()))
       return mismatch("score_mod differs from that of the fmha.attention_fwd "

@@ -197,13 +197,22 @@ def Fmha_AttentionFwdOp : Fmha_AttentionOpBase<"attention_fwd"> {
     query's element type, broadcast over the batch and heads where its
     extent is 1, added to the (modified) scores: s' = f(scale q.k) +
     bias[b, h, q, k], before the mask; dense batches only.
+
+    Dropout (`dropout(%seed_offset, p = 0.1)`, FlashAttention-2's): P
+    becomes P * Z / (1 - p) before it multiplies V, Z[b, h, q, k] =
+    (u >= p) with u = philox4x32_10(key = seed, counter = (k, q, n lo, n
+    hi))[0] * 2^-32, n = offset + b * Hq + h (README: the exact
+    definition); %seed_offset is an i64 [2] memref {seed, offset} in
+    device memory (read by the kernels, so a captured CUDA graph replays
+    with new values). The statistics are those of the undropped softmax.
   }];
   let arguments = (ins
     AnyMemRef:$query, AnyMemRef:$key, AnyMemRef:$value,
     AnyMemRef:$out, Variadic<AnyMemRef>:$stats,
     Optional<AnyMemRef>:$cu_seqlens_q, Optional<AnyMemRef>:$cu_seqlens_k,
     Variadic<AnyMemRef>:$captures, Optional<AnyMemRef>:$sinks,
-    Optional<AnyMemRef>:$bias,
+    Optional<AnyMemRef>:$bias, Optional<AnyMemRef>:$dropout_seed_offset,
+    OptionalAttr<F32Attr>:$dropout_p,
     OptionalAttr<F32Attr>:$scale,
     OptionalAttr<Fmha_MaskAttr>:$mask,
     DefaultValuedAttr<Fmha_StatsEncodingAttr,
@@ -214,11 +223,14 @@ def Fmha_AttentionFwdOp : Fmha_AttentionOpBase<"attention_fwd"> {
   let assemblyFormat = [{
     $query `,` $key `,` $value `->` $out `,` `stats` `(` $stats `)`
     (`varlen` `(` $cu_seqlens_q^ `,` $cu_seqlens_k `)`)?
-    (`sinks` `(` $sinks^ `)`)? (`bias` `(` $bias^ `)`)? attr-dict
+    (`sinks` `(` $sinks^ `)`)? (`bias` `(` $bias^ `)`)?
+    (`dropout` `(` $dropout_seed_offset^ `,` `p` `=` $dropout_p `)`)?
+    attr-dict
     `:` type($query) `,` type($key) `,` type($value) `->` type($out) `,`
     `stats` `(` type($stats) `)`
     (`varlen` `(` type($cu_seqlens_q)^ `,` type($cu_seqlens_k) `)`)?
     (`sinks` `(` type($sinks)^ `)`)? (`bias` `(` type($bias)^ `)`)?
+    (`dropout` `(` type($dropout_seed_offset)^ `)`)?
     (`score_mod` custom<ScoreMod>($captures, type($captures), $score_mod)^)?
   }];
   let extraClassDeclaration = commonExtraDecls;
@@ -262,6 +274,10 @@ def Fmha_AttentionBwdOp : Fmha_AttentionOpBase<"attention_bwd"> {
     With `bias(%bias)` (that of the forward), `grad_bias(%db)` (f32, the
     bias's shape) receives dBias = dS', the gradient with respect to the
     biased score P (dP - D), summed over the dims the bias broadcasts.
+
+    With `dropout(%seed_offset, p = ...)` (that of the forward; it
+    regenerates the forward's mask Z): dV = (P * Z / (1 - p))^T dO, dP =
+    (dO V^T) * Z / (1 - p), D = rowsum(dO * O), dS = P (dP - D).
   }];
   let arguments = (ins
     AnyMemRef:$query, AnyMemRef:$key, AnyMemRef:$value,
@@ -270,7 +286,8 @@ def Fmha_AttentionBwdOp : Fmha_AttentionOpBase<"attention_bwd"> {
     Optional<AnyMemRef>:$cu_seqlens_q, Optional<AnyMemRef>:$cu_seqlens_k,
     Variadic<AnyMemRef>:$captures, Optional<AnyMemRef>:$sinks,
     Optional<AnyMemRef>:$grad_sinks, Optional<AnyMemRef>:$bias,
-    Optional<AnyMemRef>:$grad_bias,
+    Optional<AnyMemRef>:$grad_bias, Optional<AnyMemRef>:$dropout_seed_offset,
+    OptionalAttr<F32Attr>:$dropout_p,
     OptionalAttr<F32Attr>:$scale,
     OptionalAttr<Fmha_MaskAttr>:$mask,
     DefaultValuedAttr<Fmha_StatsEncodingAttr,
@@ -284,6 +301,7 @@ def Fmha_AttentionBwdOp : Fmha_AttentionOpBase<"attention_bwd"> {
     $query `,` $key `,` $value `,` $out `,` $grad_out `,` `stats` `(` $stats `)`
     (`varlen` `(` $cu_seqlens_q^ `,` $cu_seqlens_k `)`)?
     (`sinks` `(` $sinks^ `)`)? (`bias` `(` $bias^ `)`)?
+    (`dropout` `(` $dropout_seed_offset^ `,` `p` `=` $dropout_p `)`)?
     `->` $grad_query `,` $grad_key `,` $grad_value
     (`grad_sinks` `(` $grad_sinks^ `)`)? (`grad_bias` `(` $grad_bias^ `)`)?
     attr-dict
@@ -291,6 +309,7 @@ def Fmha_AttentionBwdOp : Fmha_AttentionOpBase<"attention_bwd"> {
     type($grad_out) `,` `stats` `(` type($stats) `)`
     (`varlen` `(` type($cu_seqlens_q)^ `,` type($cu_seqlens_k) `)`)?
     (`sinks` `(` type($sinks)^ `)`)? (`bias` `(` type($bias)^ `)`)?
+    (`dropout` `(` type($dropout_seed_offset)^ `)`)?
     `->` type($grad_query) `,` type($grad_key) `,` type($grad_value)
     (`grad_sinks` `(` type($grad_sinks)^ `)`)?
     (`grad_bias` `(` type($grad_bias)^ `)`)?

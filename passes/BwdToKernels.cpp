@@ -327,6 +327,12 @@ struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
                         "reference lowering) does");
         return signalPassFailure();
       }
+      if (bwdOp && bwdOp.getDropoutSeedOffset() &&
+          strategy == rocke::BwdStrategy::Warp) {
+        op->emitOpError("has dropout, which strategy=warp does not lower; "
+                        "strategy=tiled does");
+        return signalPassFailure();
+      }
       if (bwdOp && bwdOp.getGradSinks() &&
           strategy == rocke::BwdStrategy::Warp) {
         op->emitOpError("has grad_sinks, which strategy=warp does not "

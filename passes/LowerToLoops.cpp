@@ -13,9 +13,13 @@
 // backward (dialect/ScoreMod.h). Attention sinks start each row's max and
 // sum; their gradient sums -P_sink D over the rows in the dQ nest. An
 // additive bias is added to each (modified) score; its gradient, dS before
-// the score_mod's slope, accumulates in the dQ nest too.
+// the score_mod's slope, accumulates in the dQ nest too. Dropout multiplies
+// each probability by Z / (1 - p) where it meets V or dP (dialect/Dropout.h
+// regenerates Z per pair from the seed and offset; the statistics are those
+// of the undropped softmax).
 //
 //===----------------------------------------------------------------------===//
+#include "dialect/Dropout.h"
 #include "dialect/FmhaDialect.h"
 #include "dialect/ScoreMod.h"
 #include "passes/Passes.h"
@@ -31,6 +35,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 
 namespace rocke {
 #define GEN_PASS_DEF_LOWERTOLOOPS
@@ -48,15 +53,18 @@ class LoopEmitter {
 public:
   /// `cuSeqlensQ` / `cuSeqlensK`: the offsets of a packed batch, or null;
   /// `scoreMod` (empty: none) reads `captures`; `sinks` [Hq] and `bias`
-  /// [B or 1, Hq or 1, Sq, Sk] or null.
+  /// [B or 1, Hq or 1, Sq, Sk] or null; `dropoutSeedOffset` (memref<2xi64>)
+  /// or null, with drop probability `dropoutP`.
   LoopEmitter(OpBuilder &b, Location loc, Value query, Value key, Value value,
               MaskAttr mask, float scale, StatsEncoding encoding,
               Value cuSeqlensQ, Value cuSeqlensK, Region &scoreMod,
-              ValueRange captures, Value sinks, Value bias)
+              ValueRange captures, Value sinks, Value bias,
+              Value dropoutSeedOffset, float dropoutP)
       : b(b), loc(loc), q(query), k(key), v(value), cuQ(cuSeqlensQ),
-        cuK(cuSeqlensK), sinks(sinks), bias(bias), band(mask.getBand()),
-        scale(scale), encoding(encoding), scoreMod(scoreMod),
-        captures(captures) {
+        cuK(cuSeqlensK), sinks(sinks), bias(bias),
+        dropoutSeedOffset(dropoutSeedOffset), dropoutP(dropoutP),
+        band(mask.getBand()), scale(scale), encoding(encoding),
+        scoreMod(scoreMod), captures(captures) {
     f32 = b.getF32Type();
     auto qt = cast<MemRefType>(q.getType());
     auto kt = cast<MemRefType>(k.getType());
@@ -288,6 +296,24 @@ private:
     return log2Stats() ? math::Exp2Op::create(b, loc, x).getResult()
                        : math::ExpOp::create(b, loc, x).getResult();
   }
+  /// Batch bi's head h's dropout stream (none without dropout).
+  std::optional<DropoutStream> dropoutStream(Value bi, Value h) {
+    if (!dropoutSeedOffset)
+      return std::nullopt;
+    return emitDropoutStream(b, loc, dropoutSeedOffset, bi, h, hq);
+  }
+  /// Z / (1 - p) of pair (i, j): what dropout multiplies P by (null
+  /// without dropout).
+  Value keptFactor(const std::optional<DropoutStream> &stream, Value i,
+                   Value j) {
+    if (!stream)
+      return Value();
+    Value keep =
+        emitDropoutKeep(b, loc, *stream, i, j, dropoutThreshold(dropoutP));
+    return arith::SelectOp::create(b, loc, keep, cst(dropoutScale(dropoutP)),
+                                   cst(0.0));
+  }
+  Value times(Value x, Value factor) { return factor ? mul(x, factor) : x; }
   Value kvHead(Value h) {
     return arith::DivUIOp::create(b, loc, h, idx(hq / hkv));
   }
@@ -301,7 +327,8 @@ private:
 
   OpBuilder &b;
   Location loc;
-  Value q, k, v, cuQ, cuK, sinks, bias;
+  Value q, k, v, cuQ, cuK, sinks, bias, dropoutSeedOffset;
+  float dropoutP;
   MaskBand band;
   float scale;
   StatsEncoding encoding;
@@ -322,6 +349,7 @@ void LoopEmitter::emitForward(Value out, ValueRange stats) {
     loop(hq, [&](Value h) {
       Value hk = kvHead(h);
       Value sink = sinkStat(h);
+      std::optional<DropoutStream> stream = dropoutStream(bi, h);
       loop(seqQ, [&](Value i) {
         // The sink, a key with no value, starts the max and the sum.
         Value rowMax =
@@ -341,11 +369,13 @@ void LoopEmitter::emitForward(Value out, ValueRange stats) {
               visible(i, j),
               [&] {
                 Value p = expStat(sub(scaledScore(bi, i, h, j, hk), rowMax));
+                // The sum is of the undropped P; O of the dropped one.
+                Value pDropped = times(p, keptFactor(stream, i, j));
                 loop(dv, [&](Value d) {
                   Value a = memref::LoadOp::create(b, loc, acc, d);
                   memref::StoreOp::create(
-                      b, loc, add(a, mul(p, load(v, kAt(bi, j, hk, d)))), acc,
-                      d);
+                      b, loc, add(a, mul(pDropped, load(v, kAt(bi, j, hk, d)))),
+                      acc, d);
                 });
                 return add(l, p);
               },
@@ -404,20 +434,22 @@ void LoopEmitter::emitBackward(Value out, Value gradOut, ValueRange stats,
       return add(acc, mul(g, o));
     });
   };
-  // dS' = P * (dO_i . V_j - D_i), the gradient with respect to the
-  // (modified, biased) score s', hence the bias's; times the score_mod's
-  // slope, dS with respect to the scaled score s.
+  // dS' = P * (dP_ij - D_i), dP_ij = dO_i . V_j (times Z / (1 - p) with
+  // dropout, `kept`), the gradient with respect to the (modified, biased)
+  // score s', hence the bias's; times the score_mod's slope, dS with
+  // respect to the scaled score s.
   auto dsModifiedOf = [&](Value p, Value bi, Value i, Value h, Value j,
-                          Value hk, Value di) {
-    return mul(p, sub(dot(gradOut, i, h, v, j, hk, dv, bi), di));
+                          Value hk, Value di, Value kept) {
+    Value dp = times(dot(gradOut, i, h, v, j, hk, dv, bi), kept);
+    return mul(p, sub(dp, di));
   };
   auto withSlope = [&](Value dsModified, Value slope) {
     return slope ? mul(dsModified, slope) : dsModified;
   };
-  auto dsOf = [&](std::pair<Value, Value> pAndSlope, Value bi, Value i,
-                  Value h, Value j, Value hk, Value di) {
+  auto dsOf = [&](std::pair<Value, Value> pAndSlope, Value bi, Value i, Value h,
+                  Value j, Value hk, Value di, Value kept) {
     auto [p, slope] = pAndSlope;
-    return withSlope(dsModifiedOf(p, bi, i, h, j, hk, di), slope);
+    return withSlope(dsModifiedOf(p, bi, i, h, j, hk, di, kept), slope);
   };
   // Rows of key-side (K, dK, dV) or query-side operands.
   auto axpy = [&](Value row, int64_t n, Value a, Value x, bool keySide,
@@ -463,6 +495,7 @@ void LoopEmitter::emitBackward(Value out, Value gradOut, ValueRange stats,
     beginSequence(bi);
     loop(hq, [&](Value h) {
       Value hk = kvHead(h);
+      std::optional<DropoutStream> stream = dropoutStream(bi, h);
       loop(seqQ, [&](Value i) {
         Row row = rowStats(bi, h, i);
         Value di = delta(bi, i, h);
@@ -478,7 +511,8 @@ void LoopEmitter::emitBackward(Value out, Value gradOut, ValueRange stats,
         loop(seqK, [&](Value j) {
           when(visible(i, j), [&] {
             auto [p, slope] = prob(row, bi, i, h, j, hk);
-            Value dsModified = dsModifiedOf(p, bi, i, h, j, hk, di);
+            Value dsModified =
+                dsModifiedOf(p, bi, i, h, j, hk, di, keptFactor(stream, i, j));
             if (gradBias) {
               SmallVector<Value> at = biasAt(bi, h, i, j);
               Value sum = memref::LoadOp::create(b, loc, gradBias, at);
@@ -506,13 +540,16 @@ void LoopEmitter::emitBackward(Value out, Value gradOut, ValueRange stats,
         loop(group, [&](Value g) {
           Value h = arith::AddIOp::create(
               b, loc, arith::MulIOp::create(b, loc, hk, idx(group)), g);
+          std::optional<DropoutStream> stream = dropoutStream(bi, h);
           loop(seqQ, [&](Value i) {
             when(visible(i, j), [&] {
               auto pAndSlope = prob(rowStats(bi, h, i), bi, i, h, j, hk);
-              Value ds = dsOf(pAndSlope, bi, i, h, j, hk, delta(bi, i, h));
+              Value kept = keptFactor(stream, i, j);
+              Value ds =
+                  dsOf(pAndSlope, bi, i, h, j, hk, delta(bi, i, h), kept);
               axpy(accK, dqk, ds, q, /*keySide=*/false, bi, i, h);
-              axpy(accV, dv, pAndSlope.first, gradOut, /*keySide=*/false, bi,
-                   i, h);
+              axpy(accV, dv, times(pAndSlope.first, kept), gradOut,
+                   /*keySide=*/false, bi, i, h);
             });
           });
         });
@@ -531,7 +568,8 @@ struct LowerFwd : OpRewritePattern<AttentionFwdOp> {
                   op.getValue(), op.getMaskOrDefault(), op.getScaleOrDefault(),
                   op.getStatsEncoding(), op.getCuSeqlensQ(), op.getCuSeqlensK(),
                   op.getScoreMod(), op.getCaptures(), op.getSinks(),
-                  op.getBias());
+                  op.getBias(), op.getDropoutSeedOffset(),
+                  dropoutProbability(op.getDropoutPAttr()));
     e.emitForward(op.getOut(), op.getStats());
     rewriter.eraseOp(op);
     return success();
@@ -548,7 +586,8 @@ struct LowerBwd : OpRewritePattern<AttentionBwdOp> {
                   op.getValue(), op.getMaskOrDefault(), op.getScaleOrDefault(),
                   op.getStatsEncoding(), op.getCuSeqlensQ(), op.getCuSeqlensK(),
                   op.getScoreMod(), op.getCaptures(), op.getSinks(),
-                  op.getBias());
+                  op.getBias(), op.getDropoutSeedOffset(),
+                  dropoutProbability(op.getDropoutPAttr()));
     e.emitBackward(op.getOut(), op.getGradOut(), op.getStats(),
                    op.getGradQuery(), op.getGradKey(), op.getGradValue(),
                    op.getGradSinks(), op.getGradBias());

@@ -57,6 +57,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <optional>
 
 using namespace mlir;
 using namespace rocke;
@@ -481,8 +482,13 @@ struct MainKernel {
   bool deterministic;
   /// The op's score_mod (null: none).
   Region *scoreMod;
+  /// The number of captured operands; dropout's drop probability where the
+  /// op has dropout (its {seed, offset} the argument after the captures).
+  unsigned numCaptures;
+  std::optional<float> dropoutP;
 
-  /// Kernel argument positions; the score_mod's captured operands follow.
+  /// Kernel argument positions; the score_mod's captured operands follow,
+  /// then dropout's seed and offset.
   enum Arg { kQ, kK, kV, kDO, kRows, kDq, kDk, kDv, kCaptures };
 
   void build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
@@ -615,6 +621,12 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       b, loc,
       arith::MulIOp::create(b, loc, headKv, constIndex(b, loc, cfg.group)),
       headLoop.getInductionVar());
+  // Dropout's stream of this batch and query head, shared by its blocks.
+  std::optional<fmha::DropoutStream> dropoutStream;
+  if (dropoutP)
+    dropoutStream =
+        fmha::emitDropoutStream(b, loc, args[kCaptures + numCaptures],
+                                batchIndexOf(ids), headQ, sizes.headsQ);
   // The block's Q and dO rows and statistics. With `throughRegisters`, the
   // rows are fetched into registers, then placed in workgroup memory; with
   // async copies they are copied into a slot of the double-buffered tiles
@@ -817,23 +829,36 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                : tiles.read(rhs, c0, c0, /*transposed=*/false, rhsType);
       return tiles.mma(xT, rhsTile, acc);
     };
+    // Dropout: dV sums (P Z / (1 - p))^T dO, and dP is (dO V^T) Z / (1 - p)
+    // (the factors are the forward's: same stream, same positions).
+    Value factors, pKept = pTile;
+    if (dropoutStream) {
+      factors = dropoutFactors(tiles, pTile, q0, kv0, /*keysAlongRows=*/sT,
+                               *dropoutStream, *dropoutP);
+      pKept =
+          tiles.map(scoreType, {pTile, factors}, [&](ValueRange x) -> Value {
+            return arith::MulFOp::create(b, loc, x[0], x[1]);
+          });
+    }
     if (cfg.dvBeforeDs)
-      dVi = accumulateFromScores(pTile, dVi, doBuf, wg(kGradOutT));
+      dVi = accumulateFromScores(pKept, dVi, doBuf, wg(kGradOutT));
     SmallVector<Value> dsInputs{pTile, dpTile, queryStats(kRowDelta)};
+    if (factors)
+      dsInputs.push_back(factors);
     // The slope too: a region need not be finite where the mask hides.
     if (slopeTile)
       dsInputs.push_back(maskScoreTile(b, loc, scoreMask, slopeTile, q0, kv0,
                                        tid, sizes, maskAttr,
                                        /*keysAlongRows=*/sT, APFloat(0.0f)));
-    Value dsTile =
-        tiles.map(scoreType, dsInputs, [&](ValueRange x) -> Value {
-          Value ds = arith::MulFOp::create(
-              b, loc, x[0], arith::SubFOp::create(b, loc, x[1], x[2]));
-          return x.size() > 3 ? arith::MulFOp::create(b, loc, ds, x[3]) : ds;
-        });
+    Value dsTile = tiles.map(scoreType, dsInputs, [&](ValueRange x) -> Value {
+      Value dp = factors ? arith::MulFOp::create(b, loc, x[1], x[3]) : x[1];
+      Value ds = arith::MulFOp::create(b, loc, x[0],
+                                       arith::SubFOp::create(b, loc, dp, x[2]));
+      return slopeTile ? arith::MulFOp::create(b, loc, ds, x.back()) : ds;
+    });
 
     if (!cfg.dvBeforeDs)
-      dVi = accumulateFromScores(pTile, dVi, doBuf, wg(kGradOutT));
+      dVi = accumulateFromScores(pKept, dVi, doBuf, wg(kGradOutT));
     // Warpgroup products run asynchronously and complete in order: dK is
     // issued after dQ, so it runs during dQ's atomics.
     if (!cfg.warpgroup)
@@ -1054,6 +1079,8 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
                  {op.getGradKey(), "dk"},
                  {op.getGradValue(), "dv"}};
   appendCaptureArgs(launch.args, op.getCaptures());
+  if (op.getDropoutSeedOffset())
+    launch.args.push_back({op.getDropoutSeedOffset(), "dropout_seed_offset"});
   SmallVector<Value> kSizes = memrefSizes(cb, loc, op.getKey());
   // A sequence's part of the dQ accumulator (of each partial).
   SequenceView dqView{/*keys=*/false, /*tokenDim=*/deterministic ? 1u : 0u,
@@ -1074,13 +1101,18 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
   launch.blockSize = cfg.threads();
   launch.workgroupBuffers = cfg.workgroupBuffers(op.getContext());
   launch.dynamicWorkgroupMemory = cfg.dynamicWorkgroupMemory;
+  std::optional<float> dropoutP;
+  if (op.getDropoutSeedOffset())
+    dropoutP = fmha::dropoutProbability(op.getDropoutPAttr());
   MainKernel kernel{op,
                     cfg,
                     options.target,
                     op.getScaleOrDefault(),
                     op.getMaskAttr(),
                     deterministic,
-                    op.getScoreMod().empty() ? nullptr : &op.getScoreMod()};
+                    op.getScoreMod().empty() ? nullptr : &op.getScoreMod(),
+                    static_cast<unsigned>(op.getCaptures().size()),
+                    dropoutP};
   if (failed(emitter.emit(launch, [&](OpBuilder &b, Location l, ValueRange ids,
                                       Value tid, ValueRange args,
                                       ValueRange wg) {

@@ -41,6 +41,7 @@
 #include "mlir/IR/Diagnostics.h"
 
 #include <limits>
+#include <optional>
 
 using namespace mlir;
 using namespace rocke;
@@ -457,9 +458,14 @@ struct FwdKernel {
   /// sinks (the argument after them).
   unsigned numCaptures;
   bool sinks;
+  /// Whether the op has dropout (its {seed, offset} the argument after the
+  /// sinks), and its drop probability.
+  bool dropout;
+  float dropoutP;
 
   /// Kernel argument positions; the statistics follow O, the score_mod's
-  /// captured operands them, the sinks those.
+  /// captured operands them, the sinks those, dropout's seed and offset
+  /// those.
   enum Arg { kQ, kK, kV, kO, kStats };
 
   void build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
@@ -552,6 +558,13 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     startMax = arith::MulFOp::create(b, loc, sink, constF32(b, loc, kLog2e));
     startSum = constF32(b, loc, 1.0f);
   }
+  // Dropout's stream of this batch and head: uniform scalars the score
+  // tiles' Philox calls share.
+  std::optional<fmha::DropoutStream> dropoutStream;
+  if (dropout)
+    dropoutStream = fmha::emitDropoutStream(
+        b, loc, args[kStats + numStats + numCaptures + (sinks ? 1 : 0)],
+        batchIndexOf(ids), headQ, sizes.headsQ);
   Value noMax = tiles.map(lineType, tiles.zero(lineType),
                           [&](ValueRange) -> Value { return startMax; });
   Value noSum = sinks ? tiles.map(lineType, tiles.zero(lineType),
@@ -689,12 +702,21 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     Value oScaled = tiles.map(outType, {o, alpha}, [&](ValueRange x) -> Value {
       return arith::MulFOp::create(b, loc, x[0], x[1]);
     });
+    // Dropout: O sums P Z / (1 - p); l, the statistics, the undropped P.
+    Value pKept = p;
+    if (dropoutStream) {
+      Value factors = dropoutFactors(tiles, p, q0, k0, /*keysAlongRows=*/sT,
+                                     *dropoutStream, dropoutP);
+      pKept = tiles.map(scoreType, {p, factors}, [&](ValueRange x) -> Value {
+        return arith::MulFOp::create(b, loc, x[0], x[1]);
+      });
+    }
     // O += P V with P as the A operand, or O^T += V^T P^T with P^T as B.
     Value pOperand = fmha::TileConvertOp::create(
         b, loc,
         sT ? oriented(cfg.blockKv, TileRole::b, pvAtom)
            : oriented(cfg.blockKv, TileRole::a, pvAtom),
-        p);
+        pKept);
     Value oNew;
     if (cfg.warpgroup) {
       // V [kv x Dv] is B as it lies.
@@ -793,6 +815,8 @@ rocke::buildTiledFwdKernels(fmha::AttentionFwdOp op,
   appendCaptureArgs(launch.args, op.getCaptures());
   if (op.getSinks())
     launch.args.push_back({op.getSinks(), "sinks"});
+  if (op.getDropoutSeedOffset())
+    launch.args.push_back({op.getDropoutSeedOffset(), "dropout_seed_offset"});
   SmallVector<Value> qSizes = memrefSizes(cb, loc, op.getQuery());
   std::string blockQ = std::to_string(cfg.blockQ);
   if (VarlenBatch varlen = packedBatchOf(op, emitter)) {
@@ -823,7 +847,9 @@ rocke::buildTiledFwdKernels(fmha::AttentionFwdOp op,
                    op.getStatsEncoding(),
                    op.getScoreMod().empty() ? nullptr : &op.getScoreMod(),
                    static_cast<unsigned>(op.getCaptures().size()),
-                   static_cast<bool>(op.getSinks())};
+                   static_cast<bool>(op.getSinks()),
+                   static_cast<bool>(op.getDropoutSeedOffset()),
+                   fmha::dropoutProbability(op.getDropoutPAttr())};
   if (failed(
           emitter.emit(launch, [&](OpBuilder &b, Location l, ValueRange ids,
                                    Value tid, ValueRange args, ValueRange wg) {

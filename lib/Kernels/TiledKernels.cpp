@@ -378,6 +378,29 @@ SmallVector<Value, 2> rocke::modifyScores(const TileBuilder &tiles,
   return SmallVector<Value, 2>(map.getResults());
 }
 
+Value rocke::dropoutFactors(const TileBuilder &tiles, Value like, Value query,
+                            Value key, bool keysAlongRows,
+                            const fmha::DropoutStream &stream, float dropoutP) {
+  OpBuilder &b = tiles.b;
+  Location loc = tiles.loc;
+  Value row = keysAlongRows ? key : query, col = keysAlongRows ? query : key;
+  auto map = fmha::TileMapOp::create(b, loc, TypeRange{like.getType()}, like,
+                                     row, col, tiles.lane);
+  OpBuilder::InsertionGuard guard(b);
+  Type index = b.getIndexType();
+  Block *block = b.createBlock(&map.getBody(), {},
+                               {b.getF32Type(), index, index}, {loc, loc, loc});
+  Value q = block->getArgument(keysAlongRows ? 2 : 1);
+  Value k = block->getArgument(keysAlongRows ? 1 : 2);
+  Value keep = fmha::emitDropoutKeep(b, loc, stream, q, k,
+                                     fmha::dropoutThreshold(dropoutP));
+  Value factor = arith::SelectOp::create(
+      b, loc, keep, constF32(b, loc, fmha::dropoutScale(dropoutP)),
+      constF32(b, loc, 0.0f));
+  fmha::YieldOp::create(b, loc, factor);
+  return map.getResult(0);
+}
+
 bool TileCopier::fitsRowsBuffer(Value src, int64_t rows) {
   auto type = cast<MemRefType>(src.getType());
   // [B, S, H, D] only: a packed batch's [T, H, D] rows keep their bound

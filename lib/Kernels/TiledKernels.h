@@ -9,6 +9,7 @@
 #ifndef ROCKE_LIB_KERNELS_TILEDKERNELS_H
 #define ROCKE_LIB_KERNELS_TILEDKERNELS_H
 
+#include "dialect/Dropout.h"
 #include "dialect/FmhaDialect.h"
 #include "lib/Kernels/AttentionKernels.h"
 #include "lib/Kernels/Fragments.h"
@@ -249,6 +250,14 @@ SmallVector<Value, 2> modifyScores(const TileBuilder &tiles, Region &region,
                                    Value key, bool keysAlongRows, Value batch,
                                    Value head, ValueRange captures,
                                    bool derivative);
+
+/// Dropout's factor Z / (1 - p) of each element of a score tile shaped
+/// like `like` (0 where `stream` drops the pair; query and key positions as
+/// for modifyScores): one tile_map with the elements' positions, one
+/// Philox4x32-10 call per score (dialect/Dropout.h).
+Value dropoutFactors(const TileBuilder &tiles, Value like, Value query,
+                     Value key, bool keysAlongRows,
+                     const fmha::DropoutStream &stream, float dropoutP);
 
 } // namespace rocke
 

@@ -7,7 +7,7 @@ func.func @misspelt_mask(%q: memref<1x16x4x64xf16>, %k: memref<1x16x4x64xf16>,
     %v: memref<1x16x4x64xf16>, %o: memref<1x16x4x64xf16>, %do: memref<1x16x4x64xf16>,
     %lse: memref<1x4x16xf32>, %dq: memref<1x16x4x64xf16>, %dk: memref<1x16x4x64xf16>,
     %dv: memref<1x16x4x64xf16>) {
-  // expected-error @+1 {{has no attribute 'msk' (it takes accumulator_type, deterministic, mask, max_seqlen_k, max_seqlen_q, scale, stats_encoding)}}
+  // expected-error @+1 {{has no attribute 'msk' (it takes accumulator_type, deterministic, dropout_p, mask, max_seqlen_k, max_seqlen_q, scale, stats_encoding)}}
   fmha.attention_bwd %q, %k, %v, %o, %do, stats(%lse) -> %dq, %dk, %dv
       {msk = #fmha.mask<causal>}
       : memref<1x16x4x64xf16>, memref<1x16x4x64xf16>, memref<1x16x4x64xf16>,
@@ -20,7 +20,7 @@ func.func @misspelt_mask(%q: memref<1x16x4x64xf16>, %k: memref<1x16x4x64xf16>,
 
 func.func @fwd_misspelt_scale(%q: memref<1x16x4x64xf16>, %k: memref<1x16x4x64xf16>,
     %v: memref<1x16x4x64xf16>, %o: memref<1x16x4x64xf16>, %lse: memref<1x4x16xf32>) {
-  // expected-error @+1 {{has no attribute 'scal' (it takes mask, max_seqlen_k, max_seqlen_q, scale, stats_encoding)}}
+  // expected-error @+1 {{has no attribute 'scal' (it takes dropout_p, mask, max_seqlen_k, max_seqlen_q, scale, stats_encoding)}}
   fmha.attention_fwd %q, %k, %v -> %o, stats(%lse) {scal = 0.5 : f32}
       : memref<1x16x4x64xf16>, memref<1x16x4x64xf16>, memref<1x16x4x64xf16>
         -> memref<1x16x4x64xf16>, stats(memref<1x4x16xf32>)

@@ -188,7 +188,7 @@ func.func @value_from_outside(%q: memref<1x16x4x32xf16>, %k: memref<1x16x4x32xf1
 func.func @captures_without_region(%q: memref<1x16x4x32xf16>, %k: memref<1x16x4x32xf16>,
     %v: memref<1x16x4x32xf16>, %o: memref<1x16x4x32xf16>, %lse: memref<1x4x16xf32>, %w: memref<4xf32>) {
   // expected-error @+1 {{captures operands without a score_mod region that reads them}}
-  "fmha.attention_fwd"(%q, %k, %v, %o, %lse, %w) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 1, 0, 0>}> ({})
+  "fmha.attention_fwd"(%q, %k, %v, %o, %lse, %w) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 1, 0, 0, 0>}> ({})
       : (memref<1x16x4x32xf16>, memref<1x16x4x32xf16>, memref<1x16x4x32xf16>, memref<1x16x4x32xf16>, memref<1x4x16xf32>, memref<4xf32>) -> ()
   return
 }

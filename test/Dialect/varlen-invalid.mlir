@@ -5,7 +5,7 @@
 func.func @one_offsets(%q: memref<40x4x32xf32>, %k: memref<40x4x32xf32>, %v: memref<40x4x32xf32>,
     %o: memref<40x4x32xf32>, %lse: memref<4x40xf32>, %cuq: memref<3xi32>) {
   // expected-error @+1 {{takes cu_seqlens_q and cu_seqlens_k together (the varlen clause), got only cu_seqlens_q}}
-  "fmha.attention_fwd"(%q, %k, %v, %o, %lse, %cuq) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 0, 0>}> ({})
+  "fmha.attention_fwd"(%q, %k, %v, %o, %lse, %cuq) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0>}> ({})
       : (memref<40x4x32xf32>, memref<40x4x32xf32>, memref<40x4x32xf32>, memref<40x4x32xf32>, memref<4x40xf32>, memref<3xi32>) -> ()
   return
 }

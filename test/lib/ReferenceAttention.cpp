@@ -33,6 +33,8 @@ constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 /// scores.
 struct Row {
   std::vector<double> score, slope, prob;
+  /// Z / (1 - p) of each key: what dropout multiplies P by (1 without).
+  std::vector<double> kept;
   double max = kNegInf, sum = 0.0, sinkProb = 0.0;
   bool empty = true;
 };
@@ -43,6 +45,10 @@ Row softmaxRow(const Problem &p, const std::vector<double> &q,
   r.score.assign(p.seqK, kNegInf);
   r.slope.assign(p.seqK, 1.0);
   r.prob.assign(p.seqK, 0.0);
+  r.kept.assign(p.seqK, 1.0);
+  if (p.dropout)
+    for (int64_t j = 0; j < p.seqK; ++j)
+      r.kept[j] = p.dropout(b, h, i, j) ? p.dropoutScale : 0.0;
   int64_t hk = p.kvHead(h);
   for (int64_t j = 0; j < p.seqK; ++j) {
     if (!p.mask.visible(i, j, p.seqQ, p.seqK))
@@ -98,7 +104,7 @@ Forward rocke::reference::forward(const Problem &p,
         for (int64_t d = 0; d < p.headDimV; ++d) {
           double acc = 0.0;
           for (int64_t j = 0; j < p.seqK; ++j)
-            acc += r.prob[j] * v[p.v(b, j, hk, d)];
+            acc += r.prob[j] * r.kept[j] * v[p.v(b, j, hk, d)];
           f.out[p.o(b, i, h, d)] = acc;
         }
         int64_t s = p.stat(b, h, i);
@@ -147,8 +153,9 @@ Gradients rocke::reference::backward(const Problem &p,
           double dp = 0.0;
           for (int64_t d = 0; d < p.headDimV; ++d) {
             dp += dout[p.o(b, i, h, d)] * v[p.v(b, j, hk, d)];
-            g.dv[p.v(b, j, hk, d)] += pij * dout[p.o(b, i, h, d)];
+            g.dv[p.v(b, j, hk, d)] += pij * r.kept[j] * dout[p.o(b, i, h, d)];
           }
+          dp *= r.kept[j];
           // dS' with respect to the biased score, then through the
           // score_mod's slope.
           double dsModified = pij * (dp - rowD);
@@ -177,8 +184,39 @@ double rocke::reference::rowLoss(const Problem &p, const std::vector<double> &q,
   for (int64_t d = 0; d < p.headDimV; ++d) {
     double o = 0.0;
     for (int64_t j = 0; j < p.seqK; ++j)
-      o += r.prob[j] * v[p.v(b, j, hk, d)];
+      o += r.prob[j] * r.kept[j] * v[p.v(b, j, hk, d)];
     loss += o * dout[p.o(b, i, h, d)];
   }
   return loss;
+}
+
+std::array<uint32_t, 4>
+rocke::reference::philox4x32_10(std::array<uint32_t, 4> counter,
+                                std::array<uint32_t, 2> key) {
+  std::array<uint32_t, 4> c = counter;
+  std::array<uint32_t, 2> k = key;
+  for (int round = 0; round < 10; ++round) {
+    if (round > 0) {
+      k[0] += 0x9E3779B9u;
+      k[1] += 0xBB67AE85u;
+    }
+    uint64_t p0 = uint64_t(0xD2511F53u) * c[0];
+    uint64_t p1 = uint64_t(0xCD9E8D57u) * c[2];
+    c = {uint32_t(p1 >> 32) ^ c[1] ^ k[0], uint32_t(p1),
+         uint32_t(p0 >> 32) ^ c[3] ^ k[1], uint32_t(p0)};
+  }
+  return c;
+}
+
+rocke::reference::DropoutMask rocke::reference::philoxDropout(uint64_t seed,
+                                                              uint64_t offset,
+                                                              float p,
+                                                              int64_t headsQ) {
+  return [=](int64_t b, int64_t h, int64_t i, int64_t j) {
+    uint64_t n = offset + uint64_t(b * headsQ + h);
+    uint32_t x = philox4x32_10(
+        {uint32_t(j), uint32_t(i), uint32_t(n), uint32_t(n >> 32)},
+        {uint32_t(seed), uint32_t(seed >> 32)})[0];
+    return std::ldexp(double(x), -32) >= double(p);
+  };
 }

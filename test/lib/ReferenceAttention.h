@@ -9,6 +9,7 @@
 #ifndef ROCKE_TEST_LIB_REFERENCEATTENTION_H
 #define ROCKE_TEST_LIB_REFERENCEATTENTION_H
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -36,6 +37,23 @@ struct ModifiedScore {
 using ScoreMod = std::function<ModifiedScore(double s, int64_t b, int64_t h,
                                              int64_t i, int64_t j)>;
 
+/// Dropout's mask Z at (batch b, query head h, query i, key j): whether the
+/// probability P[i, j] is kept (README's definition, from philox4x32_10).
+using DropoutMask =
+    std::function<bool(int64_t b, int64_t h, int64_t i, int64_t j)>;
+
+/// Philox4x32-10 (Salmon et al., SC'11; Random123's philox4x32_R(10, ...)):
+/// four 32-bit output words of a counter and a key, written from the paper.
+std::array<uint32_t, 4> philox4x32_10(std::array<uint32_t, 4> counter,
+                                      std::array<uint32_t, 2> key);
+
+/// The dropout mask of seed and offset for drop probability p (f32) and Hq
+/// query heads: Z = x * 2^-32 >= p, x the first word of Philox4x32-10 of
+/// key (seed lo, seed hi) and counter (j, i, n lo, n hi), n = offset + b Hq
+/// + h (mod 2^64).
+DropoutMask philoxDropout(uint64_t seed, uint64_t offset, float p,
+                          int64_t headsQ);
+
 struct Problem {
   int64_t batch = 1, seqQ = 1, seqK = 1, headsQ = 1, headsKV = 1;
   int64_t headDimQK = 64, headDimV = 64;
@@ -49,6 +67,11 @@ struct Problem {
   /// score (empty: none); extents of 1 broadcast over the batch and heads.
   std::vector<double> bias;
   int64_t biasBatch = 1, biasHeads = 1;
+  /// Dropout on P (none: keep all): kept probabilities are multiplied by
+  /// dropoutScale = 1 / (1 - p), dropped ones are 0; the statistics are
+  /// those of the undropped softmax.
+  DropoutMask dropout;
+  double dropoutScale = 1.0;
 
   int64_t kvHead(int64_t h) const { return h / (headsQ / headsKV); }
   /// Flat offsets into dense [B, S, H, D] and [B, Hq, Sq] arrays.
@@ -93,7 +116,8 @@ Forward forward(const Problem &p, const std::vector<double> &q,
 /// and D = rowsum(dO * out) taken from the given (stored) output; through a
 /// score_mod by its slope ds'/ds. With sinks, dsink[h] = -sum over the
 /// batch and rows of P_sink * D (empty without sinks); with a bias, dbias
-/// = dS' = P (dP - D) summed over its broadcast dims (empty without).
+/// = dS' = P (dP - D) summed over its broadcast dims (empty without). With
+/// dropout, dV = (P Z / (1 - p))^T dO and dP = (dO V^T) Z / (1 - p).
 struct Gradients {
   std::vector<double> dq, dk, dv, dsink, dbias;
 };

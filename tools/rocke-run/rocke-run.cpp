@@ -125,6 +125,15 @@ llvm::cl::opt<unsigned> fdSamples(
     "fd-samples", llvm::cl::cat(runCategory),
     llvm::cl::desc("Elements per input checked by --fd-check (0 = all)"),
     llvm::cl::init(0));
+llvm::cl::opt<uint64_t> dropoutSeedFlag(
+    "dropout-seed", llvm::cl::cat(runCategory),
+    llvm::cl::desc("Dropout's seed, below 2^53 (the values travel as doubles)"),
+    llvm::cl::init(0x123456789ABCDull));
+llvm::cl::opt<uint64_t> dropoutOffsetFlag(
+    "dropout-offset", llvm::cl::cat(runCategory),
+    llvm::cl::desc("Dropout's offset, below 2^53; the default carries into "
+                   "the counter's high word from the second (batch, head)"),
+    llvm::cl::init(0xFFFFFFFFull));
 llvm::cl::opt<bool> splitInputFile(
     "split-input-file", llvm::cl::cat(runCategory),
     llvm::cl::desc("Run each '// -----' chunk of the input as its own case"));
@@ -179,7 +188,8 @@ template <typename Loss> double centralDifference(double &x, Loss loss) {
 
 /// A strided memref's storage with its descriptor; elements are f32, f16 or
 /// bf16 and are read and written as doubles (rounded to nearest-even), or
-/// i32 (varlen offsets), read and written as integral doubles.
+/// i32 (varlen offsets) or i64 (dropout's seed and offset), read and
+/// written as integral doubles.
 class Buffer {
 public:
   Buffer(Type elt, ArrayRef<int64_t> shape, ArrayRef<int64_t> strides,
@@ -248,7 +258,11 @@ private:
   static const llvm::fltSemantics &semantics(Type elt) {
     return elt.isF16() ? llvm::APFloat::IEEEhalf() : llvm::APFloat::BFloat();
   }
-  int64_t eltBytes() const { return elt.isF32() || elt.isInteger(32) ? 4 : 2; }
+  int64_t eltBytes() const {
+    if (elt.isInteger(64))
+      return 8;
+    return elt.isF32() || elt.isInteger(32) ? 4 : 2;
+  }
   char *bytes() { return reinterpret_cast<char *>(storage.data()); }
   const char *bytes() const {
     return reinterpret_cast<const char *>(storage.data());
@@ -263,6 +277,11 @@ private:
     return pos * eltBytes();
   }
   double load(int64_t at) const {
+    if (elt.isInteger(64)) {
+      int64_t i;
+      std::memcpy(&i, bytes() + at, 8);
+      return i;
+    }
     if (elt.isInteger(32)) {
       int32_t i;
       std::memcpy(&i, bytes() + at, 4);
@@ -283,6 +302,11 @@ private:
   }
   void store(int64_t at, double x) { store(bytes() + at, x); }
   void store(char *p, double x) const {
+    if (elt.isInteger(64)) {
+      auto i = static_cast<int64_t>(x);
+      std::memcpy(p, &i, 8);
+      return;
+    }
     if (elt.isInteger(32)) {
       auto i = static_cast<int32_t>(x);
       std::memcpy(p, &i, 4);
@@ -332,7 +356,8 @@ private:
 
 /// Capture: an operand a score_mod captures (any number of them). Sinks:
 /// the attention sinks [Hq], DSinks their gradient; Bias, DBias: the
-/// additive bias and its gradient (static shapes, like a capture's).
+/// additive bias and its gradient (static shapes, like a capture's);
+/// Dropout: dropout's {seed, offset} (i64 [2]).
 enum class Role {
   Q,
   K,
@@ -350,9 +375,10 @@ enum class Role {
   Sinks,
   DSinks,
   Bias,
-  DBias
+  DBias,
+  Dropout
 };
-constexpr int kNumRoles = 17;
+constexpr int kNumRoles = 18;
 /// Logical sizes: B, Sq, Sk, Hq, Hkv, Dqk, Dv.
 enum Sym { SB, SQ, SK, SHQ, SHKV, SDQK, SDV, kNumSyms };
 
@@ -362,7 +388,7 @@ enum Sym { SB, SQ, SK, SHQ, SHKV, SDQK, SDV, kNumSyms };
 /// symbols (empty).
 SmallVector<Sym> symbolsOf(Role r, bool varlen) {
   if (r == Role::CuQ || r == Role::CuK || r == Role::Capture ||
-      r == Role::Bias || r == Role::DBias)
+      r == Role::Bias || r == Role::DBias || r == Role::Dropout)
     return {};
   if (r == Role::Sinks || r == Role::DSinks)
     return {SHQ};
@@ -393,6 +419,7 @@ SmallVector<Sym> symbolsOf(Role r, bool varlen) {
   case Role::DSinks:
   case Role::Bias:
   case Role::DBias:
+  case Role::Dropout:
     break;
   }
   llvm_unreachable("unknown role");
@@ -422,6 +449,8 @@ struct Interface {
   /// copies it first) and the function arguments it captures, in order.
   Region *scoreMod = nullptr;
   SmallVector<unsigned> captureArgs;
+  /// Dropout's drop probability (with Role::Dropout).
+  float dropoutP = 0.0f;
 
   explicit Interface(Location loc) : loc(loc) {}
 
@@ -433,7 +462,7 @@ struct Interface {
     static const char *names[] = {
         "Q",       "K",     "V",      "O",    "dO",           "",
         "",        "dQ",    "dK",     "dV",   "cu_seqlens_q", "cu_seqlens_k",
-        "capture", "sinks", "dSinks", "bias", "dBias"};
+        "capture", "sinks", "dSinks", "bias", "dBias",        "dropout"};
     if (r == Role::Stat0)
       return log2Stats() ? "M" : "lse";
     if (r == Role::Stat1)
@@ -628,6 +657,8 @@ FailureOr<Interface> analyze(ModuleOp module) {
       operands.push_back({fwd.getSinks(), Role::Sinks});
     if (fwd.getBias())
       operands.push_back({fwd.getBias(), Role::Bias});
+    if (fwd.getDropoutSeedOffset())
+      operands.push_back({fwd.getDropoutSeedOffset(), Role::Dropout});
     for (auto [v, r] : operands)
       if (failed(assign(fwd, v, r)))
         return failure();
@@ -654,6 +685,8 @@ FailureOr<Interface> analyze(ModuleOp module) {
       operands.push_back({bwd.getBias(), Role::Bias});
     if (bwd.getGradBias())
       operands.push_back({bwd.getGradBias(), Role::DBias});
+    if (bwd.getDropoutSeedOffset())
+      operands.push_back({bwd.getDropoutSeedOffset(), Role::Dropout});
     for (auto [v, r] : operands)
       if (failed(assign(bwd, v, r)))
         return failure();
@@ -661,6 +694,10 @@ FailureOr<Interface> analyze(ModuleOp module) {
   // Captured operands: function arguments too, shared by a forward and
   // its backward (whose verifier requires the same score_mod).
   Operation *last = bwd ? bwd.getOperation() : fwd.getOperation();
+  if (fwd && bwd && fwd.getDropoutPAttr() != bwd.getDropoutPAttr())
+    return bwd.emitError() << "the backward's dropout must be the forward's";
+  if (FloatAttr dropoutP = bwd ? bwd.getDropoutPAttr() : fwd.getDropoutPAttr())
+    in.dropoutP = dropoutP.getValueAsDouble();
   auto captures = bwd ? bwd.getCaptures() : fwd.getCaptures();
   in.scoreMod = bwd ? &bwd.getScoreMod() : &fwd.getScoreMod();
   if (in.scoreMod->empty())
@@ -759,7 +796,8 @@ FailureOr<Buffer> allocate(Interface &in, unsigned n) {
   Role role = in.argRole[n];
   if (role == Role::CuQ || role == Role::CuK)
     shape.push_back(in.size[SB] + 1);
-  if (role == Role::Capture || role == Role::Bias || role == Role::DBias)
+  if (role == Role::Capture || role == Role::Bias || role == Role::DBias ||
+      role == Role::Dropout)
     llvm::append_range(shape, type.getShape());
   // Row-major over the storage order of the logical dims.
   auto order = llvm::to_vector(llvm::seq<unsigned>(0, shape.size()));
@@ -1165,6 +1203,7 @@ private:
   bool checkMaskedExactZeros();
   bool checkFiniteDifferences();
   bool checkBiasDifferences();
+  bool checkDropoutRate();
   void describe();
 
   Interface &in;
@@ -1292,6 +1331,13 @@ void Runner::generate() {
     p.biasBatch = type.getDimSize(0);
     p.biasHeads = type.getDimSize(1);
   }
+  if (in.has(Role::Dropout)) {
+    values[int(Role::Dropout)] = {double(dropoutSeedFlag),
+                                  double(dropoutOffsetFlag)};
+    p.dropout = ref::philoxDropout(dropoutSeedFlag, dropoutOffsetFlag,
+                                   in.dropoutP, p.headsQ);
+    p.dropoutScale = 1.0 / (1.0 - double(in.dropoutP));
+  }
   fwdRef = forwardReference();
   auto rounded = [](Type elt, std::vector<double> x) {
     for (double &e : x)
@@ -1338,6 +1384,10 @@ static ref::Problem sequenceProblem(ref::Problem p, int64_t index,
   if (ref::ScoreMod mod = p.scoreMod)
     p.scoreMod = [mod, index](double s, int64_t, int64_t h, int64_t i,
                               int64_t j) { return mod(s, index, h, i, j); };
+  if (ref::DropoutMask keep = p.dropout)
+    p.dropout = [keep, index](int64_t, int64_t h, int64_t i, int64_t j) {
+      return keep(index, h, i, j);
+    };
   return p;
 }
 
@@ -1424,6 +1474,9 @@ void Runner::describe() {
     llvm::outs() << " sinks";
   if (in.has(Role::Bias))
     llvm::outs() << " bias";
+  if (in.has(Role::Dropout))
+    llvm::outs() << " dropout(p=" << llvm::format("%g", double(in.dropoutP))
+                 << ")";
   llvm::outs() << " lowering=" << lowering << "\n";
 }
 
@@ -1446,6 +1499,26 @@ bool Runner::checkOutputs() {
   check(Role::DV, bwdRef.dv, gradTol);
   check(Role::DSinks, bwdRef.dsink, gradTol);
   check(Role::DBias, bwdRef.dbias, gradTol);
+  return pass;
+}
+
+/// The reference's mask drops about p of all scores: a binomial count
+/// within five standard deviations of p N (the kernels' masks are the
+/// reference's where their outputs match it).
+bool Runner::checkDropoutRate() {
+  int64_t dropped = 0, total = 0;
+  for (const Sequence &seq : sequences())
+    for (int64_t h = 0; h < p.headsQ; ++h)
+      for (int64_t i = 0; i < seq.seqQ; ++i)
+        for (int64_t j = 0; j < seq.seqK; ++j, ++total)
+          dropped += !p.dropout(seq.index, h, i, j);
+  double rate = double(dropped) / double(total);
+  double sigma = std::sqrt(in.dropoutP * (1.0 - in.dropoutP) / double(total));
+  bool pass = std::abs(rate - in.dropoutP) <= 5.0 * sigma + 1.0 / total;
+  llvm::outs() << "dropout dropped " << dropped << " of " << total << " ("
+               << llvm::format("%.4f", rate)
+               << ", p = " << llvm::format("%g", double(in.dropoutP)) << ") "
+               << (pass ? "PASS" : "FAIL") << "\n";
   return pass;
 }
 
@@ -1631,6 +1704,12 @@ LogicalResult Runner::run() {
               "against the reference sequence by sequence";
   if (fdCheck && !in.hasBwd)
     return emitError(in.loc) << "--fd-check needs an attention_bwd";
+  for (const llvm::cl::opt<uint64_t> *flag :
+       {&dropoutSeedFlag, &dropoutOffsetFlag})
+    if (*flag >= (uint64_t(1) << 53))
+      return emitError(in.loc)
+             << "--" << flag->ArgStr << " must be below 2^53, got "
+             << uint64_t(*flag);
   for (unsigned n = 0; n < in.argRole.size(); ++n) {
     FailureOr<Buffer> b = allocate(in, n);
     if (failed(b))
@@ -1675,6 +1754,8 @@ LogicalResult Runner::run() {
 
   bool pass = checkOutputs();
   pass &= checkMaskedExactZeros();
+  if (in.has(Role::Dropout))
+    pass &= checkDropoutRate();
   if (fdCheck)
     pass &= checkFiniteDifferences();
   if (expectIdentical) {
