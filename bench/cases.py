@@ -6,7 +6,9 @@ bench/run_fwd.py, checked by python/tests.
 """
 import argparse
 import json
+import math
 import os
+import struct
 
 # What a configuration's module computes (build_kernels.py --kinds): the
 # backward, the forward, or the forward then the backward ("chain").
@@ -185,3 +187,42 @@ def modified_scores(torch, s, softcap=0.0, slopes=None, rows=None):
     j = torch.arange(s.shape[3], device=s.device)[None, :]
     dist = (rows[:, None] - j).abs().to(s.dtype)
     return s - slopes.to(s.dtype)[None, :, None, None] * dist
+
+
+def philox_keep(torch, seed, offset, p, b, hq, sq, sk):
+    """[b, hq, sq, sk] bool on the GPU: dropout's keep mask Z of README's
+    definition ("Dropout"), in int64 torch ops (32 x 32-bit products split
+    into 16-bit halves so none overflows), p rounded to float32 as the
+    kernels compile it."""
+    mask32 = 0xFFFFFFFF
+
+    def mulhilo(m, x):
+        lo16 = m * (x & 0xFFFF)
+        hi16 = m * (x >> 16)
+        mid = hi16 + (lo16 >> 16)
+        return mid >> 16, ((mid & 0xFFFF) << 16) | (lo16 & 0xFFFF)
+
+    dev = "cuda"
+    keep = torch.empty(b, hq, sq, sk, dtype=torch.bool, device=dev)
+    k_idx = torch.arange(sk, device=dev, dtype=torch.int64)[None, :]
+    q_idx = torch.arange(sq, device=dev, dtype=torch.int64)[:, None]
+    p32 = struct.unpack("f", struct.pack("f", p))[0]
+    threshold = math.ceil(p32 * 2.0 ** 32)
+    for bi in range(b):
+        for h in range(hq):
+            n = (offset + bi * hq + h) & 0xFFFFFFFFFFFFFFFF
+            c = [k_idx.expand(sq, sk), q_idx.expand(sq, sk),
+                 torch.full((sq, sk), n & mask32, device=dev,
+                            dtype=torch.int64),
+                 torch.full((sq, sk), n >> 32, device=dev,
+                            dtype=torch.int64)]
+            k0, k1 = seed & mask32, seed >> 32
+            for r in range(10):
+                if r:
+                    k0, k1 = (k0 + 0x9E3779B9) & mask32, \
+                        (k1 + 0xBB67AE85) & mask32
+                hi0, lo0 = mulhilo(0xD2511F53, c[0])
+                hi1, lo1 = mulhilo(0xCD9E8D57, c[2])
+                c = [hi1 ^ c[1] ^ k0, lo1, hi0 ^ c[3] ^ k1, lo0]
+            keep[bi, h] = c[0] >= threshold
+    return keep

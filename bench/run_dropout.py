@@ -86,42 +86,6 @@ def build(a):
             print("built", out)
 
 
-def philox_keep(torch, seed, offset, p, b, hq, sq, sk):
-    """[b, hq, sq, sk] bool: Z of README's definition, in int64 torch ops
-    (32 x 32-bit products split into 16-bit halves so none overflows)."""
-    mask32 = 0xFFFFFFFF
-
-    def mulhilo(m, x):
-        lo16 = m * (x & 0xFFFF)
-        hi16 = m * (x >> 16)
-        mid = hi16 + (lo16 >> 16)
-        return mid >> 16, ((mid & 0xFFFF) << 16) | (lo16 & 0xFFFF)
-
-    dev = "cuda"
-    keep = torch.empty(b, hq, sq, sk, dtype=torch.bool, device=dev)
-    k_idx = torch.arange(sk, device=dev, dtype=torch.int64)[None, :]
-    q_idx = torch.arange(sq, device=dev, dtype=torch.int64)[:, None]
-    threshold = math.ceil(p * 2.0 ** 32)
-    for bi in range(b):
-        for h in range(hq):
-            n = (offset + bi * hq + h) & 0xFFFFFFFFFFFFFFFF
-            c = [k_idx.expand(sq, sk), q_idx.expand(sq, sk),
-                 torch.full((sq, sk), n & mask32, device=dev,
-                            dtype=torch.int64),
-                 torch.full((sq, sk), n >> 32, device=dev,
-                            dtype=torch.int64)]
-            k0, k1 = seed & mask32, seed >> 32
-            for r in range(10):
-                if r:
-                    k0, k1 = (k0 + 0x9E3779B9) & mask32, \
-                        (k1 + 0xBB67AE85) & mask32
-                hi0, lo0 = mulhilo(0xD2511F53, c[0])
-                hi1, lo1 = mulhilo(0xCD9E8D57, c[2])
-                c = [hi1 ^ c[1] ^ k0, lo1, hi0 ^ c[3] ^ k1, lo0]
-            keep[bi, h] = c[0] >= threshold
-    return keep
-
-
 def markdown(rows):
     whats = ("O", "lse", "dQ", "dK", "dV")
     lines = ["| case | B | S | dropped | " + " | ".join(
@@ -142,7 +106,7 @@ def validate(a):
     sys.path.insert(0, str(REPO / "bench"))
     sys.path.insert(0, str(REPO / "python"))
     from run_bwd import KernelModule, logical, rel_err  # noqa: E402
-    from cases import write_report  # noqa: E402
+    from cases import philox_keep, write_report  # noqa: E402
     from rocke import kernel_abi  # noqa: E402
     from rocke.torch import buffer_of  # noqa: E402
 

@@ -47,29 +47,31 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "python"))
 from rocke import torch as rt  # noqa: E402
 from cases import (alibi_slopes, modified_scores,  # noqa: E402
-                   sink_logits, softmax_with_sinks,
+                   philox_keep, sink_logits, softmax_with_sinks,
                    prebuild_torch_op, torch_op_arguments, write_report)
 
 LSE_REL_TOL = 1e-4  # as bench/run_fwd.py
+# Dropout cases' Philox seed and offset (high words not 0).
+DROPOUT_SEED, DROPOUT_OFFSET = 0x123456789ABCD, 0xFFFFFFFF
 
 
 def case(dtype, D, Hq, Hkv, Sq, Sk=None, B=2, causal=False, window=None,
          deterministic=False, layout="bshd", softcap=0.0, alibi=False,
-         sinks=False):
+         sinks=False, dropout=0.0):
     c = dict(dtype=dtype, D=D, Hq=Hq, Hkv=Hkv, B=B, Sq=Sq,
              Sk=Sq if Sk is None else Sk, causal=causal, window=window,
              deterministic=deterministic, layout=layout, softcap=softcap,
-             alibi=alibi, sinks=sinks)
+             alibi=alibi, sinks=sinks, dropout=dropout)
     mask = "causal" if causal else "none"
     if window:
         mask = "window%d,%d%s" % (window[0], window[1],
                                   "+causal" if causal else "")
-    c["name"] = "%s_d%d_h%d_%d_%s_%dx%d%s%s%s%s" % (
+    c["name"] = "%s_d%d_h%d_%d_%s_%dx%d%s%s%s%s%s" % (
         dtype, D, Hq, Hkv, mask, c["Sq"], c["Sk"],
         "_det" if deterministic else "",
         "_" + layout if layout != "bshd" else "",
         "_softcap%g" % softcap if softcap else "_alibi" if alibi else "",
-        "_sinks" if sinks else "")
+        "_sinks" if sinks else "", "_dropout%g" % dropout if dropout else "")
     return c
 
 
@@ -79,7 +81,8 @@ def score_mods(c):
     return dict(softcap=c.get("softcap", 0.0),
                 alibi_slopes=alibi_slopes(c["Hq"]) if c.get("alibi")
                 else None,
-                sinks=sink_logits(c["Hq"]) if c.get("sinks") else None)
+                sinks=sink_logits(c["Hq"]) if c.get("sinks") else None,
+                dropout_p=c.get("dropout", 0.0))
 
 
 def cases():
@@ -115,7 +118,11 @@ def cases():
             case("bf16", 128, 16, 4, 300, 100, causal=True, sinks=True),
             case("f16", 64, 16, 16, 500, sinks=True),
             case("bf16", 64, 16, 4, 500, causal=True, softcap=2.0,
-                 sinks=True)]
+                 sinks=True),
+            # Dropout (Philox; the reference draws the same mask), through
+            # the custom ops with a given seed: GQA causal, and with sinks.
+            case("bf16", 128, 16, 4, 500, causal=True, dropout=0.1),
+            case("f16", 64, 16, 16, 300, sinks=True, dropout=0.3)]
     return out
 
 
@@ -308,11 +315,12 @@ def gpu_checks(a, results):
             if c.get("alibi") else None
         return modified_scores(torch, s, c.get("softcap", 0.0), slopes, rows)
 
-    def eager(c, q, k, v, do, mask, dtype, rows, sinks=None):
-        """sdpa()'s results for a case with a score modification or sinks,
-        which SDPA does not take: attention written out in `dtype` (float32
-        the reference, the low precision for the tolerance); the gradients
-        end with dSinks where there are sinks (float32 leaves)."""
+    def eager(c, q, k, v, do, mask, dtype, rows, sinks=None, keep=None):
+        """sdpa()'s results for a case with a score modification, sinks or
+        dropout (`keep`, the mask of kept probabilities), which SDPA does
+        not take: attention written out in `dtype` (float32 the reference,
+        the low precision for the tolerance); the gradients end with dSinks
+        where there are sinks (float32 leaves)."""
         leaves = [x.detach().to(dtype).requires_grad_() for x in (q, k, v)]
         if sinks is not None:
             leaves.append(sinks.detach().float().requires_grad_())
@@ -325,6 +333,8 @@ def gpu_checks(a, results):
             s = s.masked_fill(~mask, float("-inf"))
         probs = softmax_with_sinks(torch, s.float(),
                                    leaves[3] if sinks is not None else None)
+        if keep is not None:
+            probs = probs * keep / (1.0 - rt.round_to_f32(c["dropout"]))
         o = (probs.to(dtype) @ vt).transpose(1, 2)
         grads = torch.autograd.grad(o, leaves, do.to(dtype))
         return o.detach(), grads
@@ -358,18 +368,52 @@ def gpu_checks(a, results):
                 mods[key] = torch.tensor(mods[key], device="cuda")
         return mods
 
+    def seed_offset_of(c):
+        return torch.tensor([DROPOUT_SEED, DROPOUT_OFFSET], device="cuda",
+                            dtype=torch.int64) if c["dropout"] else None
+
+    def forward_op(c, q, k, v, mods, seed_offset):
+        """The custom op's O and LSE (dropout needs its seed given, which
+        attention() draws)."""
+        p = rt.check_inputs(q, k, v, causal=c["causal"], window=c["window"],
+                            **mods)
+        return torch.ops.rocke.attention_forward(
+            q, k, v, p.window_left, p.window_right, p.scale,
+            c["deterministic"], None, None, 0, 0, p.softcap,
+            mods["alibi_slopes"], mods["sinks"], p.dropout_p, seed_offset)
+
     def ours(c, q, k, v, do):
         """O and the gradients of q, k, v (and of the sinks, last, where
-        the case has them)."""
+        the case has them): through attention(), or, with dropout, the
+        custom ops and their autograd."""
         leaves = [x.detach().clone().requires_grad_() for x in (q, k, v)]
         mods = tensors_of(c)
         if mods["sinks"] is not None:
             mods["sinks"].requires_grad_()
             leaves.append(mods["sinks"])
-        o = rt.attention(*leaves[:3], causal=c["causal"], window=c["window"],
-                         deterministic=c["deterministic"], **mods)
+        if c["dropout"]:
+            o = forward_op(c, *leaves[:3], mods, seed_offset_of(c))[0]
+        else:
+            o = rt.attention(*leaves[:3], causal=c["causal"],
+                             window=c["window"],
+                             deterministic=c["deterministic"], **mods)
         o.backward(do)
         return o.detach(), [x.grad for x in leaves]
+
+    def check_drawn_seeds(row, c, q, k, v):
+        """attention(dropout_p=) draws its seed from PyTorch's generator:
+        torch.manual_seed repeats a mask, another seed changes it."""
+        mods = tensors_of(c)
+
+        def run(seed):
+            torch.manual_seed(seed)
+            return rt.attention(q, k, v, causal=c["causal"],
+                                window=c["window"], **mods)
+        first, again, other = run(1), run(1), run(2)
+        if not torch.equal(first, again):
+            fail(row, "attention(dropout_p) differs under one manual_seed")
+        if torch.equal(first, other):
+            fail(row, "attention(dropout_p) ignores manual_seed")
 
     def check_case(c):
         g = torch.Generator(device="cuda").manual_seed(1234)
@@ -404,10 +448,17 @@ def gpu_checks(a, results):
         sub = (q[:, seen], k, v, do[:, seen],
                None if mask is None else mask[seen])
         sinks = tensors_of(c)["sinks"]
-        if c["softcap"] or c["alibi"] or c["sinks"]:
+        keep = None
+        if c["dropout"]:
+            keep = philox_keep(torch, DROPOUT_SEED, DROPOUT_OFFSET,
+                               c["dropout"], c["B"], c["Hq"], c["Sq"],
+                               c["Sk"])[:, :, seen]
+            row["dropped"] = float(1.0 - keep.float().mean())
+            check_drawn_seeds(row, c, q, k, v)
+        if c["softcap"] or c["alibi"] or c["sinks"] or c["dropout"]:
             rows = torch.arange(c["Sq"], device="cuda")[seen]
-            ref_o, ref_g = eager(c, *sub, torch.float32, rows, sinks)
-            low_o, low_g = eager(c, *sub, dt, rows, sinks)
+            ref_o, ref_g = eager(c, *sub, torch.float32, rows, sinks, keep)
+            low_o, low_g = eager(c, *sub, dt, rows, sinks, keep)
         else:
             ref_o, ref_g = sdpa(c, *sub[:4], sub[4], torch.float32)
             low_o, low_g = sdpa(c, *sub[:4], sub[4], dt)
@@ -418,13 +469,7 @@ def gpu_checks(a, results):
             check_against(row, name, x[:, seen] if name == "dq" else x, r,
                           lo, floor)
         with torch.no_grad():
-            mods = tensors_of(c)
-            p = rt.check_inputs(q, k, v, causal=c["causal"],
-                                window=c["window"], **mods)
-            _, lse = torch.ops.rocke.attention_forward(
-                q, k, v, p.window_left, p.window_right, p.scale, False,
-                None, None, 0, 0, p.softcap, mods["alibi_slopes"],
-                mods["sinks"])
+            _, lse = forward_op(c, q, k, v, tensors_of(c), seed_offset_of(c))
             _, lse_rel = rel_err(lse[:, :, seen],
                                  reference_lse(c, q, k, mask, None,
                                                sinks)[:, :, seen])
@@ -788,6 +833,8 @@ def markdown(results):
         if "dsinks" in r:
             det = ", dSinks rel %.1e (%.1e)" % (r["dsinks"]["rel"],
                                                 r["dsinks"]["torch_rel"])
+        if "dropped" in r:
+            det += ", dropped %.3f" % r["dropped"]
         if "bitwise_repeat" in r:
             det += ", bits %s" % ("equal" if r["bitwise_repeat"]
                                   else "differ")

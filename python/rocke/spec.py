@@ -28,7 +28,7 @@ def _is_int(x) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
-def _f32(x: float) -> float:
+def round_to_f32(x: float) -> float:
     """Round a Python float to the nearest IEEE single."""
     return struct.unpack("f", struct.pack("f", x))[0]
 
@@ -36,17 +36,17 @@ def _f32(x: float) -> float:
 def finite_in_f32(x: float) -> bool:
     """Whether `x` is finite once rounded to an IEEE single."""
     try:
-        return math.isfinite(_f32(x))
+        return math.isfinite(round_to_f32(x))
     except OverflowError:  # past the largest single
         return False
 
 
 def _f32_literal(x: float) -> str:
     """A decimal literal that MLIR parses back to exactly the f32 value."""
-    v = _f32(x)
+    v = round_to_f32(x)
     for digits in range(6, 10):
         s = "%.*e" % (digits, v)
-        if _f32(float(s)) == v:
+        if round_to_f32(float(s)) == v:
             return s
     return "%.9e" % v
 
@@ -146,6 +146,10 @@ class FmhaBwdSpec:
     in every row's softmax denominator, the f32 [heads_q] argument
     ``%sinks`` (role ``sinks``); the backward also writes its gradient,
     ``%dsinks`` (role ``dsinks``).
+
+    ``dropout_p`` (README "Dropout"): the probability of dropping a score,
+    in (0, 1); both ops read the Philox seed and offset from the i64 [2]
+    argument ``%seed_offset`` (role ``dropout_seed_offset``).
     """
 
     dtype: str = "f16"
@@ -174,6 +178,7 @@ class FmhaBwdSpec:
     softcap: Optional[float] = None
     alibi: bool = False
     sinks: bool = False
+    dropout_p: Optional[float] = None
     name: str = field(default="", compare=False)
 
     def __post_init__(self):
@@ -219,7 +224,7 @@ class FmhaBwdSpec:
                                  % (self.scale,))
             s = float(self.scale)
             if not math.isfinite(s) or s <= 0.0 or not finite_in_f32(s) \
-                    or _f32(s) <= 0.0:
+                    or round_to_f32(s) <= 0.0:
                 raise ValueError(
                     "scale must be a positive finite number, got %r" % s)
         if self.strategy not in STRATEGIES:
@@ -248,6 +253,12 @@ class FmhaBwdSpec:
                              % (self.dtype, self.grad_dtype))
         self._validate_varlen()
         self._validate_score_mod()
+        if self.dropout_p is not None:
+            p = self.dropout_p
+            if isinstance(p, bool) or not isinstance(p, (int, float)) or \
+                    not 0.0 < float(p) < 1.0 or not round_to_f32(p) < 1.0:
+                raise ValueError("dropout_p must be a number in (0, 1) (None: "
+                                 "no dropout), got %r" % (p,))
 
     def _validate_score_mod(self):
         """Mirror of the verifier's softcap check (a positive cap with a
@@ -416,29 +427,34 @@ class FmhaBwdSpec:
             cu_types = " varlen(memref<?xi32>, memref<?xi32>)"
         if self.alibi:
             cu_args += ", %%slopes: %s" % self._slopes_type()
-        # Sinks: the forward's clause, and the backward's with its gradient.
-        sink_args = sink_vals = sink_types = ""
+        # Both ops' sinks and dropout clauses; the backward's sink gradient.
+        extra_args = extra_vals = extra_types = ""
         grad_sink_arg = grad_sink_val = grad_sink_type = ""
         if self.sinks:
             head_vector = self._slopes_type()
-            sink_args = ", %%sinks: %s" % head_vector
-            sink_vals = " sinks(%sinks)"
-            sink_types = " sinks(%s)" % head_vector
+            extra_args = ", %%sinks: %s" % head_vector
+            extra_vals = " sinks(%sinks)"
+            extra_types = " sinks(%s)" % head_vector
             grad_sink_arg = ", %%dsinks: %s" % head_vector
             grad_sink_val = " grad_sinks(%dsinks)"
             grad_sink_type = " grad_sinks(%s)" % head_vector
+        if self.dropout_p is not None:
+            extra_args += ", %seed_offset: memref<2xi64>"
+            extra_vals += " dropout(%%seed_offset, p = %s)" % _f32_literal(
+                float(self.dropout_p))
+            extra_types += " dropout(memref<2xi64>)"
         score_mod = self._score_mod()
         name = {(True, False): "fmha_fwd", (False, True): "fmha_bwd",
                 (True, True): "fmha_fwd_bwd"}[(forward, backward)]
         ops = ""
         if forward:
             args = ("%%q: %s, %%k: %s, %%v: %s, %%o: %s, %s%s%s"
-                    % (qt, kt, vt, ot, stats_args, cu_args, sink_args))
+                    % (qt, kt, vt, ot, stats_args, cu_args, extra_args))
             ops += ("    fmha.attention_fwd %%q, %%k, %%v -> %%o, "
                     "stats(%s)%s%s%s\n"
                     "        : %s, %s, %s -> %s, stats(%s)%s%s%s\n"
-                    % (stats_vals, cu_vals, sink_vals, self._attrs(True), qt,
-                       kt, vt, ot, stats_types, cu_types, sink_types,
+                    % (stats_vals, cu_vals, extra_vals, self._attrs(True), qt,
+                       kt, vt, ot, stats_types, cu_types, extra_types,
                        score_mod))
         if backward:  # its arguments include the forward's
             dqt = self._memref(self.seq_q, self.heads_q, self.head_dim_qk, ge)
@@ -447,14 +463,14 @@ class FmhaBwdSpec:
             args = ("%%q: %s, %%k: %s, %%v: %s, %%o: %s, %%do: %s, %s, "
                     "%%dq: %s, %%dk: %s, %%dv: %s%s%s%s"
                     % (qt, kt, vt, ot, ot, stats_args, dqt, dkt, dvt,
-                       cu_args, sink_args, grad_sink_arg))
+                       cu_args, extra_args, grad_sink_arg))
             ops += ("    fmha.attention_bwd %%q, %%k, %%v, %%o, %%do, "
                     "stats(%s)%s%s -> %%dq, %%dk, %%dv%s%s\n"
                     "        : %s, %s, %s, %s, %s, stats(%s)%s%s\n"
                     "        -> %s, %s, %s%s%s\n"
-                    % (stats_vals, cu_vals, sink_vals, grad_sink_val,
+                    % (stats_vals, cu_vals, extra_vals, grad_sink_val,
                        self._attrs(False), qt, kt, vt, ot, ot, stats_types,
-                       cu_types, sink_types, dqt, dkt, dvt, grad_sink_type,
+                       cu_types, extra_types, dqt, dkt, dvt, grad_sink_type,
                        score_mod))
         return ("module {\n  func.func @%s(%s) %s {\n%s    return\n  }\n}\n"
                 % (self.name or name, args, fattrs, ops))

@@ -39,7 +39,8 @@ import threading
 from typing import NamedTuple, Optional, Tuple
 
 from . import kernel_abi
-from .spec import HEAD_DIMS, MAX_WINDOW_EXTENT, FmhaBwdSpec, finite_in_f32
+from .spec import (HEAD_DIMS, MAX_WINDOW_EXTENT, FmhaBwdSpec, finite_in_f32,
+                   round_to_f32)
 
 try:
     import torch
@@ -103,6 +104,7 @@ class Problem(NamedTuple):
     softcap: float = 0.0  # 0: none
     alibi: bool = False  # slopes given (a tensor argument, not compiled in)
     sinks: bool = False  # learnable sink logits given (a tensor argument)
+    dropout_p: float = 0.0  # 0: none
 
 
 def window_extents(causal, window) -> Tuple[int, int]:
@@ -233,7 +235,7 @@ def _dtype_name(t, name) -> str:
 def check_inputs(q, k, v, *, causal=False, window=None, scale=None,
                  deterministic=False, cu_seqlens_q=None, cu_seqlens_k=None,
                  max_seqlen_q=None, max_seqlen_k=None, softcap=0.0,
-                 alibi_slopes=None, sinks=None) -> Problem:
+                 alibi_slopes=None, sinks=None, dropout_p=0.0) -> Problem:
     """The Problem of ``attention(q, k, v, ...)``, or the error it raises:
     TypeError for a wrong dtype or argument type, ValueError for devices,
     shapes, head dims and values the kernels do not take. With
@@ -306,7 +308,27 @@ def check_inputs(q, k, v, *, causal=False, window=None, scale=None,
     return Problem(b, sq, sk, hq, hkv, d, dtypes[0], left, right, scale,
                    deterministic, maxima is not None,
                    *(maxima or (0, 0)), softcap, alibi_slopes is not None,
-                   sinks is not None)
+                   sinks is not None, dropout_value(dropout_p))
+
+
+def dropout_value(dropout_p) -> float:
+    """FlashAttention's ``dropout_p``: the probability of dropping a
+    score, 0 (none) <= p < 1, as the kernels compile it (float32)."""
+    if isinstance(dropout_p, bool) or not isinstance(dropout_p, (int, float)) \
+            or not 0.0 <= dropout_p < 1.0 or not round_to_f32(dropout_p) < 1.0:
+        raise ValueError("rocke.torch.attention: dropout_p must be a number "
+                         "in [0, 1), got %r" % (dropout_p,))
+    return round_to_f32(dropout_p)
+
+
+def dropout_seed_offset(device):
+    """The kernels' Philox seed and offset, int64 [2] on `device`: a seed
+    drawn from PyTorch's generator of that device (so torch.manual_seed
+    makes a run repeatable, and a CUDA graph draws anew at each replay),
+    offset 0 (README "Dropout": masks of different seeds are
+    independent)."""
+    seed = torch.randint(0, 2 ** 62, (1,), device=device, dtype=torch.int64)
+    return torch.cat([seed, torch.zeros_like(seed)])
 
 
 def softcap_value(softcap) -> float:
@@ -400,7 +422,7 @@ def spec_for(p: Problem, chip: str) -> FmhaBwdSpec:
                        strategy="tiled", chip=chip,
                        deterministic=p.deterministic, layout="bshd",
                        softcap=p.softcap or None, alibi=p.alibi,
-                       sinks=p.sinks,
+                       sinks=p.sinks, dropout_p=p.dropout_p or None,
                        **mask_fields(p.window_left, p.window_right,
                                      *lengths), **varlen)
 
@@ -483,7 +505,8 @@ def chip_of(capability=None, gcn_arch=None) -> str:
 # --------------------------------------------------------------------------
 
 ELT_NAMES = {"torch.float16": "f16", "torch.bfloat16": "bf16",
-             "torch.float32": "f32", "torch.int32": "i32"}
+             "torch.float32": "f32", "torch.int32": "i32",
+             "torch.int64": "i64"}
 
 
 def buffer_of(t) -> kernel_abi.Buffer:
@@ -585,15 +608,24 @@ def _kernel_input(t):
 
 def _problem(q, k, v, window_left, window_right, scale, deterministic,
              cu_seqlens_q=None, cu_seqlens_k=None, max_seqlen_q=0,
-             max_seqlen_k=0, softcap=0.0, alibi_slopes=None, sinks=None):
+             max_seqlen_k=0, softcap=0.0, alibi_slopes=None, sinks=None,
+             dropout_p=0.0, seed_offset=None):
     """The ops' Problem; max_seqlen 0 for a dense batch."""
+    if dropout_p and (seed_offset is None or
+                      str(seed_offset.dtype) != "torch.int64" or
+                      tuple(seed_offset.shape) != (2,) or
+                      seed_offset.device != q.device):
+        raise ValueError("rocke.torch.attention: dropout_p %r needs "
+                         "dropout_seed_offset, torch.int64 [2] (seed, offset) "
+                         "on q's device" % (dropout_p,))
     window = (window_left, window_right)
     return check_inputs(q, k, v, window=window, scale=scale,
                         deterministic=deterministic,
                         cu_seqlens_q=cu_seqlens_q, cu_seqlens_k=cu_seqlens_k,
                         max_seqlen_q=max_seqlen_q or None,
                         max_seqlen_k=max_seqlen_k or None, softcap=softcap,
-                        alibi_slopes=alibi_slopes, sinks=sinks)
+                        alibi_slopes=alibi_slopes, sinks=sinks,
+                        dropout_p=dropout_p)
 
 
 def _stats_shape(p: Problem) -> tuple:
@@ -601,10 +633,12 @@ def _stats_shape(p: Problem) -> tuple:
                                                   p.seq_q)
 
 
-def _extras(cu_seqlens_q, cu_seqlens_k, alibi_slopes, sinks) -> dict:
+def _extras(cu_seqlens_q, cu_seqlens_k, alibi_slopes, sinks,
+            seed_offset) -> dict:
     """The kernels' arguments beside the attention tensors, by role: a
     packed batch's offsets (cu_seqlens_q/_k), ALiBi's slopes (capture0:
-    the score_mod's captured operand) and the sinks."""
+    the score_mod's captured operand), the sinks and dropout's seed and
+    offset."""
     extras = {}
     if cu_seqlens_q is not None:
         extras.update(cu_seqlens_q=cu_seqlens_q.contiguous(),
@@ -613,6 +647,8 @@ def _extras(cu_seqlens_q, cu_seqlens_k, alibi_slopes, sinks) -> dict:
         extras["capture0"] = alibi_slopes.contiguous()
     if sinks is not None:
         extras["sinks"] = sinks.contiguous()
+    if seed_offset is not None:
+        extras["dropout_seed_offset"] = seed_offset
     return extras
 
 
@@ -621,7 +657,7 @@ def _extras(cu_seqlens_q, cu_seqlens_k, alibi_slopes, sinks) -> dict:
 # --------------------------------------------------------------------------
 
 def _forward(p: Problem, q, k, v, cu_seqlens_q=None, cu_seqlens_k=None,
-             alibi_slopes=None, sinks=None):
+             alibi_slopes=None, sinks=None, seed_offset=None):
     """O (q's shape) and the natural-log LSE, [B, Hq, Sq] or, packed,
     [Hq, T_q] (float32; -inf for a query that sees no key, whose O is 0;
     with sinks, the sink's logit), of problem `p` (check_inputs' of these
@@ -638,7 +674,7 @@ def _forward(p: Problem, q, k, v, cu_seqlens_q=None, cu_seqlens_k=None,
         lse.fill_(float("-inf"))
     _run(p, True, dict(q=q, k=k, v=v, o=o, lse=lse,
                        **_extras(cu_seqlens_q, cu_seqlens_k, alibi_slopes,
-                                 sinks)))
+                                 sinks, seed_offset)))
     return o, lse
 
 
@@ -652,7 +688,8 @@ def _keyless_lse(p: Problem, lse, sinks):
 
 
 def _backward(p: Problem, grad_out, q, k, v, o, lse, cu_seqlens_q=None,
-              cu_seqlens_k=None, alibi_slopes=None, sinks=None):
+              cu_seqlens_k=None, alibi_slopes=None, sinks=None,
+              seed_offset=None):
     """dQ, dK, dV (q's, k's, v's shapes and dtype) and dSinks (float32
     [Hq]; empty without sinks) of the forward of problem `p` that gave O
     and LSE, for the output gradient `grad_out` (dO); packed tokens past
@@ -667,7 +704,8 @@ def _backward(p: Problem, grad_out, q, k, v, o, lse, cu_seqlens_q=None,
         # No key: O = 0, so D = rowsum(dO O) = 0 and dSink = -sum P_sink D
         # = 0 too.
         return dq.zero_(), dk.zero_(), dv.zero_(), dsinks.zero_()
-    extras = _extras(cu_seqlens_q, cu_seqlens_k, alibi_slopes, sinks)
+    extras = _extras(cu_seqlens_q, cu_seqlens_k, alibi_slopes, sinks,
+                     seed_offset)
     if p.sinks:
         extras["dsinks"] = dsinks
     _run(p, False, dict(q=q, k=k, v=v, o=o, do=do, lse=lse, dq=dq, dk=dk,
@@ -709,7 +747,9 @@ if _IMPORT_ERROR is None:
                           max_seqlen_q: int = 0, max_seqlen_k: int = 0,
                           softcap: float = 0.0,
                           alibi_slopes: Optional[Tensor] = None,
-                          sinks: Optional[Tensor] = None
+                          sinks: Optional[Tensor] = None,
+                          dropout_p: float = 0.0,
+                          dropout_seed_offset: Optional[Tensor] = None
                           ) -> Tuple[Tensor, Tensor]:
         """O (q's shape) and the natural-log LSE, [B, Hq, Sq] or, packed
         (cu_seqlens given, max_seqlen bucketed), [Hq, T_q] (float32; -inf
@@ -717,18 +757,21 @@ if _IMPORT_ERROR is None:
         the backward's (kept for autograd)."""
         p = _problem(q, k, v, window_left, window_right, scale,
                      deterministic, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
-                     max_seqlen_k, softcap, alibi_slopes, sinks)
+                     max_seqlen_k, softcap, alibi_slopes, sinks, dropout_p,
+                     dropout_seed_offset)
         return _forward(p, q, k, v, cu_seqlens_q, cu_seqlens_k, alibi_slopes,
-                        sinks)
+                        sinks, dropout_seed_offset)
 
     @attention_forward.register_fake
     def _(q, k, v, window_left, window_right, scale, deterministic,
           cu_seqlens_q=None, cu_seqlens_k=None, max_seqlen_q=0,
-          max_seqlen_k=0, softcap=0.0, alibi_slopes=None, sinks=None):
+          max_seqlen_k=0, softcap=0.0, alibi_slopes=None, sinks=None,
+          dropout_p=0.0, dropout_seed_offset=None):
         # torch.compile: the checks attention() skips while tracing.
         p = _problem(q, k, v, window_left, window_right, scale,
                      deterministic, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
-                     max_seqlen_k, softcap, alibi_slopes, sinks)
+                     max_seqlen_k, softcap, alibi_slopes, sinks, dropout_p,
+                     dropout_seed_offset)
         return (torch.empty_like(q, memory_format=torch.contiguous_format),
                 q.new_empty(_stats_shape(p), dtype=torch.float32))
 
@@ -743,53 +786,60 @@ if _IMPORT_ERROR is None:
                            max_seqlen_q: int = 0, max_seqlen_k: int = 0,
                            softcap: float = 0.0,
                            alibi_slopes: Optional[Tensor] = None,
-                           sinks: Optional[Tensor] = None
+                           sinks: Optional[Tensor] = None,
+                           dropout_p: float = 0.0,
+                           dropout_seed_offset: Optional[Tensor] = None
                            ) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
         """dQ, dK, dV (q's, k's, v's shapes and dtype) and dSinks (float32
         [Hq], empty without sinks) of the forward that gave O and LSE, for
         the output gradient `grad_out` (dO)."""
         p = _problem(q, k, v, window_left, window_right, scale,
                      deterministic, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
-                     max_seqlen_k, softcap, alibi_slopes, sinks)
+                     max_seqlen_k, softcap, alibi_slopes, sinks, dropout_p,
+                     dropout_seed_offset)
         return _backward(p, grad_out, q, k, v, o, lse, cu_seqlens_q,
-                         cu_seqlens_k, alibi_slopes, sinks)
+                         cu_seqlens_k, alibi_slopes, sinks,
+                         dropout_seed_offset)
 
     @attention_backward.register_fake
     def _(grad_out, q, k, v, o, lse, window_left, window_right, scale,
           deterministic, cu_seqlens_q=None, cu_seqlens_k=None,
           max_seqlen_q=0, max_seqlen_k=0, softcap=0.0, alibi_slopes=None,
-          sinks=None):
+          sinks=None, dropout_p=0.0, dropout_seed_offset=None):
         heads_q = q.shape[-2]
         return tuple(torch.empty_like(t, memory_format=torch.contiguous_format)
                      for t in (q, k, v)) + (
             q.new_empty((heads_q if sinks is not None else 0,),
                         dtype=torch.float32),)
 
-    # Arguments between q, k, v and the sinks: none differentiable (ALiBi's
-    # slopes are constants: no gradient).
+    # Arguments between q, k, v and the sinks, and after the sinks: none
+    # differentiable (ALiBi's slopes are constants: no gradient).
     _OPTIONS = 10
+    _DROPOUT_ARGUMENTS = 2
 
     def _setup_context(ctx, inputs, output):
         q, k, v, window_left, window_right, scale, deterministic = inputs[:7]
         # The optional arguments, their defaults where a call left them out.
         (cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, softcap,
-         alibi_slopes, sinks) = tuple(inputs[7:]) + (
-             None, None, 0, 0, 0.0, None, None)[len(inputs) - 7:]
+         alibi_slopes, sinks, dropout_p, seed_offset) = tuple(inputs[7:]) + (
+             None, None, 0, 0, 0.0, None, None, 0.0, None)[len(inputs) - 7:]
         o, lse = output
         ctx.mark_non_differentiable(lse)
         _save(ctx, (q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k,
-                    alibi_slopes, sinks),
+                    alibi_slopes, sinks, seed_offset),
               ((window_left, window_right, scale, deterministic),
-               (max_seqlen_q, max_seqlen_k, softcap)))
+               (max_seqlen_q, max_seqlen_k, softcap), dropout_p))
 
     def _op_backward(ctx, grad_o, grad_lse):
-        (q, k, v, o, lse, cu_q, cu_k, slopes, sinks), (options, rest) = \
-            _saved(ctx)
+        (q, k, v, o, lse, cu_q, cu_k, slopes, sinks, seed_offset), \
+            (options, rest, dropout_p) = _saved(ctx)
         dq, dk, dv, dsinks = torch.ops.rocke.attention_backward(
             _output_gradient(grad_o, o).contiguous(), q, k, v, o, lse,
-            *options, cu_q, cu_k, *rest, slopes, sinks)
+            *options, cu_q, cu_k, *rest, slopes, sinks, dropout_p,
+            seed_offset)
         return (dq, dk, dv) + (None,) * _OPTIONS + (
-            dsinks if sinks is not None else None,)
+            dsinks if sinks is not None else None,) + \
+            (None,) * _DROPOUT_ARGUMENTS
 
     attention_forward.register_autograd(_op_backward,
                                         setup_context=_setup_context)
@@ -802,27 +852,28 @@ if _IMPORT_ERROR is None:
 
         @staticmethod
         def forward(ctx, p, q, k, v, cu_seqlens_q, cu_seqlens_k,
-                    alibi_slopes, sinks):
+                    alibi_slopes, sinks, seed_offset):
             o, lse = _forward(p, q, k, v, cu_seqlens_q, cu_seqlens_k,
-                              alibi_slopes, sinks)
+                              alibi_slopes, sinks, seed_offset)
             _save(ctx, (q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k,
-                        alibi_slopes, sinks), p)
+                        alibi_slopes, sinks, seed_offset), p)
             return o
 
         @staticmethod
         def backward(ctx, grad_o):
-            (q, k, v, o, lse, cu_q, cu_k, slopes, sinks), p = _saved(ctx)
+            (q, k, v, o, lse, cu_q, cu_k, slopes, sinks, seed_offset), p = \
+                _saved(ctx)
             dq, dk, dv, dsinks = _backward(
                 p, _output_gradient(grad_o, o), q, k, v, o, lse, cu_q, cu_k,
-                slopes, sinks)
+                slopes, sinks, seed_offset)
             return (None, dq, dk, dv, None, None, None,
-                    dsinks if sinks is not None else None)
+                    dsinks if sinks is not None else None, None)
 
 
 def attention(q, k, v, *, causal=False, window=None, scale=None,
               cu_seqlens_q=None, cu_seqlens_k=None, max_seqlen_q=None,
               max_seqlen_k=None, deterministic=False, check_offsets=False,
-              softcap=0.0, alibi_slopes=None, sinks=None):
+              softcap=0.0, alibi_slopes=None, sinks=None, dropout_p=0.0):
     """Attention of q [B, Sq, Hq, D] over k, v [B, Sk, Hkv, D] (the layout of
     FlashAttention's ``flash_attn_func``): O [B, Sq, Hq, D], differentiable
     in q, k and v. With ``cu_seqlens_*``, a packed batch (FlashAttention's
@@ -873,6 +924,12 @@ def attention(q, k, v, *, causal=False, window=None, scale=None,
       = log(exp(sink[h]) + sum_k exp(s_k)); a query that sees no key gets
       O = 0. Differentiable: dSink[h] = -sum over the batch and rows of
       exp(sink[h] - lse) rowsum(dO O).
+    * ``dropout_p``: FlashAttention's attention dropout: each probability
+      is dropped with probability ``dropout_p`` and the kept ones scaled by
+      1 / (1 - dropout_p), the backward regenerating the same mask
+      (counter-based Philox, README "Dropout"); the seed is drawn from
+      PyTorch's generator of q's device at each call (``torch.manual_seed``
+      repeats a run). 0 is none; each distinct value compiles its kernels.
 
     Errors: TypeError (dtype, argument types), ValueError (device, shapes,
     head dim, window, scale, varlen arguments), RuntimeError (unsupported
@@ -888,7 +945,7 @@ def attention(q, k, v, *, causal=False, window=None, scale=None,
                          cu_seqlens_q=cu_seqlens_q, cu_seqlens_k=cu_seqlens_k,
                          max_seqlen_q=max_seqlen_q, max_seqlen_k=max_seqlen_k,
                          softcap=softcap, alibi_slopes=alibi_slopes,
-                         sinks=sinks)
+                         sinks=sinks, dropout_p=dropout_p)
         if check_offsets and p.varlen:
             error = offsets_error(cu_seqlens_q.tolist(),
                                   cu_seqlens_k.tolist(), p.seq_q, p.seq_k,
@@ -897,7 +954,9 @@ def attention(q, k, v, *, causal=False, window=None, scale=None,
                 raise ValueError("rocke.torch.attention: " + error)
         return _EagerAttention.apply(p, q.contiguous(), k.contiguous(),
                                      v.contiguous(), cu_seqlens_q,
-                                     cu_seqlens_k, alibi_slopes, sinks)
+                                     cu_seqlens_k, alibi_slopes, sinks,
+                                     dropout_seed_offset(q.device)
+                                     if p.dropout_p else None)
     # Traced: the fake implementation checks the tensors (Dynamo need not
     # trace check_inputs).
     if check_offsets and cu_seqlens_q is not None:
@@ -914,4 +973,6 @@ def attention(q, k, v, *, causal=False, window=None, scale=None,
             scale_value(scale, q.shape[-1]), deterministic, cu_seqlens_q,
             cu_seqlens_k) + (maxima or (0, 0)) + (softcap_value(softcap),
                                                   alibi_slopes, sinks)
+    p_drop = dropout_value(dropout_p)
+    args += (p_drop, dropout_seed_offset(q.device) if p_drop else None)
     return torch.ops.rocke.attention_forward(*args)[0]

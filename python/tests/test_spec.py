@@ -168,6 +168,9 @@ def test_score_mod_shorthands_in_both_ops():
     (dict(softcap=2.0, alibi=True), "two score modifications"),
     (dict(alibi=1), "alibi must be a bool"),
     (dict(sinks="yes"), "sinks must be a bool"),
+    (dict(dropout_p=0.0), r"dropout_p must be a number in \(0, 1\)"),
+    (dict(dropout_p=1.0), "dropout_p must be"),
+    (dict(dropout_p=0.99999999), "dropout_p must be"),  # 1 in f32
     (dict(scale=1e39), "scale must be a positive finite number"),
 ])
 def test_bad_score_mods_are_named(kw, message):

@@ -682,3 +682,58 @@ def test_sinks_kernels_take_the_sinks_by_role(tmp_path):
                 kernel_abi.LaunchPlan(entry.kernels, env).bind(
                     {r: b for r, b in buffers.items() if r != role},
                     allocate)
+
+
+# --------------------------------------------------------------------------
+# Dropout (issue 33)
+# --------------------------------------------------------------------------
+
+def test_problem_of_a_dropout_call():
+    p = rt.check_inputs(*qkv(), dropout_p=0.1, causal=True)
+    assert p.dropout_p == rt.round_to_f32(0.1)
+    text = rt.spec_for(p, "sm_90a").to_mlir(forward=True, backward=True)
+    assert "%seed_offset: memref<2xi64>" in text
+    assert text.count("dropout(%seed_offset, p = 1.000000e-01)") == 2
+    assert text.count("dropout(memref<2xi64>)") == 2
+    assert "dropout" not in rt.spec_for(rt.check_inputs(*qkv(), dropout_p=0),
+                                        "sm_90a").to_mlir()
+
+
+@pytest.mark.parametrize("p", [-0.1, 1.0, 0.99999999, float("nan"), True,
+                               "0.1"])
+def test_bad_dropout_p_is_named(p):
+    with pytest.raises(ValueError, match="dropout_p must be a number in "
+                       r"\[0, 1\)"):
+        rt.check_inputs(*qkv(), dropout_p=p)
+
+
+@needs_rocke_opt
+def test_dropout_kernels_take_the_seed_by_role(tmp_path):
+    """The dropout kernels compile for sm_90a and gfx942; the forward's and
+    the backward's main kernels bind role dropout_seed_offset."""
+    p = rt.problem((2, 300, 16, 64), (2, 300, 4, 64), causal=True,
+                   dropout_p=0.25)
+    for chip in ("sm_90a", "gfx942"):
+        fwd, bwd = rt.prebuild([p], chip, directory=str(tmp_path))
+        shapes = dict(q=(2, 300, 16, 64), k=(2, 300, 4, 64),
+                      v=(2, 300, 4, 64), lse=(2, 16, 300),
+                      dropout_seed_offset=(2,))
+        shapes.update(o=shapes["q"], do=shapes["q"], dq=shapes["q"],
+                      dk=shapes["k"], dv=shapes["v"])
+        elts = dict(lse="f32", dropout_seed_offset="i64")
+        buffers = {role: kernel_abi.Buffer(0x10000 * (i + 1),
+                                           elts.get(role, "bf16"), shape,
+                                           _strides(shape))
+                   for i, (role, shape) in enumerate(sorted(shapes.items()))}
+
+        def allocate(name, elt, shape, init):
+            return kernel_abi.Buffer(0x900000, elt, tuple(shape),
+                                     _strides(shape))
+        env = rt.size_env(p)
+        for entry in (fwd, bwd):
+            launches = kernel_abi.LaunchPlan(entry.kernels, env).bind(
+                buffers, allocate)
+            main = [l for l in launches if l.kernel.endswith("tiled_main")]
+            assert len(main) == 1
+            assert ("!llvm.ptr", buffers["dropout_seed_offset"].ptr) in \
+                main[0].args
