@@ -6,7 +6,9 @@ FlexAttention compiled for the shape with the same score_mod, in one run.
 Flex has no sinks: its row is Flex's output rescaled by its own LSE, O
 exp(lse) / (exp(lse) + exp(sink)) = O sigmoid(lse - sink), differentiated
 through both (the sinks' gradient included), as a Flex user would write
-it.
+it. Flex has no dropout either: the dropout row's peer is SDPA's flash
+backend (FlashAttention-2's kernels) with the same dropout_p, and its
+results are not compared (the masks differ).
 
 Problem: bf16, D = 128, S = 4096, B = 4, H = 16 (query and key heads), no
 mask and causal. FLOP as bench/cases.py counts them: 4 (forward) or 10
@@ -37,7 +39,8 @@ from cases import (alibi_slopes, prebuild_torch_op,  # noqa: E402
 B, S, HEADS, D = 4, 4096, 16, 128
 CAP = 30.0  # Gemma 2's attention softcap
 WARMUP = 3
-MODS = ("none", "softcap", "alibi", "sinks")
+MODS = ("none", "softcap", "alibi", "sinks", "dropout")
+DROPOUT_P = 0.1
 
 
 def op_arguments(mod):
@@ -45,7 +48,8 @@ def op_arguments(mod):
     and sinks as lists)."""
     return dict(softcap=CAP if mod == "softcap" else 0.0,
                 alibi_slopes=alibi_slopes(HEADS) if mod == "alibi" else None,
-                sinks=sink_logits(HEADS) if mod == "sinks" else None)
+                sinks=sink_logits(HEADS) if mod == "sinks" else None,
+                dropout_p=DROPOUT_P if mod == "dropout" else 0.0)
 
 
 def problems():
@@ -61,7 +65,7 @@ def flops(causal, per_pair):
 
 def bench_row(torch, mod, causal, iters):
     from run_bwd import time_ms
-    from peers import causal_block_mask, compiled_flex
+    from peers import causal_block_mask, checked_flex, compiled_flex
     gen = torch.Generator(device="cuda").manual_seed(7)
     q, k, v, do = (torch.randn(B, S, HEADS, D, device="cuda",
                                dtype=torch.bfloat16, generator=gen)
@@ -87,7 +91,17 @@ def bench_row(torch, mod, causal, iters):
 
     # Each runner: its forward of (q, k, v[, sinks]) and its tensors.
     extra = () if sinks is None else (sinks,)
-    if sinks is not None:
+    if mod == "dropout":
+        def ours(q, k, v):
+            return rt.attention(q, k, v, causal=causal, **kw)
+
+        def theirs(q, k, v):
+            from torch.nn.attention import SDPBackend, sdpa_kernel
+            with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                return torch.nn.functional.scaled_dot_product_attention(
+                    q, k, v, dropout_p=DROPOUT_P, is_causal=causal,
+                    scale=scale)
+    elif sinks is not None:
         ours = (lambda q, k, v, s: rt.attention(q, k, v, causal=causal,
                                                 sinks=s, **kw))
         theirs = flex_with_sinks
@@ -109,22 +123,27 @@ def bench_row(torch, mod, causal, iters):
     row = dict(mod=mod, causal=causal, fwd_flop=flops(causal, 4),
                bwd_flop=flops(causal, 10))
     results = {}
+    def measure(forward, inputs, g):
+        with torch.no_grad():
+            fwd_ms = time_ms(lambda: forward(*inputs), iters, WARMUP)
+        leaves = [t.detach().requires_grad_() for t in inputs]
+        o = forward(*leaves)
+        grads = torch.autograd.grad(o, leaves, g, retain_graph=True)
+        bwd_ms = time_ms(lambda: torch.autograd.grad(
+            o, leaves, g, retain_graph=True), iters, WARMUP)
+        return dict(fwd_ms=fwd_ms, bwd_ms=bwd_ms), (o.detach(),) + grads
+
     for name, (forward, inputs, g) in runners.items():
         try:
-            with torch.no_grad():
-                fwd_ms = time_ms(lambda: forward(*inputs), iters, WARMUP)
-            leaves = [t.detach().requires_grad_() for t in inputs]
-            o = forward(*leaves)
-            grads = torch.autograd.grad(o, leaves, g, retain_graph=True)
-            bwd_ms = time_ms(lambda: torch.autograd.grad(
-                o, leaves, g, retain_graph=True), iters, WARMUP)
-            row[name] = dict(fwd_ms=fwd_ms, bwd_ms=bwd_ms)
-            results[name] = (o.detach(),) + tuple(grads)
+            run = (lambda: measure(forward, inputs, g))
+            # A Flex peer that Dynamo ran eagerly is an error, not a time.
+            row[name], results[name] = run() if name == "ours" or \
+                mod == "dropout" else checked_flex(run)
         except Exception as e:  # a peer failing is reported, not fatal
             row[name] = dict(error=(str(e).splitlines() or [repr(e)])[0]
                              [:160])
         torch.cuda.synchronize()
-    if "ours" in results and "flex" in results:
+    if "ours" in results and "flex" in results and mod != "dropout":
         row["ours"]["rel_vs_flex"] = {
             n: float((x.float() - r.transpose(1, 2).float()).abs().max() /
                      r.float().abs().max().clamp_min(1e-30))
@@ -163,8 +182,9 @@ def markdown(results):
     rows = results["rows"]
     out = ["Device: %s. bf16, B = %d, S = %d, H = %d, D = %d; softcap %g, "
            "ALiBi slopes 2^(-8i/H), sinks -1 .. 2 (Flex: its output "
-           "rescaled by its LSE)." % (results["device"], B, S, HEADS, D,
-                                      CAP),
+           "rescaled by its LSE), dropout p = %g (the 'Flex' column: SDPA's "
+           "flash backend with the same p)." % (results["device"], B, S,
+                                                HEADS, D, CAP, DROPOUT_P),
            "", "Forward:", "", table(rows, "fwd_ms", "fwd_flop"), "",
            "Backward:", "", table(rows, "bwd_ms", "bwd_flop"), "",
            "Ours against Flex (relative error):", ""]
