@@ -457,9 +457,11 @@ struct FwdKernel {
   /// sinks (the argument after them).
   unsigned numCaptures;
   bool sinks;
+  /// Whether the op has an additive bias (the argument after the sinks).
+  bool bias;
 
   /// Kernel argument positions; the statistics follow O, the score_mod's
-  /// captured operands them, the sinks those.
+  /// captured operands them, the sinks those, the bias last.
   enum Arg { kQ, kK, kV, kO, kStats };
 
   void build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
@@ -538,8 +540,8 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   Value kbEnd = ceilDiv(b, loc, kHi, cBlockKv);
 
   // Scores in the log2 domain: s * scale * log2 e, or s' log2 e of the
-  // modified scores s' = f(s * scale).
-  Value cLog2 = constF32(b, loc, (scoreMod ? 1.0f : scale) * kLog2e);
+  // modified scores s' = f(s * scale) (+ bias).
+  Value cLog2 = constF32(b, loc, (scoreMod || bias ? 1.0f : scale) * kLog2e);
   Value negInf = constF32(b, loc, -std::numeric_limits<float>::infinity());
   Value zeroF = constF32(b, loc, 0.0f);
   // A row starts with no key (m = -inf, l = 0) or with its head's sink, a
@@ -646,6 +648,10 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       s = modifyScores(tiles, *scoreMod, scale, s, q0, k0, /*keysAlongRows=*/sT,
                        batchIndexOf(ids), headQ, captures,
                        /*derivative=*/false)[0];
+    if (bias)
+      s = addBias(tiles, s, scoreMod ? 1.0f : scale,
+                  args[kStats + numStats + numCaptures + sinks], batch, headQ,
+                  q0, k0, /*keysAlongRows=*/sT, sizes);
     // Keys past Sk and pairs the band hides score -inf.
     s = maskScoreTile(
         b, loc, scoreMask, s, q0, k0, tid, sizes, maskAttr,
@@ -793,6 +799,8 @@ rocke::buildTiledFwdKernels(fmha::AttentionFwdOp op,
   appendCaptureArgs(launch.args, op.getCaptures());
   if (op.getSinks())
     launch.args.push_back({op.getSinks(), "sinks"});
+  if (op.getBias())
+    launch.args.push_back({op.getBias(), "bias"});
   SmallVector<Value> qSizes = memrefSizes(cb, loc, op.getQuery());
   std::string blockQ = std::to_string(cfg.blockQ);
   if (VarlenBatch varlen = packedBatchOf(op, emitter)) {
@@ -823,7 +831,8 @@ rocke::buildTiledFwdKernels(fmha::AttentionFwdOp op,
                    op.getStatsEncoding(),
                    op.getScoreMod().empty() ? nullptr : &op.getScoreMod(),
                    static_cast<unsigned>(op.getCaptures().size()),
-                   static_cast<bool>(op.getSinks())};
+                   static_cast<bool>(op.getSinks()),
+                   static_cast<bool>(op.getBias())};
   if (failed(
           emitter.emit(launch, [&](OpBuilder &b, Location l, ValueRange ids,
                                    Value tid, ValueRange args, ValueRange wg) {
