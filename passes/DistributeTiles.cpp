@@ -607,23 +607,44 @@ struct DistributeMap : OpConversionPattern<fmha::TileMapOp> {
                                           DenseElementsAttr::get(type, value)));
           continue;
         }
-        // A load at the elements' positions: one scalar load per register.
+        // A load at the elements' positions: one scalar load per register,
+        // unrolled on a GPU, a loop over the host's (many) registers.
         if (auto load = dyn_cast<memref::LoadOp>(inner)) {
-          SmallVector<Value> elements;
-          for (int64_t r = 0; r < regs; ++r) {
+          auto elementAt = [&](OpFoldResult reg) -> Value {
             SmallVector<Value> at;
             for (Value index : load.getIndices()) {
               Value mapped = map.lookupOrNull(index);
               at.push_back(mapped ? vector::ExtractOp::create(rewriter, loc,
-                                                              mapped, r)
+                                                              mapped, reg)
                                   : index);
             }
-            elements.push_back(
-                memref::LoadOp::create(rewriter, loc, load.getMemRef(), at));
+            return memref::LoadOp::create(rewriter, loc, load.getMemRef(), at);
+          };
+          VectorType type = vectorOf(load.getType());
+          Value loaded;
+          if (first.getMatrixAtom().isHost()) {
+            auto loop = scf::ForOp::create(
+                rewriter, loc, constIndex(rewriter, loc, 0),
+                constIndex(rewriter, loc, regs), constIndex(rewriter, loc, 1),
+                ValueRange{arith::ConstantOp::create(
+                    rewriter, loc, type, rewriter.getZeroAttr(type))});
+            OpBuilder::InsertionGuard guard(rewriter);
+            rewriter.setInsertionPointToStart(loop.getBody());
+            Value reg = loop.getInductionVar();
+            scf::YieldOp::create(
+                rewriter, loc,
+                ValueRange{vector::InsertOp::create(
+                    rewriter, loc, elementAt(reg),
+                    loop.getRegionIterArgs()[0], ArrayRef<OpFoldResult>{reg})});
+            loaded = loop.getResult(0);
+          } else {
+            SmallVector<Value> elements;
+            for (int64_t r = 0; r < regs; ++r)
+              elements.push_back(elementAt(rewriter.getIndexAttr(r)));
+            loaded = vector::FromElementsOp::create(rewriter, loc, type,
+                                                    elements);
           }
-          map.map(load.getResult(),
-                  vector::FromElementsOp::create(
-                      rewriter, loc, vectorOf(load.getType()), elements));
+          map.map(load.getResult(), loaded);
           continue;
         }
         OperationState state(inner.getLoc(), inner.getName());
