@@ -614,9 +614,9 @@ struct DistributeMap : OpConversionPattern<fmha::TileMapOp> {
             SmallVector<Value> at;
             for (Value index : load.getIndices()) {
               Value mapped = map.lookupOrNull(index);
-              at.push_back(mapped ? vector::ExtractOp::create(rewriter, loc,
-                                                              mapped, reg)
-                                  : index);
+              at.push_back(
+                  mapped ? vector::ExtractOp::create(rewriter, loc, mapped, reg)
+                         : index);
             }
             return memref::LoadOp::create(rewriter, loc, load.getMemRef(), at);
           };
@@ -634,15 +634,15 @@ struct DistributeMap : OpConversionPattern<fmha::TileMapOp> {
             scf::YieldOp::create(
                 rewriter, loc,
                 ValueRange{vector::InsertOp::create(
-                    rewriter, loc, elementAt(reg),
-                    loop.getRegionIterArgs()[0], ArrayRef<OpFoldResult>{reg})});
+                    rewriter, loc, elementAt(reg), loop.getRegionIterArgs()[0],
+                    ArrayRef<OpFoldResult>{reg})});
             loaded = loop.getResult(0);
           } else {
             SmallVector<Value> elements;
             for (int64_t r = 0; r < regs; ++r)
               elements.push_back(elementAt(rewriter.getIndexAttr(r)));
-            loaded = vector::FromElementsOp::create(rewriter, loc, type,
-                                                    elements);
+            loaded =
+                vector::FromElementsOp::create(rewriter, loc, type, elements);
           }
           map.map(load.getResult(), loaded);
           continue;
@@ -836,8 +836,7 @@ struct DistributeStore : OpConversionPattern<fmha::TileStoreOp> {
   }
 };
 
-struct DistributeStoreScores
-    : OpConversionPattern<fmha::TileStoreScoresOp> {
+struct DistributeStoreScores : OpConversionPattern<fmha::TileStoreScoresOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(fmha::TileStoreScoresOp op, OneToNOpAdaptor adaptor,

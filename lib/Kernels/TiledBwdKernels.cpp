@@ -773,10 +773,10 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     // score.
     Value slopeTile;
     if (scoreMod) {
-      SmallVector<Value, 2> modified = modifyScores(
-          tiles, *scoreMod, scale, sTile, q0, kv0,
-          /*keysAlongRows=*/sT, batchIndexOf(ids), headQ,
-          args.slice(kCaptures, numCaptures), /*derivative=*/true);
+      SmallVector<Value, 2> modified =
+          modifyScores(tiles, *scoreMod, scale, sTile, q0, kv0,
+                       /*keysAlongRows=*/sT, batchIndexOf(ids), headQ,
+                       args.slice(kCaptures, numCaptures), /*derivative=*/true);
       sTile = modified[0];
       if (modified.size() > 1)
         slopeTile = modified[1];
@@ -842,11 +842,10 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       return arith::MulFOp::create(b, loc, x[0],
                                    arith::SubFOp::create(b, loc, x[1], x[2]));
     };
-    Value dsTile =
-        tiles.map(scoreType, dsInputs, [&](ValueRange x) -> Value {
-          Value ds = dsModified(x);
-          return x.size() > 3 ? arith::MulFOp::create(b, loc, ds, x[3]) : ds;
-        });
+    Value dsTile = tiles.map(scoreType, dsInputs, [&](ValueRange x) -> Value {
+      Value ds = dsModified(x);
+      return x.size() > 3 ? arith::MulFOp::create(b, loc, ds, x[3]) : ds;
+    });
     // dBias = dS', before the slope (with one, its own map).
     if (gradBias) {
       Value dsBiased =
@@ -1050,11 +1049,13 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
   bool biasGradAtomic = false;
   if (gradBias) {
     auto biasType = cast<MemRefType>(gradBias.getType());
-    bool overBatch = biasType.getDimSize(0) == 1 && queryType.getDimSize(0) != 1;
+    bool overBatch =
+        biasType.getDimSize(0) == 1 && queryType.getDimSize(0) != 1;
     bool overHeads = biasType.getDimSize(1) == 1 && sizes.headsQ != 1;
     biasGradAtomic = overBatch || overHeads;
     if (biasGradAtomic && deterministic)
-      return op.emitOpError("deterministic: grad_bias of a bias broadcast over ")
+      return op.emitOpError(
+                 "deterministic: grad_bias of a bias broadcast over ")
              << (overBatch ? "the batch" : "the heads")
              << " is summed by atomic adds in no fixed order; give the bias "
                 "the batch and head extents (or drop deterministic)";

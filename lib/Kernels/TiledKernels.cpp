@@ -462,17 +462,15 @@ Value rocke::addBias(const TileBuilder &tiles, Value scores, float factor,
   Value score = body->getArgument(0);
   if (factor != 1.0f)
     score = arith::MulFOp::create(b, loc, score, constF32(b, loc, factor));
-  fmha::YieldOp::create(b, loc,
-                        ValueRange{arith::AddFOp::create(b, loc, score,
-                                                         element)});
+  fmha::YieldOp::create(
+      b, loc, ValueRange{arith::AddFOp::create(b, loc, score, element)});
   return map.getResult(0);
 }
 
 void rocke::storeBiasGradient(const TileBuilder &tiles, Value grads,
                               Value gradBias, bool atomic, Value batch,
                               Value head, Value query, Value key,
-                              bool keysAlongRows,
-                              const AttentionSizes &sizes) {
+                              bool keysAlongRows, const AttentionSizes &sizes) {
   auto [biasBatch, biasHead] =
       biasBatchHead(tiles.b, tiles.loc, gradBias, batch, head);
   fmha::TileStoreScoresOp::create(
