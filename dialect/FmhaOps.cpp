@@ -1412,11 +1412,12 @@ LogicalResult TileMapOp::verify() {
   for (Operation &op : body.without_terminator()) {
     bool scalar = llvm::all_of(op.getResultTypes(),
                                [](Type t) { return t.isIntOrIndexOrFloat(); });
+    // A load reads one element per position (an additive bias).
     if (!scalar || op.getNumRegions() != 0 ||
         !(op.hasTrait<OpTrait::Elementwise>() ||
-          op.hasTrait<OpTrait::ConstantLike>()))
+          op.hasTrait<OpTrait::ConstantLike>() || isa<memref::LoadOp>(op)))
       return op.emitOpError("cannot be applied to fragments: a tile_map body "
-                            "holds elementwise ops on scalars");
+                            "holds elementwise ops on scalars and loads");
   }
   return success();
 }
@@ -1463,6 +1464,10 @@ LogicalResult TileStoreOp::verify() {
   int64_t cols = tileExtents(tile, getTransposed()).second;
   return verifyInBounds(*this, describeTileAccess(true, tile, getTransposed()),
                         getDest().getType(), {{kHeadDim, cols, getCol()}});
+}
+
+LogicalResult TileStoreScoresOp::verify() {
+  return verifyAccumulatorTile(*this, getValue().getType());
 }
 
 LogicalResult TileReduceOp::verify() {

@@ -810,9 +810,11 @@ def Fmha_TileMapOp : Fmha_TileOp<"map", [Pure, AttrSizedOperandSegments,
     holds elementwise ops on scalars (arith, math) and may use scalars
     defined outside. With `at(%row, %col) lane %lane` (C results) the body
     also takes each element's position, row `row + i` and column `col + j`,
-    as two trailing index arguments: a score_mod's query and key.
+    as two trailing index arguments: a score_mod's query and key, or the
+    indices of a `memref.load` in the body (an additive bias's element).
     `fmha-distribute-tiles` applies it to each lane's fragments as vector
-    ops (positions as index vectors).
+    ops (positions as index vectors; a load becomes one scalar load per
+    register).
 
     ```mlir
     %p = fmha.tile_map(%s, %off) : !fmha.tile<16x64xf32, c, "...">,
@@ -958,6 +960,38 @@ def Fmha_TileStoreOp : Fmha_TileOp<"store"> {
   let assemblyFormat = [{
     $value `,` $dest `[` $batch `,` $row `,` $head `,` $col `]` `lane` $lane
     `seq` $seq_len attr-dict `:` type($value) `,` type($dest)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fmha_TileStoreScoresOp : Fmha_TileOp<"store_scores"> {
+  let summary = "a score tile stored into, or added atomically to, an f32 "
+                "[B, H, Sq, Sk] buffer";
+  let description = [{
+    Element (i, j) of the C tile pairs query `query + i` with key `key + j`,
+    or, with `keys_along_rows`, key `key + i` with query `query + j` (as on
+    fmha.tile_mask), and goes to `dest[batch, head, query, key]` where the
+    query is below `seq_q` and the key below `seq_k`: stored (`store`, each
+    element written by one workgroup) or added atomically (`atomic_add`,
+    elements summed over several). The gradient of an additive bias;
+    distributed into one guarded scalar store (fmha.atomic_add) per
+    register.
+
+    ```mlir
+    fmha.tile_store_scores atomic_add %ds, %dbias[%b, %h] at(%q0, %k0)
+        lane %lane seq(%sq, %sk) {keys_along_rows}
+        : !fmha.tile<64x64xf32, c, "mfma_f32_16x16x16_f16">, memref<1x8x?x?xf32>
+    ```
+  }];
+  let arguments = (ins Fmha_AccumulateKind:$kind, Fmha_TileType:$value,
+                       Arg<MemRefRankOf<[F32], [4]>, "", [MemRead, MemWrite]>:$dest,
+                       Index:$batch, Index:$head, Index:$query, Index:$key,
+                       Index:$lane, Index:$seq_q, Index:$seq_k,
+                       UnitAttr:$keys_along_rows);
+  let assemblyFormat = [{
+    $kind $value `,` $dest `[` $batch `,` $head `]` `at` `(` $query `,` $key
+    `)` `lane` $lane `seq` `(` $seq_q `,` $seq_k `)` attr-dict `:`
+    type($value) `,` type($dest)
   }];
   let hasVerifier = 1;
 }

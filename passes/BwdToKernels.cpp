@@ -319,12 +319,9 @@ struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
                         "lower; strategy=tiled does");
         return signalPassFailure();
       }
-      // Both ops: the forward is built here too.
-      Value bias = bwdOp ? bwdOp.getBias() : fwdOp.getBias();
-      if (bias) {
-        op->emitOpError("has an additive bias, which fmha-bwd-to-kernels "
-                        "does not lower yet; fmha-lower-to-loops (the "
-                        "reference lowering) does");
+      if (bwdOp && bwdOp.getBias() && strategy == rocke::BwdStrategy::Warp) {
+        op->emitOpError("has an additive bias, which strategy=warp does not "
+                        "lower; strategy=tiled does");
         return signalPassFailure();
       }
       if (bwdOp && bwdOp.getDropoutSeedOffset() &&

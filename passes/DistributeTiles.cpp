@@ -607,6 +607,46 @@ struct DistributeMap : OpConversionPattern<fmha::TileMapOp> {
                                           DenseElementsAttr::get(type, value)));
           continue;
         }
+        // A load at the elements' positions: one scalar load per register,
+        // unrolled on a GPU, a loop over the host's (many) registers.
+        if (auto load = dyn_cast<memref::LoadOp>(inner)) {
+          auto elementAt = [&](OpFoldResult reg) -> Value {
+            SmallVector<Value> at;
+            for (Value index : load.getIndices()) {
+              Value mapped = map.lookupOrNull(index);
+              at.push_back(
+                  mapped ? vector::ExtractOp::create(rewriter, loc, mapped, reg)
+                         : index);
+            }
+            return memref::LoadOp::create(rewriter, loc, load.getMemRef(), at);
+          };
+          VectorType type = vectorOf(load.getType());
+          Value loaded;
+          if (first.getMatrixAtom().isHost()) {
+            auto loop = scf::ForOp::create(
+                rewriter, loc, constIndex(rewriter, loc, 0),
+                constIndex(rewriter, loc, regs), constIndex(rewriter, loc, 1),
+                ValueRange{arith::ConstantOp::create(
+                    rewriter, loc, type, rewriter.getZeroAttr(type))});
+            OpBuilder::InsertionGuard guard(rewriter);
+            rewriter.setInsertionPointToStart(loop.getBody());
+            Value reg = loop.getInductionVar();
+            scf::YieldOp::create(
+                rewriter, loc,
+                ValueRange{vector::InsertOp::create(
+                    rewriter, loc, elementAt(reg), loop.getRegionIterArgs()[0],
+                    ArrayRef<OpFoldResult>{reg})});
+            loaded = loop.getResult(0);
+          } else {
+            SmallVector<Value> elements;
+            for (int64_t r = 0; r < regs; ++r)
+              elements.push_back(elementAt(rewriter.getIndexAttr(r)));
+            loaded =
+                vector::FromElementsOp::create(rewriter, loc, type, elements);
+          }
+          map.map(load.getResult(), loaded);
+          continue;
+        }
         OperationState state(inner.getLoc(), inner.getName());
         for (Value operand : inner.getOperands())
           state.operands.push_back(vectorized(map, operand));
@@ -790,6 +830,49 @@ struct DistributeStore : OpConversionPattern<fmha::TileStoreOp> {
               rewriter, loc,
               truncVector(rewriter, loc, values, destType.getElementType()),
               dest, at);
+        });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct DistributeStoreScores : OpConversionPattern<fmha::TileStoreScoresOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(fmha::TileStoreScoresOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    TileType t = op.getValue().getType();
+    LaneCoords lane = accumulatorLane(rewriter, loc, t.getMatrixAtom(),
+                                      single(adaptor.getLane()));
+    Value dest = single(adaptor.getDest()), batch = single(adaptor.getBatch()),
+          head = single(adaptor.getHead()), seqQ = single(adaptor.getSeqQ()),
+          seqK = single(adaptor.getSeqK());
+    // One register at a time, at (query, key): the destination's rows are
+    // queries, so a tile with keys along its rows lands transposed.
+    forEachTileRun(
+        rewriter, loc, t, lane, single(adaptor.getQuery()),
+        single(adaptor.getKey()), op.getKeysAlongRows(), adaptor.getValue(),
+        /*width=*/1, [&](Value query, Value key, ValueRange run) {
+          auto below = [&](Value x, Value end) {
+            return arith::CmpIOp::create(rewriter, loc,
+                                         arith::CmpIPredicate::ult, x, end);
+          };
+          auto ifOp = scf::IfOp::create(
+              rewriter, loc,
+              arith::AndIOp::create(rewriter, loc, below(query, seqQ),
+                                    below(key, seqK)));
+          OpBuilder::InsertionGuard guard(rewriter);
+          rewriter.setInsertionPointToStart(ifOp.thenBlock());
+          SmallVector<Value> at{batch, head, query, key};
+          if (op.getKind() == fmha::AccumulateKind::store) {
+            memref::StoreOp::create(rewriter, loc, run.front(), dest, at);
+            return;
+          }
+          Value element = vector::FromElementsOp::create(
+              rewriter, loc, VectorType::get({1}, rewriter.getF32Type()), run);
+          fmha::AtomicAddOp::create(rewriter, loc, element, dest, at,
+                                    IntegerAttr());
         });
     rewriter.eraseOp(op);
     return success();
@@ -1006,15 +1089,16 @@ void rocke::populateDistributeTilesPatterns(TypeConverter &converter,
                DistributeConvert, DistributeUnpack, DistributePack,
                DistributeBroadcast, DistributeMap, DistributeMask,
                DistributeWrite, DistributeAccumulate, DistributeStore,
-               DistributeReduce, DistributeStoreLines>(converter,
-                                                       patterns.getContext());
+               DistributeStoreScores, DistributeReduce, DistributeStoreLines>(
+      converter, patterns.getContext());
   target.addIllegalOp<fmha::TileZeroOp, fmha::TileReadOp, fmha::TileLoadOp,
                       fmha::TileMmaOp, fmha::TileMmaWarpgroupOp,
                       fmha::TileConvertOp, fmha::TileUnpackOp,
                       fmha::TilePackOp, fmha::TileBroadcastOp, fmha::TileMapOp,
                       fmha::TileMaskOp, fmha::TileWriteOp,
                       fmha::TileAccumulateOp, fmha::TileStoreOp,
-                      fmha::TileReduceOp, fmha::TileStoreLinesOp>();
+                      fmha::TileStoreScoresOp, fmha::TileReduceOp,
+                      fmha::TileStoreLinesOp>();
   // Any other op that takes or makes a tile (a function returning one, say)
   // cannot be distributed: a "failed to legalize" diagnostic names it.
   target.markUnknownOpDynamicallyLegal(

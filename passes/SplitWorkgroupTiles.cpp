@@ -204,6 +204,13 @@ void splitOp(OpBuilder &b, SubgroupPlacement &place, Operation *op) {
                          &mask.getQueryMutable(), &mask.getKeyMutable(),
                          /*transposed=*/mask.getKeysAlongRows());
       })
+      .Case([&](fmha::TileStoreScoresOp scores) {
+        if (isWorkgroup(scores.getValue()))
+          splitAddressed(b, place, tileOf(scores.getValue()),
+                         scores.getLaneMutable(), &scores.getQueryMutable(),
+                         &scores.getKeyMutable(),
+                         /*transposed=*/scores.getKeysAlongRows());
+      })
       .Case([&](fmha::TileStoreLinesOp lines) {
         if (!isWorkgroup(lines.getValue()))
           return;

@@ -22,7 +22,10 @@
 //   sizes B, Sq, Sk, Hq, Hkv, Dqk, Dv (+ - * and ceildiv(a,b)), block as three
 //   i64, and one role string per argument. Roles: "q" "k" "v" "o" "do" "lse"
 //   "m" "l" "dq" "dk" "dv" for the op's operands, "capture<i>" for its
-//   score_mod's captured operand i; scratch buffers are
+//   score_mod's captured operand i, "sinks" "dsinks" "bias" "dbias" for
+//   its attention sinks, additive bias and their gradients (dbias is
+//   zero-filled by fmha_bwd_zero_dbias where the kernels add to it);
+//   scratch buffers are
 //   "<name>:<elt>:<init>" where <name> says the logical shape ("dq_accum",
 //   "dk_accum", "dv_accum" have the shape of dq/dk/dv, contiguous; "delta"
 //   is [B, Hq, Sq]), <elt> the element type, <init> "zero" when a kernel of

@@ -487,8 +487,14 @@ struct MainKernel {
   unsigned numCaptures;
   std::optional<float> dropoutP;
 
+  /// Whether the op has an additive bias, its gradient, and adds that
+  /// atomically (a bias broadcast over the batch or the heads) rather than
+  /// storing it.
+  bool bias, gradBias, biasGradAtomic;
+
   /// Kernel argument positions; the score_mod's captured operands follow,
-  /// then dropout's seed and offset.
+  /// then the bias and its gradient, where the op has them, then dropout's
+  /// seed and offset.
   enum Arg { kQ, kK, kV, kDO, kRows, kDq, kDk, kDv, kCaptures };
 
   void build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
@@ -625,7 +631,8 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   std::optional<fmha::DropoutStream> dropoutStream;
   if (dropoutP)
     dropoutStream =
-        fmha::emitDropoutStream(b, loc, args[kCaptures + numCaptures],
+        fmha::emitDropoutStream(b, loc,
+                                args[kCaptures + numCaptures + bias + gradBias],
                                 batchIndexOf(ids), headQ, sizes.headsQ);
   // The block's Q and dO rows and statistics. With `throughRegisters`, the
   // rows are fetched into registers, then placed in workgroup memory; with
@@ -778,14 +785,19 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     // score.
     Value slopeTile;
     if (scoreMod) {
-      SmallVector<Value, 2> modified = modifyScores(
-          tiles, *scoreMod, scale, sTile, q0, kv0,
-          /*keysAlongRows=*/sT, batchIndexOf(ids), headQ,
-          args.drop_front(kCaptures), /*derivative=*/true);
+      SmallVector<Value, 2> modified =
+          modifyScores(tiles, *scoreMod, scale, sTile, q0, kv0,
+                       /*keysAlongRows=*/sT, batchIndexOf(ids), headQ,
+                       args.slice(kCaptures, numCaptures), /*derivative=*/true);
       sTile = modified[0];
       if (modified.size() > 1)
         slopeTile = modified[1];
     }
+    // s' + bias: the scores P is of (scaled here without a score_mod).
+    if (bias)
+      sTile = addBias(tiles, sTile, scoreMod ? 1.0f : scale,
+                      args[kCaptures + numCaptures], batch, headQ, q0, kv0,
+                      /*keysAlongRows=*/sT, sizes);
 
     // P and dS = P (dP - delta) on the score tiles. The statistics of the
     // tile's queries (its columns with S^T, rows with S), read once per
@@ -799,7 +811,7 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
         [&](ValueRange x) -> Value {
           Value scaled = arith::MulFOp::create(
               b, loc, x[0],
-              constF32(b, loc, (scoreMod ? 1.0f : scale) * kLog2e));
+              constF32(b, loc, (scoreMod || bias ? 1.0f : scale) * kLog2e));
           return math::Exp2Op::create(
               b, loc, arith::SubFOp::create(b, loc, scaled, x[1]));
         });
@@ -850,12 +862,28 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       dsInputs.push_back(maskScoreTile(b, loc, scoreMask, slopeTile, q0, kv0,
                                        tid, sizes, maskAttr,
                                        /*keysAlongRows=*/sT, APFloat(0.0f)));
-    Value dsTile = tiles.map(scoreType, dsInputs, [&](ValueRange x) -> Value {
+    // dS' = P (dP - delta), the gradient of the (modified, biased) score,
+    // dP through dropout's factors where the op has them.
+    auto dsModified = [&](ValueRange x) -> Value {
       Value dp = factors ? arith::MulFOp::create(b, loc, x[1], x[3]) : x[1];
-      Value ds = arith::MulFOp::create(b, loc, x[0],
-                                       arith::SubFOp::create(b, loc, dp, x[2]));
+      return arith::MulFOp::create(b, loc, x[0],
+                                   arith::SubFOp::create(b, loc, dp, x[2]));
+    };
+    Value dsTile = tiles.map(scoreType, dsInputs, [&](ValueRange x) -> Value {
+      Value ds = dsModified(x);
       return slopeTile ? arith::MulFOp::create(b, loc, ds, x.back()) : ds;
     });
+    // dBias = dS', before the slope (with one, its own map).
+    if (gradBias) {
+      Value dsBiased =
+          slopeTile
+              ? tiles.map(scoreType, ValueRange(dsInputs).drop_back(),
+                          dsModified)
+              : dsTile;
+      storeBiasGradient(tiles, dsBiased, args[kCaptures + numCaptures + 1],
+                        biasGradAtomic, batch, headQ, q0, kv0,
+                        /*keysAlongRows=*/sT, sizes);
+    }
 
     if (!cfg.dvBeforeDs)
       dVi = accumulateFromScores(pKept, dVi, doBuf, wg(kGradOutT));
@@ -1041,6 +1069,31 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
   if (failed(emitZeroFill(emitter, "fmha_bwd_zero_dq", dqAcc, dqRole,
                           dqCount)))
     return failure();
+  // dBias: added atomically where the bias broadcasts (several query heads
+  // or batches add to one element), else stored by the one workgroup that
+  // computes the pair; zero-filled first where it is added or a mask skips
+  // whole blocks.
+  Value gradBias = op.getGradBias();
+  bool biasGradAtomic = false;
+  if (gradBias) {
+    auto biasType = cast<MemRefType>(gradBias.getType());
+    bool overBatch =
+        biasType.getDimSize(0) == 1 && queryType.getDimSize(0) != 1;
+    bool overHeads = biasType.getDimSize(1) == 1 && sizes.headsQ != 1;
+    biasGradAtomic = overBatch || overHeads;
+    if (biasGradAtomic && deterministic)
+      return op.emitOpError(
+                 "deterministic: grad_bias of a bias broadcast over ")
+             << (overBatch ? "the batch" : "the heads")
+             << " is summed by atomic adds in no fixed order; give the bias "
+                "the batch and head extents (or drop deterministic)";
+    std::string count = std::string(biasType.getDimSize(0) == 1 ? "" : "B*") +
+                        (biasType.getDimSize(1) == 1 ? "" : "Hq*") + "Sq*Sk";
+    if ((biasGradAtomic || op.getMaskAttr()) &&
+        failed(emitZeroFill(emitter, "fmha_bwd_zero_dbias", gradBias, "dbias",
+                            count)))
+      return failure();
+  }
 
   // The row record: [B, Hq, Sq, 2], or [Hq, T_q, 2] like the statistics.
   SmallVector<Value> qSizes = memrefSizes(cb, loc, op.getQuery());
@@ -1079,6 +1132,10 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
                  {op.getGradKey(), "dk"},
                  {op.getGradValue(), "dv"}};
   appendCaptureArgs(launch.args, op.getCaptures());
+  if (op.getBias())
+    launch.args.push_back({op.getBias(), "bias"});
+  if (gradBias)
+    launch.args.push_back({gradBias, "dbias"});
   if (op.getDropoutSeedOffset())
     launch.args.push_back({op.getDropoutSeedOffset(), "dropout_seed_offset"});
   SmallVector<Value> kSizes = memrefSizes(cb, loc, op.getKey());
@@ -1112,7 +1169,10 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
                     deterministic,
                     op.getScoreMod().empty() ? nullptr : &op.getScoreMod(),
                     static_cast<unsigned>(op.getCaptures().size()),
-                    dropoutP};
+                    dropoutP,
+                    static_cast<bool>(op.getBias()),
+                    static_cast<bool>(gradBias),
+                    biasGradAtomic};
   if (failed(emitter.emit(launch, [&](OpBuilder &b, Location l, ValueRange ids,
                                       Value tid, ValueRange args,
                                       ValueRange wg) {

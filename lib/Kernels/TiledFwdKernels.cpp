@@ -458,14 +458,16 @@ struct FwdKernel {
   /// sinks (the argument after them).
   unsigned numCaptures;
   bool sinks;
+  /// Whether the op has an additive bias (the argument after the sinks).
+  bool bias;
   /// Whether the op has dropout (its {seed, offset} the argument after the
-  /// sinks), and its drop probability.
+  /// bias), and its drop probability.
   bool dropout;
   float dropoutP;
 
   /// Kernel argument positions; the statistics follow O, the score_mod's
-  /// captured operands them, the sinks those, dropout's seed and offset
-  /// those.
+  /// captured operands them, the sinks those, the bias those, dropout's
+  /// seed and offset last.
   enum Arg { kQ, kK, kV, kO, kStats };
 
   void build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
@@ -544,8 +546,8 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   Value kbEnd = ceilDiv(b, loc, kHi, cBlockKv);
 
   // Scores in the log2 domain: s * scale * log2 e, or s' log2 e of the
-  // modified scores s' = f(s * scale).
-  Value cLog2 = constF32(b, loc, (scoreMod ? 1.0f : scale) * kLog2e);
+  // modified scores s' = f(s * scale) (+ bias).
+  Value cLog2 = constF32(b, loc, (scoreMod || bias ? 1.0f : scale) * kLog2e);
   Value negInf = constF32(b, loc, -std::numeric_limits<float>::infinity());
   Value zeroF = constF32(b, loc, 0.0f);
   // A row starts with no key (m = -inf, l = 0) or with its head's sink, a
@@ -563,7 +565,7 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   std::optional<fmha::DropoutStream> dropoutStream;
   if (dropout)
     dropoutStream = fmha::emitDropoutStream(
-        b, loc, args[kStats + numStats + numCaptures + (sinks ? 1 : 0)],
+        b, loc, args[kStats + numStats + numCaptures + sinks + bias],
         batchIndexOf(ids), headQ, sizes.headsQ);
   Value noMax = tiles.map(lineType, tiles.zero(lineType),
                           [&](ValueRange) -> Value { return startMax; });
@@ -659,6 +661,10 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       s = modifyScores(tiles, *scoreMod, scale, s, q0, k0, /*keysAlongRows=*/sT,
                        batchIndexOf(ids), headQ, captures,
                        /*derivative=*/false)[0];
+    if (bias)
+      s = addBias(tiles, s, scoreMod ? 1.0f : scale,
+                  args[kStats + numStats + numCaptures + sinks], batch, headQ,
+                  q0, k0, /*keysAlongRows=*/sT, sizes);
     // Keys past Sk and pairs the band hides score -inf.
     s = maskScoreTile(
         b, loc, scoreMask, s, q0, k0, tid, sizes, maskAttr,
@@ -815,6 +821,8 @@ rocke::buildTiledFwdKernels(fmha::AttentionFwdOp op,
   appendCaptureArgs(launch.args, op.getCaptures());
   if (op.getSinks())
     launch.args.push_back({op.getSinks(), "sinks"});
+  if (op.getBias())
+    launch.args.push_back({op.getBias(), "bias"});
   if (op.getDropoutSeedOffset())
     launch.args.push_back({op.getDropoutSeedOffset(), "dropout_seed_offset"});
   SmallVector<Value> qSizes = memrefSizes(cb, loc, op.getQuery());
@@ -848,6 +856,7 @@ rocke::buildTiledFwdKernels(fmha::AttentionFwdOp op,
                    op.getScoreMod().empty() ? nullptr : &op.getScoreMod(),
                    static_cast<unsigned>(op.getCaptures().size()),
                    static_cast<bool>(op.getSinks()),
+                   static_cast<bool>(op.getBias()),
                    static_cast<bool>(op.getDropoutSeedOffset()),
                    fmha::dropoutProbability(op.getDropoutPAttr())};
   if (failed(

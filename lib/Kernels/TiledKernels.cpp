@@ -447,3 +447,58 @@ Value TileCopier::rowsBuffer(Value src, Value batch, Value row, Value head,
       b, loc, view, validBytes, /*cacheSwizzleStride=*/Value(),
       /*boundsCheck=*/true, /*resetOffset=*/true);
 }
+
+std::pair<Value, Value> rocke::biasBatchHead(OpBuilder &b, Location loc,
+                                             Value bias, Value batch,
+                                             Value head) {
+  auto type = cast<MemRefType>(bias.getType());
+  Value c0 = constIndex(b, loc, 0);
+  return {type.getDimSize(0) == 1 ? c0 : batch,
+          type.getDimSize(1) == 1 ? c0 : head};
+}
+
+Value rocke::addBias(const TileBuilder &tiles, Value scores, float factor,
+                     Value bias, Value batch, Value head, Value query,
+                     Value key, bool keysAlongRows,
+                     const AttentionSizes &sizes) {
+  OpBuilder &b = tiles.b;
+  Location loc = tiles.loc;
+  auto [biasBatch, biasHead] = biasBatchHead(b, loc, bias, batch, head);
+  Value c1 = constIndex(b, loc, 1);
+  Value lastQ = arith::SubIOp::create(b, loc, sizes.seqQ, c1);
+  Value lastK = arith::SubIOp::create(b, loc, sizes.seqK, c1);
+  Value row = keysAlongRows ? key : query, col = keysAlongRows ? query : key;
+  auto map = fmha::TileMapOp::create(b, loc, TypeRange{scores.getType()},
+                                     scores, row, col, tiles.lane);
+  OpBuilder::InsertionGuard guard(b);
+  SmallVector<Type> args{b.getF32Type(), b.getIndexType(), b.getIndexType()};
+  Block *body = b.createBlock(&map.getBody(), {}, args,
+                              SmallVector<Location>(args.size(), loc));
+  Value q = body->getArgument(keysAlongRows ? 2 : 1);
+  Value k = body->getArgument(keysAlongRows ? 1 : 2);
+  Value element = memref::LoadOp::create(
+      b, loc, bias,
+      ValueRange{biasBatch, biasHead, arith::MinUIOp::create(b, loc, q, lastQ),
+                 arith::MinUIOp::create(b, loc, k, lastK)});
+  if (!element.getType().isF32())
+    element = arith::ExtFOp::create(b, loc, b.getF32Type(), element);
+  Value score = body->getArgument(0);
+  if (factor != 1.0f)
+    score = arith::MulFOp::create(b, loc, score, constF32(b, loc, factor));
+  fmha::YieldOp::create(
+      b, loc, ValueRange{arith::AddFOp::create(b, loc, score, element)});
+  return map.getResult(0);
+}
+
+void rocke::storeBiasGradient(const TileBuilder &tiles, Value grads,
+                              Value gradBias, bool atomic, Value batch,
+                              Value head, Value query, Value key,
+                              bool keysAlongRows, const AttentionSizes &sizes) {
+  auto [biasBatch, biasHead] =
+      biasBatchHead(tiles.b, tiles.loc, gradBias, batch, head);
+  fmha::TileStoreScoresOp::create(
+      tiles.b, tiles.loc,
+      atomic ? fmha::AccumulateKind::atomic_add : fmha::AccumulateKind::store,
+      grads, gradBias, biasBatch, biasHead, query, key, tiles.lane, sizes.seqQ,
+      sizes.seqK, keysAlongRows);
+}

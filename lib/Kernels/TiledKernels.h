@@ -259,6 +259,28 @@ Value dropoutFactors(const TileBuilder &tiles, Value like, Value query,
                      Value key, bool keysAlongRows,
                      const fmha::DropoutStream &stream, float dropoutP);
 
+/// Element (b, h) of an additive bias's leading dims (or its gradient's):
+/// index 0 where the bias broadcasts (extent 1), else `batch` / `head`.
+std::pair<Value, Value> biasBatchHead(OpBuilder &b, Location loc, Value bias,
+                                      Value batch, Value head);
+
+/// `scores` * `factor` + bias[b, h, q, k] per element of the score tile
+/// (queries from `query`, keys from `key`, keys along its rows with
+/// `keysAlongRows`): one tile_map with the elements' positions loading the
+/// bias (f32, or extended to it), positions past Sq / Sk clamped to the
+/// last row / column (their scores are masked or never stored).
+Value addBias(const TileBuilder &tiles, Value scores, float factor, Value bias,
+              Value batch, Value head, Value query, Value key,
+              bool keysAlongRows, const AttentionSizes &sizes);
+
+/// The gradient tile `grads` of the same positions into the f32 bias
+/// gradient `gradBias` (pairs past Sq / Sk skipped): added atomically with
+/// `atomic` (a broadcast bias), else stored.
+void storeBiasGradient(const TileBuilder &tiles, Value grads, Value gradBias,
+                       bool atomic, Value batch, Value head, Value query,
+                       Value key, bool keysAlongRows,
+                       const AttentionSizes &sizes);
+
 } // namespace rocke
 
 #endif // ROCKE_LIB_KERNELS_TILEDKERNELS_H

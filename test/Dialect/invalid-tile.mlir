@@ -116,9 +116,9 @@ func.func @map_layouts(%a: !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16">,
 func.func @map_body(%a: !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16">, %m: memref<f32>) {
   %r = fmha.tile_map(%a) : !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16"> -> !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16"> {
   ^bb0(%x: f32):
-    // expected-error @+1 {{cannot be applied to fragments: a tile_map body holds elementwise ops on scalars}}
-    %l = memref.load %m[] : memref<f32>
-    fmha.yield %l : f32
+    // expected-error @+1 {{cannot be applied to fragments: a tile_map body holds elementwise ops on scalars and loads}}
+    memref.store %x, %m[] : memref<f32>
+    fmha.yield %x : f32
   }
   return
 }
@@ -314,5 +314,21 @@ func.func @split_map(%s: !fmha.tile<64x64xf32, c, "mfma_f32_16x16x16_bf16", subg
 func.func @split_unpack(%s: !fmha.tile<32x16xf32, c, "mfma_f32_16x16x16_bf16", subgroups 2x1>) {
   // expected-error @+1 {{works on a subgroup's tile, not the workgroup tile}}
   %f = fmha.tile_unpack %s : !fmha.tile<32x16xf32, c, "mfma_f32_16x16x16_bf16", subgroups 2x1> -> vector<4xf32>
+  return
+}
+
+// -----
+
+func.func @store_scores_operand(%t: !fmha.tile<16x16xbf16, a, "mfma_f32_16x16x16_bf16">, %m: memref<1x1x?x?xf32>, %i: index) {
+  // expected-error @+1 {{works on accumulator tiles (role c), not role a}}
+  fmha.tile_store_scores store %t, %m[%i, %i] at(%i, %i) lane %i seq(%i, %i) : !fmha.tile<16x16xbf16, a, "mfma_f32_16x16x16_bf16">, memref<1x1x?x?xf32>
+  return
+}
+
+// -----
+
+func.func @store_scores_f16(%t: !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16">, %m: memref<1x1x?x?xf16>, %i: index) {
+  // expected-error @+1 {{operand #1 must be 4D memref of 32-bit float values}}
+  fmha.tile_store_scores atomic_add %t, %m[%i, %i] at(%i, %i) lane %i seq(%i, %i) : !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16">, memref<1x1x?x?xf16>
   return
 }

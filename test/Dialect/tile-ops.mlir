@@ -61,6 +61,31 @@ func.func @softmax(%s: !fmha.tile<32x64xf32, c, "mma_sync_m16n8k16_f16">, %stats
   return
 }
 
+// An additive bias (issue 33): loaded at each element's position in a
+// tile_map body, its gradient stored or added atomically into [B, H, Sq,
+// Sk].
+// CHECK-LABEL: func.func @bias
+// CHECK: fmha.tile_map(%{{.*}}) at(%{{.*}}, %{{.*}}) lane %{{.*}} : !fmha.tile<32x64xf32, c, "mma_sync_m16n8k16_f16"> -> !fmha.tile<32x64xf32, c, "mma_sync_m16n8k16_f16"> {
+// CHECK: memref.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : memref<1x8x?x?xbf16>
+// CHECK: fmha.tile_store_scores atomic_add %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] at(%{{.*}}, %{{.*}}) lane %{{.*}} seq(%{{.*}}, %{{.*}}) {keys_along_rows} : <32x64xf32, c, "mma_sync_m16n8k16_f16">, memref<1x8x?x?xf32>
+// CHECK: fmha.tile_store_scores store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] at(%{{.*}}, %{{.*}}) lane %{{.*}} seq(%{{.*}}, %{{.*}}) : <32x64xf32, c, "mma_sync_m16n8k16_f16">, memref<1x8x?x?xf32>
+func.func @bias(%s: !fmha.tile<32x64xf32, c, "mma_sync_m16n8k16_f16">, %bias: memref<1x8x?x?xbf16>,
+                %dbias: memref<1x8x?x?xf32>, %i: index) {
+  %b = fmha.tile_map(%s) at(%i, %i) lane %i : !fmha.tile<32x64xf32, c, "mma_sync_m16n8k16_f16">
+      -> !fmha.tile<32x64xf32, c, "mma_sync_m16n8k16_f16"> {
+  ^bb0(%x: f32, %q: index, %k: index):
+    %e = memref.load %bias[%i, %i, %q, %k] : memref<1x8x?x?xbf16>
+    %f = arith.extf %e : bf16 to f32
+    %y = arith.addf %x, %f : f32
+    fmha.yield %y : f32
+  }
+  fmha.tile_store_scores atomic_add %b, %dbias[%i, %i] at(%i, %i) lane %i seq(%i, %i) {keys_along_rows}
+      : !fmha.tile<32x64xf32, c, "mma_sync_m16n8k16_f16">, memref<1x8x?x?xf32>
+  fmha.tile_store_scores store %b, %dbias[%i, %i] at(%i, %i) lane %i seq(%i, %i)
+      : !fmha.tile<32x64xf32, c, "mma_sync_m16n8k16_f16">, memref<1x8x?x?xf32>
+  return
+}
+
 // The forward's online softmax: -inf masking, row maxima and sums as
 // per-column vectors of S^T, broadcast back onto S^T and O^T, the
 // statistics stored per query, O^T stored transposed.
