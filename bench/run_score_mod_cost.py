@@ -8,7 +8,9 @@ exp(lse) / (exp(lse) + exp(sink)) = O sigmoid(lse - sink), differentiated
 through both (the sinks' gradient included), as a Flex user would write
 it. Flex has no dropout either: the dropout row's peer is SDPA's flash
 backend (FlashAttention-2's kernels) with the same dropout_p, and its
-results are not compared (the masks differ).
+results are not compared (the masks differ). The bias row: an f32 bias
+[1, H, S, S] (broadcast over the batch, so dBias sums by atomic adds) with
+its gradient; Flex reads it in its score_mod as a captured tensor.
 
 Problem: bf16, D = 128, S = 4096, B = 4, H = 16 (query and key heads), no
 mask and causal. FLOP as bench/cases.py counts them: 4 (forward) or 10
@@ -39,7 +41,8 @@ from cases import (alibi_slopes, prebuild_torch_op,  # noqa: E402
 B, S, HEADS, D = 4, 4096, 16, 128
 CAP = 30.0  # Gemma 2's attention softcap
 WARMUP = 3
-MODS = ("none", "softcap", "alibi", "sinks", "dropout")
+MODS = ("none", "softcap", "alibi", "sinks", "dropout", "bias")
+BIAS_SHAPE = (1, HEADS, S, S)
 DROPOUT_P = 0.1
 
 
@@ -55,7 +58,9 @@ def op_arguments(mod):
 def problems():
     """What --prebuild compiles: every modification, both masks."""
     shape = (B, S, HEADS, D)
-    return [rt.problem(shape, shape, "bf16", causal=causal, **op_arguments(m))
+    return [rt.problem(shape, shape, "bf16", causal=causal, **op_arguments(m),
+                       **({"bias": (BIAS_SHAPE, "f32")} if m == "bias"
+                          else {}))
             for m in MODS for causal in (False, True)]
 
 
@@ -76,6 +81,10 @@ def bench_row(torch, mod, causal, iters):
             kw[key] = torch.tensor(kw[key], device="cuda")
     slopes, sinks = kw.pop("alibi_slopes"), kw.pop("sinks")
     scale = 1.0 / math.sqrt(D)
+    # The extra differentiable input (sinks, bias), as both take it.
+    extra = () if sinks is None else (sinks,)
+    if mod == "bias":
+        extra = (torch.randn(BIAS_SHAPE, device="cuda", generator=gen) * 0.5,)
 
     def score_mod(score, b, h, qi, ki):
         if mod == "softcap":
@@ -89,8 +98,12 @@ def bench_row(torch, mod, causal, iters):
                       return_lse=True)
         return o * torch.sigmoid(lse - sink[None, :, None])[..., None]
 
-    # Each runner: its forward of (q, k, v[, sinks]) and its tensors.
-    extra = () if sinks is None else (sinks,)
+    def flex_with_bias(q, k, v, bias):
+        return flex(q, k, v, score_mod=lambda score, b, h, qi, ki:
+                    score + bias[0, h, qi, ki], block_mask=block_mask,
+                    scale=scale)
+
+    # Each runner: its forward of (q, k, v[, extra]) and its tensors.
     if mod == "dropout":
         def ours(q, k, v):
             return rt.attention(q, k, v, causal=causal, **kw)
@@ -105,6 +118,10 @@ def bench_row(torch, mod, causal, iters):
         ours = (lambda q, k, v, s: rt.attention(q, k, v, causal=causal,
                                                 sinks=s, **kw))
         theirs = flex_with_sinks
+    elif mod == "bias":
+        ours = (lambda q, k, v, bias: rt.attention(q, k, v, causal=causal,
+                                                   bias=bias, **kw))
+        theirs = flex_with_bias
     else:
         def ours(q, k, v):
             return rt.attention(q, k, v, causal=causal, alibi_slopes=slopes,
@@ -149,9 +166,9 @@ def bench_row(torch, mod, causal, iters):
                      r.float().abs().max().clamp_min(1e-30))
             for n, x, r in zip(("o", "dq", "dk", "dv"), results["ours"],
                                results["flex"])}
-        if sinks is not None:
-            x, r = results["ours"][4], results["flex"][4]
-            row["ours"]["rel_vs_flex"]["dsinks"] = float(
+        if extra:
+            x, r = results["ours"][4].float(), results["flex"][4].float()
+            row["ours"]["rel_vs_flex"]["d" + mod] = float(
                 (x - r).abs().max() / r.abs().max().clamp_min(1e-30))
     return row
 

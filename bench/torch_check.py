@@ -57,21 +57,22 @@ DROPOUT_SEED, DROPOUT_OFFSET = 0x123456789ABCD, 0xFFFFFFFF
 
 def case(dtype, D, Hq, Hkv, Sq, Sk=None, B=2, causal=False, window=None,
          deterministic=False, layout="bshd", softcap=0.0, alibi=False,
-         sinks=False, dropout=0.0):
+         sinks=False, dropout=0.0, bias=None):
     c = dict(dtype=dtype, D=D, Hq=Hq, Hkv=Hkv, B=B, Sq=Sq,
              Sk=Sq if Sk is None else Sk, causal=causal, window=window,
              deterministic=deterministic, layout=layout, softcap=softcap,
-             alibi=alibi, sinks=sinks, dropout=dropout)
+             alibi=alibi, sinks=sinks, dropout=dropout, bias=bias)
     mask = "causal" if causal else "none"
     if window:
         mask = "window%d,%d%s" % (window[0], window[1],
                                   "+causal" if causal else "")
-    c["name"] = "%s_d%d_h%d_%d_%s_%dx%d%s%s%s%s%s" % (
+    c["name"] = "%s_d%d_h%d_%d_%s_%dx%d%s%s%s%s%s%s" % (
         dtype, D, Hq, Hkv, mask, c["Sq"], c["Sk"],
         "_det" if deterministic else "",
         "_" + layout if layout != "bshd" else "",
         "_softcap%g" % softcap if softcap else "_alibi" if alibi else "",
-        "_sinks" if sinks else "", "_dropout%g" % dropout if dropout else "")
+        "_sinks" if sinks else "", "_dropout%g" % dropout if dropout else "",
+        "_bias_%s_%s" % bias if bias else "")
     return c
 
 
@@ -83,6 +84,19 @@ def score_mods(c):
                 else None,
                 sinks=sink_logits(c["Hq"]) if c.get("sinks") else None,
                 dropout_p=c.get("dropout", 0.0))
+
+
+def bias_shape(c):
+    """Case c's bias shape: `c["bias"]` = (broadcast, dtype), broadcast
+    "none" ([B, Hq, Sq, Sk]), "batch" or "heads" (extent 1 there)."""
+    over = c["bias"][0]
+    return (1 if over == "batch" else c["B"], 1 if over == "heads" else
+            c["Hq"], c["Sq"], c["Sk"])
+
+
+def bias_argument(c):
+    """rt.problem's bias keyword of case c (its gradient asked for)."""
+    return dict(bias=(bias_shape(c), c["bias"][1])) if c.get("bias") else {}
 
 
 def cases():
@@ -122,7 +136,13 @@ def cases():
             # Dropout (Philox; the reference draws the same mask), through
             # the custom ops with a given seed: GQA causal, and with sinks.
             case("bf16", 128, 16, 4, 500, causal=True, dropout=0.1),
-            case("f16", 64, 16, 16, 300, sinks=True, dropout=0.3)]
+            case("f16", 64, 16, 16, 300, sinks=True, dropout=0.3),
+            # An additive bias with dBias against autograd: f32 per batch
+            # and head (stored), bf16 broadcast over the heads with a
+            # softcap and GQA (atomic adds), f16 over the batch.
+            case("bf16", 128, 16, 4, 500, causal=True, bias=("none", "f32")),
+            case("bf16", 64, 16, 4, 400, softcap=2.0, bias=("heads", "bf16")),
+            case("f16", 64, 16, 16, 300, causal=True, bias=("batch", "f16"))]
     return out
 
 
@@ -209,7 +229,8 @@ def problems():
     out = [rt.problem((c["B"], c["Sq"], c["Hq"], c["D"]),
                       (c["B"], c["Sk"], c["Hkv"], c["D"]), c["dtype"],
                       causal=c["causal"], window=c["window"],
-                      deterministic=c["deterministic"], **score_mods(c))
+                      deterministic=c["deterministic"], **score_mods(c),
+                      **bias_argument(c))
            for c in cases()]
     out += [varlen_problem(c) for c in varlen_cases() + [COMPILE_VARLEN]]
     for s in MODEL["seqs"]:
@@ -315,20 +336,28 @@ def gpu_checks(a, results):
             if c.get("alibi") else None
         return modified_scores(torch, s, c.get("softcap", 0.0), slopes, rows)
 
-    def eager(c, q, k, v, do, mask, dtype, rows, sinks=None, keep=None):
+    def eager(c, q, k, v, do, mask, dtype, rows, sinks=None, keep=None,
+              bias=None):
         """sdpa()'s results for a case with a score modification, sinks or
         dropout (`keep`, the mask of kept probabilities), which SDPA does
         not take: attention written out in `dtype` (float32 the reference,
         the low precision for the tolerance); the gradients end with dSinks
-        where there are sinks (float32 leaves)."""
+        where there are sinks (float32 leaves), then dBias (the bias's
+        dtype; `bias` holds the rows of `rows`)."""
         leaves = [x.detach().to(dtype).requires_grad_() for x in (q, k, v)]
         if sinks is not None:
             leaves.append(sinks.detach().float().requires_grad_())
+        if bias is not None:  # the reference's in float32
+            leaves.append(bias.detach().to(
+                torch.float32 if dtype == torch.float32 else bias.dtype)
+                .requires_grad_())
         group = c["Hq"] // c["Hkv"]
         qt = leaves[0].transpose(1, 2)
         kt, vt = (x.transpose(1, 2).repeat_interleave(group, dim=1)
                   for x in leaves[1:3])
         s = case_scores(c, qt, kt, rows)
+        if bias is not None:
+            s = s + leaves[-1].to(s.dtype)
         if mask is not None:
             s = s.masked_fill(~mask, float("-inf"))
         probs = softmax_with_sinks(torch, s.float(),
@@ -339,12 +368,15 @@ def gpu_checks(a, results):
         grads = torch.autograd.grad(o, leaves, do.to(dtype))
         return o.detach(), grads
 
-    def reference_lse(c, q, k, mask, rows=None, sinks=None):
-        """Natural-log LSE [B, Hq, Sq] in float32, the sinks included."""
+    def reference_lse(c, q, k, mask, rows=None, sinks=None, bias=None):
+        """Natural-log LSE [B, Hq, Sq] in float32, the bias and the sinks
+        included."""
         group = c["Hq"] // c["Hkv"]
         qt = q.float().transpose(1, 2)
         kt = k.float().transpose(1, 2).repeat_interleave(group, dim=1)
         s = case_scores(c, qt, kt, rows)
+        if bias is not None:
+            s = s + bias.float()
         if mask is not None:
             s = s.masked_fill(~mask, float("-inf"))
         if sinks is not None:
@@ -380,17 +412,21 @@ def gpu_checks(a, results):
         return torch.ops.rocke.attention_forward(
             q, k, v, p.window_left, p.window_right, p.scale,
             c["deterministic"], None, None, 0, 0, p.softcap,
-            mods["alibi_slopes"], mods["sinks"], p.dropout_p, seed_offset)
+            mods["alibi_slopes"], mods["sinks"], p.dropout_p, seed_offset,
+            mods.get("bias"))
 
-    def ours(c, q, k, v, do):
-        """O and the gradients of q, k, v (and of the sinks, last, where
-        the case has them): through attention(), or, with dropout, the
-        custom ops and their autograd."""
+    def ours(c, q, k, v, do, bias=None):
+        """O and the gradients of q, k, v (then of the sinks and of the
+        bias, where the case has them): through attention(), or, with
+        dropout, the custom ops and their autograd."""
         leaves = [x.detach().clone().requires_grad_() for x in (q, k, v)]
         mods = tensors_of(c)
         if mods["sinks"] is not None:
             mods["sinks"].requires_grad_()
             leaves.append(mods["sinks"])
+        if bias is not None:
+            mods["bias"] = bias.detach().clone().requires_grad_()
+            leaves.append(mods["bias"])
         if c["dropout"]:
             o = forward_op(c, *leaves[:3], mods, seed_offset_of(c))[0]
         else:
@@ -428,14 +464,18 @@ def gpu_checks(a, results):
         q, k, v = rnd(c["Sq"], c["Hq"]), rnd(c["Sk"], c["Hkv"]), \
             rnd(c["Sk"], c["Hkv"])
         do = rnd(c["Sq"], c["Hq"])
+        bias = None
+        if c["bias"]:
+            bias = (torch.randn(bias_shape(c), generator=g, device="cuda") *
+                    0.5).to(DT.get(c["bias"][1], torch.float32))
         row = dict(case=c["name"], ok=True, notes="")
         torch.cuda.synchronize()
         t0 = time.time()
-        o, grads = ours(c, q, k, v, do)  # includes kernel loading
+        o, grads = ours(c, q, k, v, do, bias)  # includes kernel loading
         torch.cuda.synchronize()
         row["first_call_ms"] = (time.time() - t0) * 1e3
         t0 = time.time()
-        o, grads = ours(c, q, k, v, do)
+        o, grads = ours(c, q, k, v, do, bias)
         torch.cuda.synchronize()
         row["ms"] = (time.time() - t0) * 1e3
         mask = mask_matrix(c)
@@ -455,24 +495,31 @@ def gpu_checks(a, results):
                                c["Sk"])[:, :, seen]
             row["dropped"] = float(1.0 - keep.float().mean())
             check_drawn_seeds(row, c, q, k, v)
-        if c["softcap"] or c["alibi"] or c["sinks"] or c["dropout"]:
+        seen_bias = None if bias is None else bias[:, :, seen]
+        if c["softcap"] or c["alibi"] or c["sinks"] or c["dropout"] or \
+                c["bias"]:
             rows = torch.arange(c["Sq"], device="cuda")[seen]
-            ref_o, ref_g = eager(c, *sub, torch.float32, rows, sinks, keep)
-            low_o, low_g = eager(c, *sub, dt, rows, sinks, keep)
+            ref_o, ref_g = eager(c, *sub, torch.float32, rows, sinks, keep,
+                                 seen_bias)
+            low_o, low_g = eager(c, *sub, dt, rows, sinks, keep, seen_bias)
         else:
             ref_o, ref_g = sdpa(c, *sub[:4], sub[4], torch.float32)
             low_o, low_g = sdpa(c, *sub[:4], sub[4], dt)
         floor = REL_FLOOR[c["dtype"]]
         check_against(row, "o", o[:, seen], ref_o, low_o, floor)
-        for name, x, r, lo in zip(("dq", "dk", "dv", "dsinks"), grads, ref_g,
-                                  low_g):
-            check_against(row, name, x[:, seen] if name == "dq" else x, r,
-                          lo, floor)
+        names = ["dq", "dk", "dv"] + ["dsinks"] * bool(c["sinks"]) + \
+            ["dbias"] * bool(c["bias"])
+        for name, x, r, lo in zip(names, grads, ref_g, low_g):
+            check_against(row, name, x[:, seen] if name == "dq" else
+                          x[:, :, seen] if name == "dbias" else x, r, lo,
+                          floor)
         with torch.no_grad():
-            _, lse = forward_op(c, q, k, v, tensors_of(c), seed_offset_of(c))
+            mods = tensors_of(c)
+            mods["bias"] = bias
+            _, lse = forward_op(c, q, k, v, mods, seed_offset_of(c))
             _, lse_rel = rel_err(lse[:, :, seen],
-                                 reference_lse(c, q, k, mask, None,
-                                               sinks)[:, :, seen])
+                                 reference_lse(c, q, k, mask, None, sinks,
+                                               bias)[:, :, seen])
         row["lse"] = dict(rel=lse_rel, tol=LSE_REL_TOL)
         if not lse_rel <= LSE_REL_TOL:
             fail(row, "lse rel %.2e > %.2e" % (lse_rel, LSE_REL_TOL))
@@ -492,7 +539,7 @@ def gpu_checks(a, results):
                     rtol=1e-6, atol=0.0):
                 fail(row, "LSE != the sink on rows that see no key")
         if c["deterministic"]:
-            check_repeat(row, grads, ours(c, q, k, v, do)[1])
+            check_repeat(row, grads, ours(c, q, k, v, do, bias)[1])
         return row
 
     def ours_varlen(c, q, k, v, do, cu_q, cu_k):
@@ -813,7 +860,7 @@ def compile_check(torch, rel_err):
 def print_row(r):
     def e(n):
         return "%s %.1e/%.1e" % (n, r[n]["rel"], r[n]["torch_rel"])
-    sinks = ("  " + e("dsinks")) if "dsinks" in r else ""
+    sinks = "".join("  " + e(n) for n in ("dsinks", "dbias") if n in r)
     print("%-40s %s  %s  %s  %s%s  lse %.1e | %7.1f ms (first %7.1f) | %s %s"
           % (r["case"], e("o"), e("dq"), e("dk"), e("dv"), sinks,
              r["lse"]["rel"],
@@ -830,9 +877,10 @@ def markdown(results):
         e = ["%.1e (%.1e)" % (r[n]["rel"], r[n]["torch_rel"])
              for n in ("o", "dq", "dk", "dv")]
         det = ""
-        if "dsinks" in r:
-            det = ", dSinks rel %.1e (%.1e)" % (r["dsinks"]["rel"],
-                                                r["dsinks"]["torch_rel"])
+        for n, label in (("dsinks", "dSinks"), ("dbias", "dBias")):
+            if n in r:
+                det += ", %s rel %.1e (%.1e)" % (label, r[n]["rel"],
+                                                 r[n]["torch_rel"])
         if "dropped" in r:
             det += ", dropped %.3f" % r["dropped"]
         if "bitwise_repeat" in r:

@@ -147,6 +147,12 @@ class FmhaBwdSpec:
     ``%sinks`` (role ``sinks``); the backward also writes its gradient,
     ``%dsinks`` (role ``dsinks``).
 
+    ``bias`` (README "Additive bias"): the element type (f32 or ``dtype``) of
+    an additive bias ``%bias`` [B or 1, heads_q or 1, Sq, Sk] (role
+    ``bias``), one value per batch and per head unless ``bias_batch`` /
+    ``bias_heads`` is False (broadcast); with ``grad_bias`` the backward
+    writes its gradient, f32 ``%dbias`` of the same shape (role ``dbias``).
+
     ``dropout_p`` (README "Dropout"): the probability of dropping a score,
     in (0, 1); both ops read the Philox seed and offset from the i64 [2]
     argument ``%seed_offset`` (role ``dropout_seed_offset``).
@@ -179,6 +185,10 @@ class FmhaBwdSpec:
     alibi: bool = False
     sinks: bool = False
     dropout_p: Optional[float] = None
+    bias: Optional[str] = None
+    bias_batch: bool = True
+    bias_heads: bool = True
+    grad_bias: bool = True
     name: str = field(default="", compare=False)
 
     def __post_init__(self):
@@ -253,6 +263,7 @@ class FmhaBwdSpec:
                              % (self.dtype, self.grad_dtype))
         self._validate_varlen()
         self._validate_score_mod()
+        self._validate_bias()
         if self.dropout_p is not None:
             p = self.dropout_p
             if isinstance(p, bool) or not isinstance(p, (int, float)) or \
@@ -289,6 +300,33 @@ class FmhaBwdSpec:
             return ("\n        score_mod alibi(%%slopes : %s)"
                     % self._slopes_type())
         return ""
+
+    def _validate_bias(self):
+        """Mirror of the verifier's bias checks that the spec can break."""
+        for nm in ("bias_batch", "bias_heads", "grad_bias"):
+            if not isinstance(getattr(self, nm), bool):
+                raise ValueError("%s must be a bool, got %r"
+                                 % (nm, getattr(self, nm)))
+        if self.bias is None:
+            return
+        if self.bias not in ("f32", self.dtype):
+            raise ValueError("bias element type must be f32 or %s, got %r"
+                             % (self.dtype, self.bias))
+        if self.varlen:
+            raise ValueError("an additive bias takes a dense batch, not "
+                             "varlen")
+        if self.deterministic and self.grad_bias and not (
+                self.bias_batch and self.bias_heads):
+            raise ValueError("deterministic: the gradient of a bias "
+                             "broadcast over the batch or the heads is summed "
+                             "by atomic adds in no fixed order")
+
+    def _bias_type(self, elt) -> str:
+        dims = [self.batch if self.bias_batch else 1,
+                self.heads_q if self.bias_heads else 1, self.seq_q,
+                self.seq_k]
+        return "memref<%sx%s>" % ("x".join("?" if d is None else str(d)
+                                           for d in dims), elt)
 
     def _slopes_type(self) -> str:
         """An f32 vector of one value per query head (slopes, sinks)."""
@@ -427,17 +465,28 @@ class FmhaBwdSpec:
             cu_types = " varlen(memref<?xi32>, memref<?xi32>)"
         if self.alibi:
             cu_args += ", %%slopes: %s" % self._slopes_type()
-        # Both ops' sinks and dropout clauses; the backward's sink gradient.
+        # Both ops' sinks, bias and dropout clauses; the backward's gradients
+        # of the sinks and the bias.
         extra_args = extra_vals = extra_types = ""
-        grad_sink_arg = grad_sink_val = grad_sink_type = ""
+        grad_args = grad_vals = grad_types = ""
         if self.sinks:
             head_vector = self._slopes_type()
             extra_args = ", %%sinks: %s" % head_vector
             extra_vals = " sinks(%sinks)"
             extra_types = " sinks(%s)" % head_vector
-            grad_sink_arg = ", %%dsinks: %s" % head_vector
-            grad_sink_val = " grad_sinks(%dsinks)"
-            grad_sink_type = " grad_sinks(%s)" % head_vector
+            grad_args = ", %%dsinks: %s" % head_vector
+            grad_vals = " grad_sinks(%dsinks)"
+            grad_types = " grad_sinks(%s)" % head_vector
+        if self.bias is not None:
+            bias_type = self._bias_type(self.bias)
+            extra_args += ", %%bias: %s" % bias_type
+            extra_vals += " bias(%bias)"
+            extra_types += " bias(%s)" % bias_type
+            if self.grad_bias:
+                grad_type = self._bias_type("f32")
+                grad_args += ", %%dbias: %s" % grad_type
+                grad_vals += " grad_bias(%dbias)"
+                grad_types += " grad_bias(%s)" % grad_type
         if self.dropout_p is not None:
             extra_args += ", %seed_offset: memref<2xi64>"
             extra_vals += " dropout(%%seed_offset, p = %s)" % _f32_literal(
@@ -463,14 +512,14 @@ class FmhaBwdSpec:
             args = ("%%q: %s, %%k: %s, %%v: %s, %%o: %s, %%do: %s, %s, "
                     "%%dq: %s, %%dk: %s, %%dv: %s%s%s%s"
                     % (qt, kt, vt, ot, ot, stats_args, dqt, dkt, dvt,
-                       cu_args, extra_args, grad_sink_arg))
+                       cu_args, extra_args, grad_args))
             ops += ("    fmha.attention_bwd %%q, %%k, %%v, %%o, %%do, "
                     "stats(%s)%s%s -> %%dq, %%dk, %%dv%s%s\n"
                     "        : %s, %s, %s, %s, %s, stats(%s)%s%s\n"
                     "        -> %s, %s, %s%s%s\n"
-                    % (stats_vals, cu_vals, extra_vals, grad_sink_val,
+                    % (stats_vals, cu_vals, extra_vals, grad_vals,
                        self._attrs(False), qt, kt, vt, ot, ot, stats_types,
-                       cu_types, extra_types, dqt, dkt, dvt, grad_sink_type,
+                       cu_types, extra_types, dqt, dkt, dvt, grad_types,
                        score_mod))
         return ("module {\n  func.func @%s(%s) %s {\n%s    return\n  }\n}\n"
                 % (self.name or name, args, fattrs, ops))

@@ -105,6 +105,13 @@ class Problem(NamedTuple):
     alibi: bool = False  # slopes given (a tensor argument, not compiled in)
     sinks: bool = False  # learnable sink logits given (a tensor argument)
     dropout_p: float = 0.0  # 0: none
+    # An additive bias: its element type ("" for none), whether it has one
+    # value per batch / per head (else broadcast), whether it takes a
+    # gradient.
+    bias_dtype: str = ""
+    bias_batch: bool = True
+    bias_heads: bool = True
+    grad_bias: bool = False
 
 
 def window_extents(causal, window) -> Tuple[int, int]:
@@ -235,7 +242,8 @@ def _dtype_name(t, name) -> str:
 def check_inputs(q, k, v, *, causal=False, window=None, scale=None,
                  deterministic=False, cu_seqlens_q=None, cu_seqlens_k=None,
                  max_seqlen_q=None, max_seqlen_k=None, softcap=0.0,
-                 alibi_slopes=None, sinks=None, dropout_p=0.0) -> Problem:
+                 alibi_slopes=None, sinks=None, dropout_p=0.0,
+                 bias=None, bias_grad=None) -> Problem:
     """The Problem of ``attention(q, k, v, ...)``, or the error it raises:
     TypeError for a wrong dtype or argument type, ValueError for devices,
     shapes, head dims and values the kernels do not take. With
@@ -305,10 +313,44 @@ def check_inputs(q, k, v, *, causal=False, window=None, scale=None,
                            else cu_seqlens_k is cu_seqlens_q)
     if sinks is not None:
         check_head_vector("sinks", sinks, q.device, hq)
+    bias_fields = () if bias is None else check_bias(
+        bias, q.device, dtypes[0], (b, hq, sq, sk), maxima is not None,
+        deterministic, bias.requires_grad if bias_grad is None else bias_grad)
     return Problem(b, sq, sk, hq, hkv, d, dtypes[0], left, right, scale,
                    deterministic, maxima is not None,
                    *(maxima or (0, 0)), softcap, alibi_slopes is not None,
-                   sinks is not None, dropout_value(dropout_p))
+                   sinks is not None, dropout_value(dropout_p), *bias_fields)
+
+
+def check_bias(bias, device, dtype, sizes, packed, deterministic, grad):
+    """An additive bias as the kernels take it: [B or 1, Hq or 1, Sq, Sk],
+    float32 or the inputs' dtype, on their device, a dense batch, and with
+    its gradient (`grad`) not broadcast in a deterministic backward; its
+    Problem fields (element type, per batch, per head, gradient)."""
+    name = ELT_NAMES.get(str(bias.dtype))
+    if name not in ("f32", dtype):
+        raise TypeError("rocke.torch.attention: bias has dtype %s; it must "
+                        "be torch.float32 or q's dtype" % bias.dtype)
+    if bias.device != device:
+        raise ValueError("rocke.torch.attention: bias is on %s, q on %s"
+                         % (bias.device, device))
+    if packed:
+        raise ValueError("rocke.torch.attention: a bias takes a dense batch "
+                         "(no cu_seqlens)")
+    b, hq, sq, sk = sizes
+    shape = tuple(bias.shape)
+    if len(shape) != 4 or shape[0] not in (1, b) or \
+            shape[1] not in (1, hq) or shape[2:] != (sq, sk):
+        raise ValueError("rocke.torch.attention: bias must be [B or 1, Hq or "
+                         "1, Sq, Sk] = [%d or 1, %d or 1, %d, %d], got shape "
+                         "%s" % (b, hq, sq, sk, shape))
+    per_batch, per_head = shape[0] == b, shape[1] == hq
+    if deterministic and grad and not (per_batch and per_head):
+        raise ValueError("rocke.torch.attention: deterministic with the "
+                         "gradient of a bias broadcast over the batch or the "
+                         "heads: the kernels sum it by atomic adds in no "
+                         "fixed order; expand the bias or drop deterministic")
+    return name, per_batch, per_head, bool(grad)
 
 
 def dropout_value(dropout_p) -> float:
@@ -423,6 +465,8 @@ def spec_for(p: Problem, chip: str) -> FmhaBwdSpec:
                        deterministic=p.deterministic, layout="bshd",
                        softcap=p.softcap or None, alibi=p.alibi,
                        sinks=p.sinks, dropout_p=p.dropout_p or None,
+                       bias=p.bias_dtype or None, bias_batch=p.bias_batch,
+                       bias_heads=p.bias_heads, grad_bias=p.grad_bias,
                        **mask_fields(p.window_left, p.window_right,
                                      *lengths), **varlen)
 
@@ -451,7 +495,9 @@ def problem(q_shape, kv_shape, dtype="bf16", **kw) -> Problem:
     shape `kv_shape` (``check_inputs``' keywords), without tensors; for a
     packed batch, ``cu_seqlens_q`` / ``cu_seqlens_k`` may be lists of
     offsets, and ``alibi_slopes`` / ``sinks`` lists of values (only their
-    lengths matter; one list for both offsets is a self-attention batch)."""
+    lengths matter; one list for both offsets is a self-attention batch);
+    ``bias`` may be a (shape, dtype) pair ("f32" or `dtype`), its gradient
+    asked for by ``bias_grad`` (default True)."""
     name = "torch." + {"f16": "float16", "bf16": "bfloat16"}.get(dtype,
                                                                    dtype)
     q, k = (_StandIn(tuple(s), name, _Cuda()) for s in (q_shape, kv_shape))
@@ -465,6 +511,12 @@ def problem(q_shape, kv_shape, dtype="bf16", **kw) -> Problem:
             if id(given) not in stand_ins:
                 stand_ins[id(given)] = _StandIn((len(given),), elt, _Cuda())
             kw[key] = stand_ins[id(given)]
+    if isinstance(kw.get("bias"), tuple):
+        shape, elt = kw["bias"]
+        kw["bias"] = _StandIn(tuple(shape), "torch." + {
+            "f32": "float32", "f16": "float16", "bf16": "bfloat16"}[elt],
+            _Cuda())
+        kw.setdefault("bias_grad", True)
     return check_inputs(q, k, k, **kw)
 
 
@@ -609,7 +661,7 @@ def _kernel_input(t):
 def _problem(q, k, v, window_left, window_right, scale, deterministic,
              cu_seqlens_q=None, cu_seqlens_k=None, max_seqlen_q=0,
              max_seqlen_k=0, softcap=0.0, alibi_slopes=None, sinks=None,
-             dropout_p=0.0, seed_offset=None):
+             dropout_p=0.0, seed_offset=None, bias=None, bias_grad=False):
     """The ops' Problem; max_seqlen 0 for a dense batch."""
     if dropout_p and (seed_offset is None or
                       str(seed_offset.dtype) != "torch.int64" or
@@ -625,7 +677,7 @@ def _problem(q, k, v, window_left, window_right, scale, deterministic,
                         max_seqlen_q=max_seqlen_q or None,
                         max_seqlen_k=max_seqlen_k or None, softcap=softcap,
                         alibi_slopes=alibi_slopes, sinks=sinks,
-                        dropout_p=dropout_p)
+                        dropout_p=dropout_p, bias=bias, bias_grad=bias_grad)
 
 
 def _stats_shape(p: Problem) -> tuple:
@@ -634,11 +686,11 @@ def _stats_shape(p: Problem) -> tuple:
 
 
 def _extras(cu_seqlens_q, cu_seqlens_k, alibi_slopes, sinks,
-            seed_offset) -> dict:
+            seed_offset, bias) -> dict:
     """The kernels' arguments beside the attention tensors, by role: a
     packed batch's offsets (cu_seqlens_q/_k), ALiBi's slopes (capture0:
-    the score_mod's captured operand), the sinks and dropout's seed and
-    offset."""
+    the score_mod's captured operand), the sinks, dropout's seed and
+    offset, and the bias."""
     extras = {}
     if cu_seqlens_q is not None:
         extras.update(cu_seqlens_q=cu_seqlens_q.contiguous(),
@@ -649,6 +701,8 @@ def _extras(cu_seqlens_q, cu_seqlens_k, alibi_slopes, sinks,
         extras["sinks"] = sinks.contiguous()
     if seed_offset is not None:
         extras["dropout_seed_offset"] = seed_offset
+    if bias is not None:
+        extras["bias"] = _kernel_input(bias)
     return extras
 
 
@@ -657,7 +711,7 @@ def _extras(cu_seqlens_q, cu_seqlens_k, alibi_slopes, sinks,
 # --------------------------------------------------------------------------
 
 def _forward(p: Problem, q, k, v, cu_seqlens_q=None, cu_seqlens_k=None,
-             alibi_slopes=None, sinks=None, seed_offset=None):
+             alibi_slopes=None, sinks=None, seed_offset=None, bias=None):
     """O (q's shape) and the natural-log LSE, [B, Hq, Sq] or, packed,
     [Hq, T_q] (float32; -inf for a query that sees no key, whose O is 0;
     with sinks, the sink's logit), of problem `p` (check_inputs' of these
@@ -674,7 +728,7 @@ def _forward(p: Problem, q, k, v, cu_seqlens_q=None, cu_seqlens_k=None,
         lse.fill_(float("-inf"))
     _run(p, True, dict(q=q, k=k, v=v, o=o, lse=lse,
                        **_extras(cu_seqlens_q, cu_seqlens_k, alibi_slopes,
-                                 sinks, seed_offset)))
+                                 sinks, seed_offset, bias)))
     return o, lse
 
 
@@ -689,28 +743,39 @@ def _keyless_lse(p: Problem, lse, sinks):
 
 def _backward(p: Problem, grad_out, q, k, v, o, lse, cu_seqlens_q=None,
               cu_seqlens_k=None, alibi_slopes=None, sinks=None,
-              seed_offset=None):
-    """dQ, dK, dV (q's, k's, v's shapes and dtype) and dSinks (float32
-    [Hq]; empty without sinks) of the forward of problem `p` that gave O
-    and LSE, for the output gradient `grad_out` (dO); packed tokens past
-    the last sequence get zero gradients."""
+              seed_offset=None, bias=None):
+    """dQ, dK, dV (q's, k's, v's shapes and dtype), dSinks (float32 [Hq];
+    empty without sinks) and dBias (the bias's shape and dtype; empty
+    without its gradient) of the forward of problem `p` that gave O and
+    LSE, for the output gradient `grad_out` (dO); packed tokens past the
+    last sequence get zero gradients."""
     q, k, v, o, do = (_kernel_input(t) for t in (q, k, v, o, grad_out))
     lse = lse.contiguous()
     new = torch.zeros_like if p.varlen else torch.empty_like
     dq, dk, dv = (new(t) for t in (q, k, v))
     dsinks = q.new_empty((p.heads_q if p.sinks else 0,),
                          dtype=torch.float32)
+    dbias = q.new_zeros(tuple(bias.shape) if p.grad_bias else (0,),
+                        dtype=torch.float32)
     if p.batch * p.seq_q == 0 or p.seq_k == 0:
         # No key: O = 0, so D = rowsum(dO O) = 0 and dSink = -sum P_sink D
         # = 0 too.
-        return dq.zero_(), dk.zero_(), dv.zero_(), dsinks.zero_()
+        return dq.zero_(), dk.zero_(), dv.zero_(), dsinks.zero_(), \
+            _bias_gradient(dbias, bias)
     extras = _extras(cu_seqlens_q, cu_seqlens_k, alibi_slopes, sinks,
-                     seed_offset)
+                     seed_offset, bias)
     if p.sinks:
         extras["dsinks"] = dsinks
+    if p.grad_bias:
+        extras["dbias"] = dbias
     _run(p, False, dict(q=q, k=k, v=v, o=o, do=do, lse=lse, dq=dq, dk=dk,
                         dv=dv, **extras))
-    return dq, dk, dv, dsinks
+    return dq, dk, dv, dsinks, _bias_gradient(dbias, bias)
+
+
+def _bias_gradient(dbias, bias):
+    """The kernels' float32 dBias in the bias's dtype."""
+    return dbias if bias is None else dbias.to(bias.dtype)
 
 
 def _save(ctx, tensors, attributes) -> None:
@@ -749,7 +814,8 @@ if _IMPORT_ERROR is None:
                           alibi_slopes: Optional[Tensor] = None,
                           sinks: Optional[Tensor] = None,
                           dropout_p: float = 0.0,
-                          dropout_seed_offset: Optional[Tensor] = None
+                          dropout_seed_offset: Optional[Tensor] = None,
+                          bias: Optional[Tensor] = None
                           ) -> Tuple[Tensor, Tensor]:
         """O (q's shape) and the natural-log LSE, [B, Hq, Sq] or, packed
         (cu_seqlens given, max_seqlen bucketed), [Hq, T_q] (float32; -inf
@@ -758,20 +824,20 @@ if _IMPORT_ERROR is None:
         p = _problem(q, k, v, window_left, window_right, scale,
                      deterministic, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
                      max_seqlen_k, softcap, alibi_slopes, sinks, dropout_p,
-                     dropout_seed_offset)
+                     dropout_seed_offset, bias)
         return _forward(p, q, k, v, cu_seqlens_q, cu_seqlens_k, alibi_slopes,
-                        sinks, dropout_seed_offset)
+                        sinks, dropout_seed_offset, bias)
 
     @attention_forward.register_fake
     def _(q, k, v, window_left, window_right, scale, deterministic,
           cu_seqlens_q=None, cu_seqlens_k=None, max_seqlen_q=0,
           max_seqlen_k=0, softcap=0.0, alibi_slopes=None, sinks=None,
-          dropout_p=0.0, dropout_seed_offset=None):
+          dropout_p=0.0, dropout_seed_offset=None, bias=None):
         # torch.compile: the checks attention() skips while tracing.
         p = _problem(q, k, v, window_left, window_right, scale,
                      deterministic, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
                      max_seqlen_k, softcap, alibi_slopes, sinks, dropout_p,
-                     dropout_seed_offset)
+                     dropout_seed_offset, bias)
         return (torch.empty_like(q, memory_format=torch.contiguous_format),
                 q.new_empty(_stats_shape(p), dtype=torch.float32))
 
@@ -788,29 +854,36 @@ if _IMPORT_ERROR is None:
                            alibi_slopes: Optional[Tensor] = None,
                            sinks: Optional[Tensor] = None,
                            dropout_p: float = 0.0,
-                           dropout_seed_offset: Optional[Tensor] = None
-                           ) -> Tuple[Tensor, Tensor, Tensor, Tensor]:
-        """dQ, dK, dV (q's, k's, v's shapes and dtype) and dSinks (float32
-        [Hq], empty without sinks) of the forward that gave O and LSE, for
-        the output gradient `grad_out` (dO)."""
+                           dropout_seed_offset: Optional[Tensor] = None,
+                           bias: Optional[Tensor] = None,
+                           bias_grad: bool = False
+                           ) -> Tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
+        """dQ, dK, dV (q's, k's, v's shapes and dtype), dSinks (float32
+        [Hq], empty without sinks) and dBias (the bias's, empty unless
+        `bias_grad`) of the forward that gave O and LSE, for the output
+        gradient `grad_out` (dO)."""
         p = _problem(q, k, v, window_left, window_right, scale,
                      deterministic, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
                      max_seqlen_k, softcap, alibi_slopes, sinks, dropout_p,
-                     dropout_seed_offset)
+                     dropout_seed_offset, bias, bias_grad)
         return _backward(p, grad_out, q, k, v, o, lse, cu_seqlens_q,
                          cu_seqlens_k, alibi_slopes, sinks,
-                         dropout_seed_offset)
+                         dropout_seed_offset, bias)
 
     @attention_backward.register_fake
     def _(grad_out, q, k, v, o, lse, window_left, window_right, scale,
           deterministic, cu_seqlens_q=None, cu_seqlens_k=None,
           max_seqlen_q=0, max_seqlen_k=0, softcap=0.0, alibi_slopes=None,
-          sinks=None, dropout_p=0.0, dropout_seed_offset=None):
+          sinks=None, dropout_p=0.0, dropout_seed_offset=None, bias=None,
+          bias_grad=False):
         heads_q = q.shape[-2]
+        grad_bias = bias is not None and bias_grad
         return tuple(torch.empty_like(t, memory_format=torch.contiguous_format)
                      for t in (q, k, v)) + (
             q.new_empty((heads_q if sinks is not None else 0,),
-                        dtype=torch.float32),)
+                        dtype=torch.float32),
+            bias.new_empty(bias.shape) if grad_bias else q.new_empty(
+                (0,), dtype=torch.float32))
 
     # Arguments between q, k, v and the sinks, and after the sinks: none
     # differentiable (ALiBi's slopes are constants: no gradient).
@@ -821,25 +894,27 @@ if _IMPORT_ERROR is None:
         q, k, v, window_left, window_right, scale, deterministic = inputs[:7]
         # The optional arguments, their defaults where a call left them out.
         (cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, softcap,
-         alibi_slopes, sinks, dropout_p, seed_offset) = tuple(inputs[7:]) + (
-             None, None, 0, 0, 0.0, None, None, 0.0, None)[len(inputs) - 7:]
+         alibi_slopes, sinks, dropout_p, seed_offset, bias) = \
+            tuple(inputs[7:]) + (None, None, 0, 0, 0.0, None, None, 0.0, None,
+                                 None)[len(inputs) - 7:]
         o, lse = output
         ctx.mark_non_differentiable(lse)
         _save(ctx, (q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k,
-                    alibi_slopes, sinks, seed_offset),
+                    alibi_slopes, sinks, seed_offset, bias),
               ((window_left, window_right, scale, deterministic),
-               (max_seqlen_q, max_seqlen_k, softcap), dropout_p))
+               (max_seqlen_q, max_seqlen_k, softcap), dropout_p,
+               bias is not None and bias.requires_grad))
 
     def _op_backward(ctx, grad_o, grad_lse):
-        (q, k, v, o, lse, cu_q, cu_k, slopes, sinks, seed_offset), \
-            (options, rest, dropout_p) = _saved(ctx)
-        dq, dk, dv, dsinks = torch.ops.rocke.attention_backward(
+        (q, k, v, o, lse, cu_q, cu_k, slopes, sinks, seed_offset, bias), \
+            (options, rest, dropout_p, bias_grad) = _saved(ctx)
+        dq, dk, dv, dsinks, dbias = torch.ops.rocke.attention_backward(
             _output_gradient(grad_o, o).contiguous(), q, k, v, o, lse,
             *options, cu_q, cu_k, *rest, slopes, sinks, dropout_p,
-            seed_offset)
+            seed_offset, bias, bias_grad)
         return (dq, dk, dv) + (None,) * _OPTIONS + (
             dsinks if sinks is not None else None,) + \
-            (None,) * _DROPOUT_ARGUMENTS
+            (None,) * _DROPOUT_ARGUMENTS + (dbias if bias_grad else None,)
 
     attention_forward.register_autograd(_op_backward,
                                         setup_context=_setup_context)
@@ -852,28 +927,30 @@ if _IMPORT_ERROR is None:
 
         @staticmethod
         def forward(ctx, p, q, k, v, cu_seqlens_q, cu_seqlens_k,
-                    alibi_slopes, sinks, seed_offset):
+                    alibi_slopes, sinks, seed_offset, bias):
             o, lse = _forward(p, q, k, v, cu_seqlens_q, cu_seqlens_k,
-                              alibi_slopes, sinks, seed_offset)
+                              alibi_slopes, sinks, seed_offset, bias)
             _save(ctx, (q, k, v, o, lse, cu_seqlens_q, cu_seqlens_k,
-                        alibi_slopes, sinks, seed_offset), p)
+                        alibi_slopes, sinks, seed_offset, bias), p)
             return o
 
         @staticmethod
         def backward(ctx, grad_o):
-            (q, k, v, o, lse, cu_q, cu_k, slopes, sinks, seed_offset), p = \
-                _saved(ctx)
-            dq, dk, dv, dsinks = _backward(
+            (q, k, v, o, lse, cu_q, cu_k, slopes, sinks, seed_offset,
+             bias), p = _saved(ctx)
+            dq, dk, dv, dsinks, dbias = _backward(
                 p, _output_gradient(grad_o, o), q, k, v, o, lse, cu_q, cu_k,
-                slopes, sinks, seed_offset)
+                slopes, sinks, seed_offset, bias)
             return (None, dq, dk, dv, None, None, None,
-                    dsinks if sinks is not None else None, None)
+                    dsinks if sinks is not None else None, None,
+                    dbias if p.grad_bias else None)
 
 
 def attention(q, k, v, *, causal=False, window=None, scale=None,
               cu_seqlens_q=None, cu_seqlens_k=None, max_seqlen_q=None,
               max_seqlen_k=None, deterministic=False, check_offsets=False,
-              softcap=0.0, alibi_slopes=None, sinks=None, dropout_p=0.0):
+              softcap=0.0, alibi_slopes=None, sinks=None, dropout_p=0.0,
+              bias=None):
     """Attention of q [B, Sq, Hq, D] over k, v [B, Sk, Hkv, D] (the layout of
     FlashAttention's ``flash_attn_func``): O [B, Sq, Hq, D], differentiable
     in q, k and v. With ``cu_seqlens_*``, a packed batch (FlashAttention's
@@ -930,6 +1007,11 @@ def attention(q, k, v, *, causal=False, window=None, scale=None,
       (counter-based Philox, README "Dropout"); the seed is drawn from
       PyTorch's generator of q's device at each call (``torch.manual_seed``
       repeats a run). 0 is none; each distinct value compiles its kernels.
+    * ``bias``: an additive bias [B or 1, Hq or 1, Sq, Sk] (extent 1
+      broadcasts), float32 or q's dtype, on q's device, added to the scaled
+      (and softcapped) scores before the mask; dense batches only. With
+      ``requires_grad`` the backward computes dBias (summed over the
+      broadcast dims, by atomic adds there, so not with ``deterministic``).
 
     Errors: TypeError (dtype, argument types), ValueError (device, shapes,
     head dim, window, scale, varlen arguments), RuntimeError (unsupported
@@ -945,7 +1027,7 @@ def attention(q, k, v, *, causal=False, window=None, scale=None,
                          cu_seqlens_q=cu_seqlens_q, cu_seqlens_k=cu_seqlens_k,
                          max_seqlen_q=max_seqlen_q, max_seqlen_k=max_seqlen_k,
                          softcap=softcap, alibi_slopes=alibi_slopes,
-                         sinks=sinks, dropout_p=dropout_p)
+                         sinks=sinks, dropout_p=dropout_p, bias=bias)
         if check_offsets and p.varlen:
             error = offsets_error(cu_seqlens_q.tolist(),
                                   cu_seqlens_k.tolist(), p.seq_q, p.seq_k,
@@ -956,7 +1038,7 @@ def attention(q, k, v, *, causal=False, window=None, scale=None,
                                      v.contiguous(), cu_seqlens_q,
                                      cu_seqlens_k, alibi_slopes, sinks,
                                      dropout_seed_offset(q.device)
-                                     if p.dropout_p else None)
+                                     if p.dropout_p else None, bias)
     # Traced: the fake implementation checks the tensors (Dynamo need not
     # trace check_inputs).
     if check_offsets and cu_seqlens_q is not None:
@@ -974,5 +1056,5 @@ def attention(q, k, v, *, causal=False, window=None, scale=None,
             cu_seqlens_k) + (maxima or (0, 0)) + (softcap_value(softcap),
                                                   alibi_slopes, sinks)
     p_drop = dropout_value(dropout_p)
-    args += (p_drop, dropout_seed_offset(q.device) if p_drop else None)
+    args += (p_drop, dropout_seed_offset(q.device) if p_drop else None, bias)
     return torch.ops.rocke.attention_forward(*args)[0]

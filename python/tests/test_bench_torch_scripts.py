@@ -157,11 +157,13 @@ def test_score_mod_cost_problems_and_table():
     mask; the table gives ours over ours unmodified and over Flex."""
     import run_score_mod_cost as cost
     problems = cost.problems()
-    assert len(set(problems)) == 10
+    assert len(set(problems)) == 12
     assert {(p.softcap, p.alibi, p.sinks, p.dropout_p) for p in problems} == {
         (0.0, False, False, 0.0), (cost.CAP, False, False, 0.0),
         (0.0, True, False, 0.0), (0.0, False, True, 0.0),
         (0.0, False, False, torch_check.rt.round_to_f32(cost.DROPOUT_P))}
+    assert sum(p.bias_dtype == "f32" and not p.bias_batch and p.grad_bias
+               for p in problems) == 2
     rows = [dict(mod="none", causal=False, fwd_flop=4e12, bwd_flop=1e13,
                  ours=dict(fwd_ms=2.0, bwd_ms=5.0),
                  flex=dict(fwd_ms=2.5, bwd_ms=4.0)),

@@ -33,8 +33,10 @@ class FakeTensor:
         def __str__(self):
             return "torch." + self.name
 
-    def __init__(self, *shape, dtype="bfloat16", device="cuda", index=0):
+    def __init__(self, *shape, dtype="bfloat16", device="cuda", index=0,
+                 requires_grad=False):
         self.shape = shape
+        self.requires_grad = requires_grad
         self.dtype = FakeTensor.DType(dtype)
         self.device = FakeTensor.Device(device, index)
 
@@ -737,3 +739,81 @@ def test_dropout_kernels_take_the_seed_by_role(tmp_path):
             assert len(main) == 1
             assert ("!llvm.ptr", buffers["dropout_seed_offset"].ptr) in \
                 main[0].args
+
+
+# --------------------------------------------------------------------------
+# Additive bias (issue 33)
+# --------------------------------------------------------------------------
+
+def test_problem_of_a_bias_call():
+    bias = FakeTensor(1, 16, 100, 120, dtype="float32", requires_grad=True)
+    p = rt.check_inputs(*qkv(sk=120), bias=bias, causal=True)
+    assert (p.bias_dtype, p.bias_batch, p.bias_heads, p.grad_bias) == \
+        ("f32", False, True, True)
+    text = rt.spec_for(p, "sm_90a").to_mlir(forward=True, backward=True)
+    assert "%bias: memref<1x16x?x?xf32>" in text
+    assert "%dbias: memref<1x16x?x?xf32>" in text
+    assert text.count("stats(%lse) bias(%bias)") == 2
+    assert "-> %dq, %dk, %dv grad_bias(%dbias)" in text
+    # Without requires_grad no dBias: the backward only reads the bias.
+    p = rt.check_inputs(*qkv(), bias=FakeTensor(2, 1, 100, 100))
+    assert (p.bias_dtype, p.bias_batch, p.bias_heads, p.grad_bias) == \
+        ("bf16", True, False, False)
+    assert "grad_bias" not in rt.spec_for(p, "sm_90a").to_mlir()
+
+
+@pytest.mark.parametrize("bias, kw, error, message", [
+    (FakeTensor(2, 16, 100, 100, dtype="float16"), {}, TypeError,
+     "bias has dtype torch.float16; it must be torch.float32 or q's dtype"),
+    (FakeTensor(2, 16, 100, 100, index=1), {}, ValueError,
+     "bias is on cuda:1, q on cuda:0"),
+    (FakeTensor(2, 4, 100, 100), {}, ValueError,
+     r"bias must be \[B or 1, Hq or 1, Sq, Sk\] = \[2 or 1, 16 or 1, 100, "
+     r"100\], got shape \(2, 4, 100, 100\)"),
+    (FakeTensor(16, 100, 100), {}, ValueError, "bias must be"),
+    (FakeTensor(1, 16, 100, 100, requires_grad=True),
+     dict(deterministic=True), ValueError,
+     "deterministic with the gradient of a bias broadcast"),
+])
+def test_bad_biases_are_named(bias, kw, error, message):
+    with pytest.raises(error, match=message):
+        rt.check_inputs(*qkv(), bias=bias, **kw)
+
+
+def test_bias_takes_a_dense_batch():
+    q, k, v, cu_q, cu_k = packed()
+    with pytest.raises(ValueError, match="a bias takes a dense batch"):
+        rt.check_inputs(q, k, v, cu_seqlens_q=cu_q, cu_seqlens_k=cu_k,
+                        max_seqlen_q=200, max_seqlen_k=200,
+                        bias=FakeTensor(1, 16, 300, 400))
+
+
+@needs_rocke_opt
+def test_bias_kernels_take_bias_and_dbias_by_role(tmp_path):
+    """The bias kernels compile for sm_90a and gfx942; the main kernels bind
+    role bias, the backward's also dbias."""
+    p = rt.problem((2, 300, 16, 64), (2, 300, 4, 64), causal=True,
+                   bias=((1, 16, 300, 300), "f32"))
+    for chip in ("sm_90a", "gfx942"):
+        fwd, bwd = rt.prebuild([p], chip, directory=str(tmp_path))
+        shapes = dict(q=(2, 300, 16, 64), k=(2, 300, 4, 64),
+                      v=(2, 300, 4, 64), lse=(2, 16, 300),
+                      bias=(1, 16, 300, 300), dbias=(1, 16, 300, 300))
+        shapes.update(o=shapes["q"], do=shapes["q"], dq=shapes["q"],
+                      dk=shapes["k"], dv=shapes["v"])
+        elts = dict(lse="f32", bias="f32", dbias="f32")
+        buffers = {role: kernel_abi.Buffer(0x10000 * (i + 1),
+                                           elts.get(role, "bf16"), shape,
+                                           _strides(shape))
+                   for i, (role, shape) in enumerate(sorted(shapes.items()))}
+
+        def allocate(name, elt, shape, init):
+            return kernel_abi.Buffer(0x900000, elt, tuple(shape),
+                                     _strides(shape))
+        env = rt.size_env(p)
+        for entry, roles in ((fwd, ("bias",)), (bwd, ("bias", "dbias"))):
+            launches = kernel_abi.LaunchPlan(entry.kernels, env).bind(
+                buffers, allocate)
+            main = [l for l in launches if l.kernel.endswith("tiled_main")]
+            for role in roles:
+                assert ("!llvm.ptr", buffers[role].ptr) in main[0].args
