@@ -308,11 +308,12 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
            "How the tiled strategy stages Q, dO and K for its products",
            [{::llvm::cl::values(
              clEnumValN(::rocke::OperandStaging::Auto, "auto",
-                        "transposed-copies for MFMA, else transposing-reads"),
+                        "transposed-copies for MFMA without transposed LDS "
+                        "reads, else transposing-reads"),
              clEnumValN(::rocke::OperandStaging::TransposingReads,
                         "transposing-reads",
-                        "one copy; column reads transpose (ldmatrix.trans) "
-                        "or gather"),
+                        "one copy; column reads transpose (ldmatrix.trans, "
+                        "ds_read_b64_tr_b16 on gfx950) or gather"),
              clEnumValN(::rocke::OperandStaging::TransposedCopies,
                         "transposed-copies",
                         "Q and dO as rows and transposed, K fragments in "

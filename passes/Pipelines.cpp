@@ -333,6 +333,23 @@ struct BwdPipelineOptions
       llvm::cl::desc("subgroups per workgroup (tiled main, preprocess); 0 = "
                      "from the chip"),
       llvm::cl::init(0)};
+  Option<rocke::OperandStaging> operandStaging{
+      *this, "operand-staging",
+      llvm::cl::desc("how the tiled backward stages Q, dO and K for its "
+                     "products"),
+      llvm::cl::init(rocke::OperandStaging::Auto),
+      llvm::cl::values(
+          clEnumValN(rocke::OperandStaging::Auto, "auto",
+                     "transposed-copies for MFMA without transposed LDS "
+                     "reads, else transposing-reads"),
+          clEnumValN(rocke::OperandStaging::TransposingReads,
+                     "transposing-reads",
+                     "one copy; column reads transpose (ldmatrix.trans, "
+                     "ds_read_b64_tr_b16)"),
+          clEnumValN(rocke::OperandStaging::TransposedCopies,
+                     "transposed-copies",
+                     "Q and dO as rows and transposed, K fragments in "
+                     "registers"))};
   Option<rocke::QueryPipelining> queryPipelining{
       *this, "query-pipelining",
       llvm::cl::desc("next query block's Q / dO (tiled): registers or "
@@ -444,6 +461,7 @@ void addBwdKernelPasses(mlir::OpPassManager &pm, const BwdPipelineOptions &opts,
   kernels.blockQ = opts.blockQ;
   kernels.blockKv = opts.blockKv;
   kernels.numWarps = opts.numWarps;
+  kernels.operandStaging = opts.operandStaging;
   kernels.queryPipelining = opts.queryPipelining;
   kernels.warpgroupMma = opts.warpgroupMma;
   kernels.maskBlocks = opts.maskBlocks;

@@ -36,15 +36,19 @@ config.substitutions.append(
      "score-layout=q-kv operand-staging=transposed-copies forward=true "
      "fwd-score-layout=kv-q},"
      "fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,fmha-lower-mma,fmha-lower-to-loops"))
-# The forward as gfx950 schedules it (fwd-operand-staging=transposing-reads:
-# V staged as rows, V^T read down their columns, which the chip's
-# transposed LDS reads do; fwd-kv-pipelining=registers: the next K and V
-# blocks fetched into registers while this one computes, as on gfx950;
-# fmha-rocdl-float-mode: multiply-adds contracted, as on AMD chips): checks
-# that staging, pipelining and arithmetic on the CPU.
+# The forward and backward as gfx950 schedules them (fwd-operand-staging=
+# transposing-reads: V staged as rows, V^T read down their columns, which
+# the chip's transposed LDS reads do; fwd-kv-pipelining=registers: the next
+# K and V blocks fetched into registers while this one computes, as on
+# gfx950; the backward's scores as S [q x kv] with Q, dO and K staged as
+# rows only, dO, Q and K^T read down their columns (score-layout=q-kv
+# operand-staging=transposing-reads); fmha-rocdl-float-mode: multiply-adds
+# contracted, as on AMD chips): checks that staging, pipelining and
+# arithmetic on the CPU.
 config.substitutions.append(
     ("%fwd_value_rows_host",
      "fmha-bwd-to-kernels{strategy=tiled target=host block-q=16 block-kv=32 "
+     "score-layout=q-kv operand-staging=transposing-reads "
      "forward=true fwd-score-layout=kv-q fwd-operand-staging=transposing-reads "
      "fwd-kv-pipelining=registers},"
      "fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,fmha-lower-mma,fmha-lower-to-loops,"

@@ -35,13 +35,16 @@ enum class ScoreLayout { Auto, KvByQ, QByKv };
 /// contracting over head dims read Q and dO along their rows; those
 /// contracting over queries (dV, dK) and keys (dQ) read along the columns.
 ///   TransposingReads: one workgroup copy of Q, dO and K; column reads use
-///     the atom's transposing load (ldmatrix.trans) or gather elements.
+///     the atom's transposing load (ldmatrix.trans, or gfx950's
+///     ds_read_b64_tr_b16 with ChipInfo::transposedLdsReads) or gather
+///     elements.
 ///   TransposedCopies: Q and dO are staged as rows and transposed, and the
 ///     subgroup's K fragments (of S and of dQ) stay in registers, so every
 ///     workgroup-memory read runs along a row (atoms such as MFMA that read
 ///     operands along k only, and have the registers for it).
-/// Auto: TransposedCopies for MFMA, TransposingReads otherwise; forcing
-/// TransposedCopies on the host runs the MFMA schedule on the CPU.
+/// Auto: TransposedCopies for MFMA on chips without transposed LDS reads,
+/// TransposingReads otherwise; forcing TransposedCopies on the host runs
+/// the gfx90a / gfx942 schedule on the CPU.
 enum class OperandStaging { Auto, TransposingReads, TransposedCopies };
 
 /// How the tiled main kernel fetches the next query block's Q and dO rows

@@ -184,16 +184,21 @@ struct TiledConfig {
     return workgroupBufferBytes(workgroupBuffers(ctx));
   }
   /// Registers (32-bit) a lane holds across the query-block loop and in the
-  /// score phase: dK / dV accumulators, the V (and with transposed copies K)
-  /// fragments, S and dP accumulators, and the next block's Q / dO rows being
-  /// fetched (GPU). Async copies keep that last term: the tile candidates
+  /// score phase: dK / dV accumulators, the V (and with transposed copies or
+  /// MFMA K) fragments, S and dP accumulators, and the next block's Q / dO
+  /// rows being fetched (GPU). Async copies keep that last term: the tile candidates
   /// were tuned with it, and without it sm_90 would take 64 query rows at
   /// D = 128 and 128 at D = 64, which spill (ptxas).
   int64_t liveRegisters() const {
     int64_t perWarpRows = kvRowsPerWarp;
     int64_t acc = perWarpRows * (dqk + dv) / lanes;
     int64_t frags = warpgroup ? 0 : perWarpRows * dv / lanes / 2;
-    if (transposedCopies)
+    // K's fragments of S and dQ: in registers with transposed copies; read
+    // from K's copy otherwise, which MFMA products issue k steps ahead:
+    // counted alike (gfx950 bf16 D=192 spilled at 128x4x32 without them).
+    bool mfma = atom->family == MatrixAtom::Family::MfmaSquare ||
+                atom->family == MatrixAtom::Family::MfmaWideK;
+    if (transposedCopies || mfma)
       frags += (perWarpRows * dqk + blockKv * dqCols()) / lanes / 2;
     int64_t scores = 2 * perWarpRows * blockQ / lanes;
     int64_t prefetch = lanes > 1 ? blockQ * (dqk + dv) / threads() / 2 : 0;
@@ -271,12 +276,14 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
                    : " in the requested score layout");
 
   // MFMA reads A and B along k only: the products contracting over queries
-  // and keys would gather their operands 16 bits at a time from one copy.
+  // and keys would gather their operands 16 bits at a time from one copy,
+  // unless the chip reads them down the copy's columns (gfx950).
   cfg.transposedCopies =
       options.operandStaging == OperandStaging::TransposedCopies ||
       (options.operandStaging == OperandStaging::Auto &&
        (cfg.atom->family == MatrixAtom::Family::MfmaSquare ||
-        cfg.atom->family == MatrixAtom::Family::MfmaWideK));
+        cfg.atom->family == MatrixAtom::Family::MfmaWideK) &&
+       !(options.chip && options.chip->transposedLdsReads));
   cfg.lanes = cfg.atom->lanes;
   cfg.wholeBlockLoops = useWholeBlockLoops(options);
   cfg.dqk = sizes.headDimQk;

@@ -81,7 +81,8 @@ struct ChipInfo {
   /// LDS reads that transpose 16-bit elements across lanes
   /// (ds_read_b64_tr_b16, gfx950; fitsTransposedReads): an operand whose k
   /// runs down a workgroup buffer's columns is read four registers at a
-  /// time instead of one, so it need not be staged transposed.
+  /// time instead of one, so it need not be staged transposed (the
+  /// forward's V, the backward's Q, dO and K: operand-staging=auto).
   bool transposedLdsReads = false;
   /// The tiled forward's score atom, left to the chip, is the one that does
   /// the most work per instruction (chooseFwdAtoms) instead of the first.

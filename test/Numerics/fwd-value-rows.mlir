@@ -3,8 +3,10 @@
 // The forward under the schedule gfx950 runs (scores as S^T, O^T = V^T P^T
 // with V staged as rows and read down their columns, the next K and V
 // blocks fetched into registers a block ahead; see test/lit.cfg.py),
-// feeding the tiled backward: bf16 with GQA and bottom-right causal rows
-// that see no key, f16 with Sk past a whole number of KV blocks.
+// feeding the tiled backward as gfx950 runs it (S = Q K^T, Q, dO and K
+// staged as rows, dO / Q of dV / dK and K^T of dQ read down their
+// columns): bf16 with GQA and bottom-right causal rows that see no key,
+// f16 with Sk past a whole number of KV blocks.
 
 // CHECK-LABEL: case 0: fwd+bwd bf16 B=1 Sq=40 Sk=33 Hq=2 Hkv=1 Dqk=64 Dv=64 mask=#fmha.mask<causal, alignment = bottom_right> stats=lse
 // CHECK-NEXT: {{^}}O {{ *}}max_abs={{.*}} PASS

@@ -362,6 +362,65 @@ TEST(FragmentLayout, TransposedReadsGiveTheFragments) {
       fitsTransposedReads(*lookupAtom("host_16x16x16"), MatrixOperand::B));
 }
 
+// The gfx950 backward's operands that run down their copy's columns, on the
+// CPU: B = dO / Q [q x d] of dV += P^T dO and dK += dS^T Q (k = q, read
+// from the block's rows), A = K^T [d x kv] of dQ^T = K^T dS^T (k = kv, read
+// from K's rows), over whole tiles in padded row buffers. Each transposed
+// read's address is formed as fmha-distribute-tiles forms it (the lane part
+// at the lane that names the read's row, that row, the registers' part, the
+// atom's origin in the tile), and the CPU model of ds_read_b64_tr_b16 (see
+// TransposedReadsGiveTheFragments) hands every lane the element its
+// fragment reads one at a time.
+TEST(FragmentLayout, BackwardColumnOperandsByTransposedReads) {
+  struct Case {
+    MatrixOperand op;
+    int rows, cols; // the operand tile: B [q x d], A [d x kv]
+  };
+  for (const char *name :
+       {"mfma_f32_16x16x16_bf16", "mfma_f32_16x16x16_f16",
+        "mfma_f32_16x16x32_bf16", "mfma_f32_16x16x32_f16"})
+    for (int d : {64, 128})
+      for (Case c : {Case{MatrixOperand::B, 64, d},
+                     Case{MatrixOperand::A, d, 128}}) {
+        const MatrixAtom &atom = *lookupAtom(name);
+        ASSERT_TRUE(fitsTransposedReads(atom, c.op)) << name;
+        bool isA = c.op == MatrixOperand::A;
+        // B is read from the [q][d] rows as they stand, A = K^T from the
+        // [kv][d] rows (the read's `transposed`); rows padded by 8 elements.
+        bool transposed = isA;
+        int pitch = d + 8;
+        auto flat = [&](int i, int j) {
+          return transposed ? j * pitch + i : i * pitch + j;
+        };
+        int atomRows = isA ? atom.m : atom.k, atomCols = isA ? atom.k : atom.n;
+        LaneOffset lanePart = laneOffset(atom, c.op);
+        for (int ai = 0; ai < c.rows / atomRows; ++ai)
+          for (int aj = 0; aj < c.cols / atomCols; ++aj)
+            for (int reg = 0; reg < atom.regs(c.op); reg += 4) {
+              FragmentCoord regPart = regOffset(atom, c.op, reg);
+              // The buffer element (flat) whose address `lane` gives.
+              auto address = [&](int lane) {
+                int named = lane / 16 * 16 + 4 * (lane % 4);
+                int row = lanePart.row.eval(named) + regPart.row;
+                int col = lanePart.col.eval(named) + regPart.col;
+                (isA ? col : row) += lane % 16 / 4;
+                return flat(ai * atomRows + row, aj * atomCols + col);
+              };
+              for (int lane = 0; lane < 64; ++lane)
+                for (int e = 0; e < 4; ++e) {
+                  int from = lane / 16 * 16 + 4 * e + lane % 16 / 4;
+                  FragmentCoord at = fragmentCoord(atom, c.op, lane, reg + e);
+                  EXPECT_EQ(address(from) + lane % 4,
+                            flat(ai * atomRows + at.row,
+                                 aj * atomCols + at.col))
+                      << name << " D=" << d << (isA ? " A" : " B") << " atom ("
+                      << ai << ", " << aj << ") lane " << lane << " reg "
+                      << reg + e;
+                }
+            }
+      }
+}
+
 // The gfx950 forward's O^T += V^T P^T, one wave, on the CPU: P^T straight
 // from the score accumulators of S^T as the kw4 B operand (a 32x32 atom's
 // registers 0-7 in the first k step, 8-15 in the second), V^T read with
