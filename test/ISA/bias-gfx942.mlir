@@ -8,7 +8,7 @@
 // RUN: rocke-opt %s -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-rocdl{chip=gfx942},fmha-dump-binary{output=%t.hsaco})'
 // RUN: llvm-objdump -d --mcpu=gfx942 %t.hsaco | FileCheck %s --implicit-check-not=s_swappc --implicit-check-not=scratch_ --implicit-check-not=fmha_bwd_zero_dbias
 // CHECK-LABEL: <fmha_fwd_tiled_main>:
-// CHECK: v_mfma_f32_16x16x16_f16
+// CHECK: v_mfma_f32_32x32x8_f16
 // CHECK-COUNT-64: global_load_dword v
 // CHECK-LABEL: <fmha_bwd_zero_dq>:
 // CHECK-LABEL: <fmha_bwd_preprocess>:

@@ -7,7 +7,7 @@
 // CHECK-LABEL: <fmha_fwd_tiled_main>:
 // CHECK: v_mul_hi_u32
 // CHECK: v_xor
-// CHECK: v_mfma_f32_16x16x16_bf16
+// CHECK: v_mfma_f32_32x32x8_bf16
 // CHECK-LABEL: <fmha_bwd_preprocess>:
 // CHECK-LABEL: <fmha_bwd_tiled_main>:
 // CHECK: v_mul_hi_u32
