@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""GPU check of score_mod kernels (issue 33, phase 1): softcap and ALiBi
+"""GPU check of score modifications (issue 33): softcap, ALiBi and dropout
 forward -> backward chains on sm_90a, against a float32 eager PyTorch
-reference with the same modification.
+reference with the same modification (for dropout, the same mask Z drawn
+by its own Philox4x32-10, bench/cases.philox_keep: README "Dropout").
 
 Two steps, as bench/torch_check.py: where rocke-opt is (no GPU, no PyTorch
 needed),
@@ -25,13 +26,19 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DIR = REPO / "bench" / "out" / "score_mod"
 CHIP = "sm_90a"
-# (score_mod, softcap's cap, mask): a cap small enough to bend the scores
-# of randn inputs at scale 1/sqrt(D); ALiBi with the usual geometric slopes.
+# (modification, its parameter, mask): a softcap cap small enough to bend
+# the scores of randn inputs at scale 1/sqrt(D); ALiBi with the usual
+# geometric slopes; dropout's p.
 CASES = [
     ("softcap", 2.0, "causal"),
     ("softcap", 2.0, "none"),
     ("alibi", None, "causal"),
+    ("dropout", 0.1, "causal"),
+    ("dropout", 0.5, "none"),
 ]
+# Dropout's seed and offset: their high words are not 0, and n = offset +
+# b Hq + h carries into the counter's high word from the second (b, h).
+SEED, OFFSET = 0x123456789ABCD, 0xFFFFFFFF
 HEADS = (16, 4)  # Hq, Hkv (GQA)
 HEAD_DIMS = (64, 128)
 SIZES = ((2, 1000), (1, 4096))  # (B, S), Sq = Sk
@@ -39,12 +46,12 @@ REL_FLOOR = 1.6e-2  # bf16, as run_bwd.py
 LSE_FLOOR = 1e-3
 
 
-def case_name(mod, cap, mask, d):
-    label = "softcap%g" % cap if mod == "softcap" else mod
+def case_name(mod, param, mask, d):
+    label = mod if param is None else "%s%g" % (mod, param)
     return "%s_%s_bf16_d%d" % (label, mask, d)
 
 
-def mlir_text(mod, cap, mask, d):
+def mlir_text(mod, param, mask, d):
     """The chain on [B, H, S, D] torch tensors seen as [B, S, H, D]."""
     hq, hkv = HEADS
 
@@ -52,29 +59,39 @@ def mlir_text(mod, cap, mask, d):
         return "memref<?x?x%dx%dxbf16, strided<[?, %d, ?, 1]>>" % (h, d, d)
     lse = "memref<?x%dx?xf32>" % hq
     attrs = " {mask = #fmha.mask<causal>}" if mask == "causal" else ""
-    clause = ("score_mod softcap(%r)" % cap if mod == "softcap" else
-              "score_mod alibi(%%slopes : memref<%dxf32>)" % hq)
-    slopes = ", %%slopes: memref<%dxf32>" % hq if mod == "alibi" else ""
+    # The modification's argument, its clauses after the operands and after
+    # their types, and the score_mod after everything.
+    arg = value = typed = score_mod = ""
+    if mod == "softcap":
+        score_mod = "\n    score_mod softcap(%r)" % param
+    elif mod == "alibi":
+        arg = ", %%slopes: memref<%dxf32>" % hq
+        score_mod = "\n    score_mod alibi(%%slopes : memref<%dxf32>)" % hq
+    else:
+        arg = ", %so: memref<2xi64>"
+        value = " dropout(%%so, p = %r)" % param
+        typed = " dropout(memref<2xi64>)"
     q, kv = t(hq), t(hkv)
     return (
         "func.func @chain(%%q: %s, %%k: %s, %%v: %s, %%o: %s, %%do: %s, "
         "%%lse: %s, %%dq: %s, %%dk: %s, %%dv: %s%s) {\n"
-        "  fmha.attention_fwd %%q, %%k, %%v -> %%o, stats(%%lse)%s\n"
-        "    : %s, %s, %s -> %s, stats(%s)\n    %s\n"
-        "  fmha.attention_bwd %%q, %%k, %%v, %%o, %%do, stats(%%lse) -> "
+        "  fmha.attention_fwd %%q, %%k, %%v -> %%o, stats(%%lse)%s%s\n"
+        "    : %s, %s, %s -> %s, stats(%s)%s%s\n"
+        "  fmha.attention_bwd %%q, %%k, %%v, %%o, %%do, stats(%%lse)%s -> "
         "%%dq, %%dk, %%dv%s\n"
-        "    : %s, %s, %s, %s, %s, stats(%s) -> %s, %s, %s\n    %s\n"
-        "  return\n}\n" % (q, kv, kv, q, q, lse, q, kv, kv, slopes,
-                           attrs, q, kv, kv, q, lse, clause,
-                           attrs, q, kv, kv, q, q, lse, q, kv, kv, clause))
+        "    : %s, %s, %s, %s, %s, stats(%s)%s -> %s, %s, %s%s\n"
+        "  return\n}\n" % (q, kv, kv, q, q, lse, q, kv, kv, arg,
+                           value, attrs, q, kv, kv, q, lse, typed, score_mod,
+                           value, attrs, q, kv, kv, q, q, lse, typed, q, kv,
+                           kv, score_mod))
 
 
 def build(a):
     a.dir.mkdir(parents=True, exist_ok=True)
-    for mod, cap, mask in CASES:
+    for mod, param, mask in CASES:
         for d in HEAD_DIMS:
-            name = case_name(mod, cap, mask, d)
-            text = mlir_text(mod, cap, mask, d)
+            name = case_name(mod, param, mask, d)
+            text = mlir_text(mod, param, mask, d)
             out = a.dir / (name + ".ptx")
             pipe = ("builtin.module(fmha-bwd-nvvm{chip=%s},"
                     "fmha-dump-binary{output=%s})" % (CHIP, out))
@@ -84,7 +101,7 @@ def build(a):
             cfg = dict(name=name, kind="chain", strategy="tiled",
                        dtype="bf16", D=d, Hq=HEADS[0], Hkv=HEADS[1],
                        mask=mask, alignment="top_left", deterministic=False,
-                       score_mod=mod, cap=cap)
+                       modification=mod, param=param)
             (a.dir / (name + ".config.json")).write_text(json.dumps(
                 {"config": cfg, "pipeline": pipe, "mlir": text}, indent=1))
             print("built", out)
@@ -95,13 +112,14 @@ def markdown(rows):
     result's relative error against the float32 reference and its
     tolerance."""
     whats = ("O", "lse", "dQ", "dK", "dV")
-    lines = ["| case | B | S | " + " | ".join(
+    lines = ["| case | B | S | dropped | " + " | ".join(
                  "%s rel (tol)" % w for w in whats) + " | result |",
-             "|---" * (len(whats) + 4) + "|"]
+             "|---" * (len(whats) + 5) + "|"]
     for r in rows:
         e = r["errors"]
-        lines.append("| %s | %d | %d | %s | %s |" % (
+        lines.append("| %s | %d | %d | %s | %s | %s |" % (
             r["case"], r["B"], r["S"],
+            "%.4f" % r["dropped"] if "dropped" in r else "-",
             " | ".join("%.1e (%.1e)" % (e[w]["rel"], e[w]["tol"])
                        for w in whats),
             "pass" if all(e[w]["ok"] for w in whats) else "FAIL"))
@@ -112,15 +130,16 @@ def validate(a):
     import torch
     sys.path.insert(0, str(REPO / "bench"))
     from run_bwd import KernelModule, logical, rel_err  # noqa: E402
-    from cases import alibi_slopes, modified_scores, write_report  # noqa: E402
+    from cases import (alibi_slopes, modified_scores,  # noqa: E402
+                       philox_keep, write_report)
 
     def slopes_of(hq):
         return torch.tensor(alibi_slopes(hq), device="cuda",
                             dtype=torch.float32)
 
-    def reference(cfg, p, dtype):
+    def reference(cfg, p, dtype, keep=None):
         """O, LSE and the gradients of the eager modified attention in
-        `dtype` (LSE in float32)."""
+        `dtype` (LSE in float32); dropout's kept probabilities `keep`."""
         q, k, v = (p[n].detach().to(dtype, copy=True).requires_grad_()
                    for n in ("q", "k", "v"))
         group = cfg["Hq"] // cfg["Hkv"]
@@ -128,24 +147,27 @@ def validate(a):
         vv = v.repeat_interleave(group, dim=1)
         s = (q @ kk.transpose(-1, -2)) * p["scale"]
         sq, sk = s.shape[-2], s.shape[-1]
-        if cfg["score_mod"] == "softcap":
-            s = modified_scores(torch, s, softcap=cfg["cap"])
-        else:
+        if cfg["modification"] == "softcap":
+            s = modified_scores(torch, s, softcap=cfg["param"])
+        elif cfg["modification"] == "alibi":
             s = modified_scores(torch, s, slopes=p["slopes"])
         if cfg["mask"] == "causal":
             i = torch.arange(sq, device="cuda")[:, None]
             j = torch.arange(sk, device="cuda")[None, :]
             s = s.masked_fill(j > i, float("-inf"))
         lse = torch.logsumexp(s.float(), dim=-1)
-        o = torch.softmax(s.float(), dim=-1).to(dtype) @ vv
+        probs = torch.softmax(s.float(), dim=-1)
+        if keep is not None:
+            probs = probs * keep / (1.0 - cfg["param"])
+        o = probs.to(dtype) @ vv
         grads = torch.autograd.grad(o, (q, k, v), p["do"].to(dtype))
         return [o.detach(), lse.detach()] + list(grads)
 
     failures = 0
     rows = []
-    for mod, cap, mask in CASES:
+    for mod, param, mask in CASES:
         for d in HEAD_DIMS:
-            name = case_name(mod, cap, mask, d)
+            name = case_name(mod, param, mask, d)
             km = KernelModule(str(a.dir), name)
             cfg = km.cfg
             hq, hkv = cfg["Hq"], cfg["Hkv"]
@@ -165,17 +187,26 @@ def validate(a):
                 grads = [torch.empty_like(p[n]) for n in ("q", "k", "v")]
                 t.update(o=logical(o), lse=lse, dq=logical(grads[0]),
                          dk=logical(grads[1]), dv=logical(grads[2]))
+                keep = None
                 if mod == "alibi":
                     t["capture0"] = p["slopes"]
+                elif mod == "dropout":
+                    t["dropout_seed_offset"] = torch.tensor(
+                        [SEED, OFFSET], device="cuda", dtype=torch.int64)
+                    keep = philox_keep(torch, SEED, OFFSET, param, b, hq, s,
+                                       s)
                 env = dict(B=b, Sq=s, Sk=s, Hq=hq, Hkv=hkv, Dqk=d, Dv=d)
                 KernelModule.launch(km.bind(env, t,
                                             scratch_fill=float("nan")))
                 torch.cuda.synchronize()
-                ref = reference(cfg, p, torch.float32)
-                low = reference(cfg, p, torch.bfloat16)
+                ref = reference(cfg, p, torch.float32, keep)
+                low = reference(cfg, p, torch.bfloat16, keep)
                 ours = [o, lse] + grads
                 line = []
                 row = dict(case=name, B=b, S=s, errors={})
+                if keep is not None:
+                    row["dropped"] = 1.0 - keep.float().mean().item()
+                    line.append("dropped %.4f" % row["dropped"])
                 for what, x, r, lo in zip(("O", "lse", "dQ", "dK", "dV"),
                                           ours, ref, low):
                     _, rel = rel_err(x, r)

@@ -143,13 +143,32 @@ def test_score_mod_report_names_a_failed_result():
     ok = dict(rel=1e-3, tol=1.6e-2, ok=True)
     rows = [dict(case="softcap2_none_bf16_d64", B=2, S=1000,
                  errors={w: ok for w in ("O", "lse", "dQ", "dK", "dV")}),
-            dict(case="alibi_causal_bf16_d64", B=1, S=4096,
+            dict(case="dropout0.1_causal_bf16_d64", B=1, S=4096,
+                 dropped=0.09994,
                  errors=dict({w: ok for w in ("O", "lse", "dQ", "dK")},
                              dV=dict(rel=5e-2, tol=1.6e-2, ok=False)))]
     lines = run_score_mod.markdown(rows).splitlines()
     assert len(lines) == 4
+    assert lines[2].startswith("| softcap2_none_bf16_d64 | 2 | 1000 | - |")
     assert lines[2].endswith("| pass |")
+    assert "| 0.0999 |" in lines[3]
     assert "5.0e-02 (1.6e-02)" in lines[3] and lines[3].endswith("| FAIL |")
+
+
+def test_score_mod_chains_spell_each_modification():
+    """The chains' MLIR: softcap and ALiBi as score_mod clauses after the
+    types, dropout as a clause of both ops with its {seed, offset}."""
+    import run_score_mod
+    text = run_score_mod.mlir_text("dropout", 0.1, "causal", 64)
+    assert "%so: memref<2xi64>) {" in text
+    assert text.count("stats(%lse) dropout(%so, p = 0.1)") == 2
+    assert "-> %dq, %dk, %dv {mask = #fmha.mask<causal>}" in text
+    assert text.count("dropout(memref<2xi64>)") == 2
+    assert "score_mod" not in text
+    text = run_score_mod.mlir_text("alibi", None, "none", 128)
+    assert text.count("score_mod alibi(%slopes : memref<16xf32>)") == 2
+    assert run_score_mod.case_name("dropout", 0.5, "none", 128) == \
+        "dropout0.5_none_bf16_d128"
 
 
 def test_score_mod_cost_problems_and_table():

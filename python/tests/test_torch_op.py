@@ -578,40 +578,55 @@ def test_alibi_needs_equal_lengths():
                         alibi_slopes=slopes())
 
 
-@needs_rocke_opt
-def test_alibi_kernels_take_the_slopes_by_role(tmp_path):
-    """The ALiBi kernels compile for sm_90a and gfx942; their recipes bind
-    the slopes as role capture0 (the score_mod's captured operand), and a
-    call without them is refused by name."""
-    p = rt.problem((2, 300, 16, 64), (2, 300, 4, 64), causal=True,
-                   alibi_slopes=slopes())
-    for chip in ("sm_90a", "gfx942"):
-        fwd, bwd = rt.prebuild([p], chip, directory=str(tmp_path))
-        shapes = dict(q=(2, 300, 16, 64), k=(2, 300, 4, 64),
-                      v=(2, 300, 4, 64), lse=(2, 16, 300), capture0=(16,))
-        shapes.update(o=shapes["q"], do=shapes["q"], dq=shapes["q"],
-                      dk=shapes["k"], dv=shapes["v"])
-        elts = dict(lse="f32", capture0="f32")
-        buffers = {role: kernel_abi.Buffer(0x10000 * (i + 1),
-                                           elts.get(role, "bf16"), shape,
-                                           _strides(shape))
-                   for i, (role, shape) in enumerate(sorted(shapes.items()))}
+def _check_roles(tmp_path, p, sk, extra, takers):
+    """Compile problem `p` (q [2, 300, 16, 64], k / v [2, sk, 4, 64]) for
+    sm_90a and gfx942 and bind its recipes to stand-in buffers: the
+    attention tensors and `extra` (role -> (shape, element type)). In the
+    forward (takers[0]) and the backward (takers[1]) each role -> the name
+    suffixes of the kernels that take its buffer (a string for one); a bind
+    without it is refused by name."""
+    shapes = dict(q=(2, 300, 16, 64), k=(2, sk, 4, 64), v=(2, sk, 4, 64),
+                  lse=(2, 16, 300), **{r: s for r, (s, _) in extra.items()})
+    shapes.update(o=shapes["q"], do=shapes["q"], dq=shapes["q"],
+                  dk=shapes["k"], dv=shapes["v"])
+    elts = dict(lse="f32", **{r: e for r, (_, e) in extra.items()})
+    buffers = {role: kernel_abi.Buffer(0x10000 * (i + 1),
+                                       elts.get(role, "bf16"), shape,
+                                       _strides(shape))
+               for i, (role, shape) in enumerate(sorted(shapes.items()))}
 
-        def allocate(name, elt, shape, init):
-            return kernel_abi.Buffer(0x900000, elt, tuple(shape),
-                                     _strides(shape))
-        env = rt.size_env(p)
-        for entry in (fwd, bwd):
+    def allocate(name, elt, shape, init):
+        return kernel_abi.Buffer(0x900000, elt, tuple(shape),
+                                 _strides(shape))
+    env = rt.size_env(p)
+    for chip in ("sm_90a", "gfx942"):
+        for entry, roles in zip(rt.prebuild([p], chip,
+                                            directory=str(tmp_path)), takers):
             launches = kernel_abi.LaunchPlan(entry.kernels, env).bind(
                 buffers, allocate)
-            main = [l for l in launches if l.kernel.endswith("tiled_main")]
-            assert len(main) == 1
-            assert ("!llvm.ptr", buffers["capture0"].ptr) in main[0].args
-            with pytest.raises(ValueError,
-                               match="no buffer for role 'capture0'"):
-                kernel_abi.LaunchPlan(entry.kernels, env).bind(
-                    {r: b for r, b in buffers.items() if r != "capture0"},
-                    allocate)
+            for role, kernels in roles.items():
+                users = [l.kernel for l in launches
+                         if ("!llvm.ptr", buffers[role].ptr) in l.args]
+                kernels = (kernels,) if isinstance(kernels, str) else kernels
+                assert len(users) == len(kernels) and all(
+                    u.endswith(k) for u, k in zip(users, kernels)), \
+                    (chip, role, users)
+                with pytest.raises(ValueError,
+                                   match="no buffer for role '%s'" % role):
+                    kernel_abi.LaunchPlan(entry.kernels, env).bind(
+                        {r: b for r, b in buffers.items() if r != role},
+                        allocate)
+
+
+@needs_rocke_opt
+def test_alibi_kernels_take_the_slopes_by_role(tmp_path):
+    """The ALiBi kernels bind the slopes as role capture0 (the score_mod's
+    captured operand)."""
+    p = rt.problem((2, 300, 16, 64), (2, 300, 4, 64), causal=True,
+                   alibi_slopes=slopes())
+    main = dict(capture0="tiled_main")
+    _check_roles(tmp_path, p, 300, dict(capture0=((16,), "f32")),
+                 (main, main))
 
 
 # --------------------------------------------------------------------------
@@ -648,42 +663,13 @@ def test_bad_sinks_are_named(kw, error, message):
 
 @needs_rocke_opt
 def test_sinks_kernels_take_the_sinks_by_role(tmp_path):
-    """The sinks kernels compile for sm_90a and gfx942: the forward binds
-    role sinks in its main kernel; the backward adds fmha_bwd_sink_grad,
-    which reads the sinks and writes dsinks; a call without them is
-    refused by name."""
+    """The forward's main kernel takes role sinks; the backward adds
+    fmha_bwd_sink_grad, the one kernel that writes dsinks."""
     p = rt.problem((2, 300, 16, 64), (2, 280, 4, 64), causal=True,
                    sinks=list(range(16)))
-    for chip in ("sm_90a", "gfx942"):
-        fwd, bwd = rt.prebuild([p], chip, directory=str(tmp_path))
-        shapes = dict(q=(2, 300, 16, 64), k=(2, 280, 4, 64),
-                      v=(2, 280, 4, 64), lse=(2, 16, 300), sinks=(16,),
-                      dsinks=(16,))
-        shapes.update(o=shapes["q"], do=shapes["q"], dq=shapes["q"],
-                      dk=shapes["k"], dv=shapes["v"])
-        elts = dict(lse="f32", sinks="f32", dsinks="f32")
-        buffers = {role: kernel_abi.Buffer(0x10000 * (i + 1),
-                                           elts.get(role, "bf16"), shape,
-                                           _strides(shape))
-                   for i, (role, shape) in enumerate(sorted(shapes.items()))}
-
-        def allocate(name, elt, shape, init):
-            return kernel_abi.Buffer(0x900000, elt, tuple(shape),
-                                     _strides(shape))
-        env = rt.size_env(p)
-        for entry, role in ((fwd, "sinks"), (bwd, "dsinks")):
-            launches = kernel_abi.LaunchPlan(entry.kernels, env).bind(
-                buffers, allocate)
-            users = [l.kernel for l in launches
-                     if ("!llvm.ptr", buffers[role].ptr) in l.args]
-            assert users, [l.kernel for l in launches]
-            if role == "dsinks":
-                assert users == [u for u in users if "sink_grad" in u]
-            with pytest.raises(ValueError,
-                               match="no buffer for role '%s'" % role):
-                kernel_abi.LaunchPlan(entry.kernels, env).bind(
-                    {r: b for r, b in buffers.items() if r != role},
-                    allocate)
+    _check_roles(tmp_path, p, 280, dict(sinks=((16,), "f32"),
+                                        dsinks=((16,), "f32")),
+                 (dict(sinks="tiled_main"), dict(dsinks="sink_grad")))
 
 
 # --------------------------------------------------------------------------
@@ -711,34 +697,13 @@ def test_bad_dropout_p_is_named(p):
 
 @needs_rocke_opt
 def test_dropout_kernels_take_the_seed_by_role(tmp_path):
-    """The dropout kernels compile for sm_90a and gfx942; the forward's and
-    the backward's main kernels bind role dropout_seed_offset."""
+    """The forward's and the backward's main kernels take role
+    dropout_seed_offset."""
     p = rt.problem((2, 300, 16, 64), (2, 300, 4, 64), causal=True,
                    dropout_p=0.25)
-    for chip in ("sm_90a", "gfx942"):
-        fwd, bwd = rt.prebuild([p], chip, directory=str(tmp_path))
-        shapes = dict(q=(2, 300, 16, 64), k=(2, 300, 4, 64),
-                      v=(2, 300, 4, 64), lse=(2, 16, 300),
-                      dropout_seed_offset=(2,))
-        shapes.update(o=shapes["q"], do=shapes["q"], dq=shapes["q"],
-                      dk=shapes["k"], dv=shapes["v"])
-        elts = dict(lse="f32", dropout_seed_offset="i64")
-        buffers = {role: kernel_abi.Buffer(0x10000 * (i + 1),
-                                           elts.get(role, "bf16"), shape,
-                                           _strides(shape))
-                   for i, (role, shape) in enumerate(sorted(shapes.items()))}
-
-        def allocate(name, elt, shape, init):
-            return kernel_abi.Buffer(0x900000, elt, tuple(shape),
-                                     _strides(shape))
-        env = rt.size_env(p)
-        for entry in (fwd, bwd):
-            launches = kernel_abi.LaunchPlan(entry.kernels, env).bind(
-                buffers, allocate)
-            main = [l for l in launches if l.kernel.endswith("tiled_main")]
-            assert len(main) == 1
-            assert ("!llvm.ptr", buffers["dropout_seed_offset"].ptr) in \
-                main[0].args
+    main = dict(dropout_seed_offset="tiled_main")
+    _check_roles(tmp_path, p, 300, dict(dropout_seed_offset=((2,), "i64")),
+                 (main, main))
 
 
 # --------------------------------------------------------------------------
@@ -790,30 +755,14 @@ def test_bias_takes_a_dense_batch():
 
 @needs_rocke_opt
 def test_bias_kernels_take_bias_and_dbias_by_role(tmp_path):
-    """The bias kernels compile for sm_90a and gfx942; the main kernels bind
-    role bias, the backward's also dbias."""
+    """The main kernels take role bias; dbias the backward's, after
+    fmha_bwd_zero_dbias zero-fills it for the atomic adds of a bias
+    broadcast over the batch."""
     p = rt.problem((2, 300, 16, 64), (2, 300, 4, 64), causal=True,
                    bias=((1, 16, 300, 300), "f32"))
-    for chip in ("sm_90a", "gfx942"):
-        fwd, bwd = rt.prebuild([p], chip, directory=str(tmp_path))
-        shapes = dict(q=(2, 300, 16, 64), k=(2, 300, 4, 64),
-                      v=(2, 300, 4, 64), lse=(2, 16, 300),
-                      bias=(1, 16, 300, 300), dbias=(1, 16, 300, 300))
-        shapes.update(o=shapes["q"], do=shapes["q"], dq=shapes["q"],
-                      dk=shapes["k"], dv=shapes["v"])
-        elts = dict(lse="f32", bias="f32", dbias="f32")
-        buffers = {role: kernel_abi.Buffer(0x10000 * (i + 1),
-                                           elts.get(role, "bf16"), shape,
-                                           _strides(shape))
-                   for i, (role, shape) in enumerate(sorted(shapes.items()))}
-
-        def allocate(name, elt, shape, init):
-            return kernel_abi.Buffer(0x900000, elt, tuple(shape),
-                                     _strides(shape))
-        env = rt.size_env(p)
-        for entry, roles in ((fwd, ("bias",)), (bwd, ("bias", "dbias"))):
-            launches = kernel_abi.LaunchPlan(entry.kernels, env).bind(
-                buffers, allocate)
-            main = [l for l in launches if l.kernel.endswith("tiled_main")]
-            for role in roles:
-                assert ("!llvm.ptr", buffers[role].ptr) in main[0].args
+    shape = (1, 16, 300, 300)
+    _check_roles(tmp_path, p, 300, dict(bias=(shape, "f32"),
+                                        dbias=(shape, "f32")),
+                 (dict(bias="tiled_main"),
+                  dict(bias="tiled_main",
+                       dbias=("zero_dbias", "tiled_main"))))
