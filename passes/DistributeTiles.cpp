@@ -858,10 +858,13 @@ struct DistributeStoreScores : OpConversionPattern<fmha::TileStoreScoresOp> {
             return arith::CmpIOp::create(rewriter, loc,
                                          arith::CmpIPredicate::ult, x, end);
           };
+          // One op per statement: argument lists build in another order
+          // with g++.
+          Value queryIn = below(query, seqQ);
+          Value keyIn = below(key, seqK);
           auto ifOp = scf::IfOp::create(
               rewriter, loc,
-              arith::AndIOp::create(rewriter, loc, below(query, seqQ),
-                                    below(key, seqK)));
+              arith::AndIOp::create(rewriter, loc, queryIn, keyIn));
           OpBuilder::InsertionGuard guard(rewriter);
           rewriter.setInsertionPointToStart(ifOp.thenBlock());
           SmallVector<Value> at{batch, head, query, key};
