@@ -339,7 +339,9 @@ bool rocke::fmha::hasUnitInnerStride(MemRefType type) {
 SmallVector<int64_t, 2> FetchedType::chunkForCopy(MemRefType source,
                                                   int64_t rows, int64_t threads,
                                                   bool transposing) {
-  int64_t cols = source.getDimSize(3);
+  // The rows' length: the head dim, innermost in [B, S, H, D] and in a
+  // packed batch's [T, H, D] alike.
+  int64_t cols = source.getDimSize(source.getRank() - 1);
   int64_t width = 1;
   // The widest vector that divides the row (and, for square chunks, the
   // rows); with a transpose the widest whose chunks split evenly over the
@@ -363,7 +365,7 @@ FetchedType FetchedType::getForCopy(MemRefType source, int64_t rows,
                                     bool coreMatrixOrder) {
   SmallVector<int64_t, 2> chunk =
       chunkForCopy(source, rows, threads, transposing);
-  int64_t cols = source.getDimSize(3);
+  int64_t cols = source.getDimSize(source.getRank() - 1);
   if (ShapedType::isDynamic(cols) ||
       rows / chunk[0] * (cols / chunk[1]) % threads)
     return FetchedType();

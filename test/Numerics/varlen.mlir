@@ -1,5 +1,9 @@
 // RUN: rocke-run --split-input-file %s | FileCheck %s
 // RUN: rocke-run --split-input-file --lowering='%tiled_host' %s | FileCheck %s
+// RUN: rocke-run --split-input-file --lowering='%fwd_value_rows_host' %s | FileCheck %s
+// (the third: K and V fetched into registers a block ahead, as gfx942 and
+// gfx950 do; tools/fuzz.sh found their row length read as dim 3 of a packed
+// [T, H, D] memref: an assertion, undefined behaviour in release builds)
 //
 // Packed variable-length batches (the varlen clause): each case's function
 // states its sequences' lengths (rocke.seqlens_q / rocke.seqlens_k), from
