@@ -378,27 +378,42 @@ SmallVector<Value, 2> rocke::modifyScores(const TileBuilder &tiles,
   return SmallVector<Value, 2>(map.getResults());
 }
 
+/// One tile_map over `tile` whose body sees each element with its query and
+/// key positions (the keys along the tile's rows with `keysAlongRows`) and
+/// yields `body(element, query, key)`, built at the body's insertion point.
+static Value
+mapWithPositions(const TileBuilder &tiles, Value tile, Value query, Value key,
+                 bool keysAlongRows,
+                 llvm::function_ref<Value(Value, Value, Value)> body) {
+  OpBuilder &b = tiles.b;
+  Location loc = tiles.loc;
+  Value row = keysAlongRows ? key : query, col = keysAlongRows ? query : key;
+  auto map = fmha::TileMapOp::create(b, loc, TypeRange{tile.getType()}, tile,
+                                     row, col, tiles.lane);
+  OpBuilder::InsertionGuard guard(b);
+  SmallVector<Type> args{b.getF32Type(), b.getIndexType(), b.getIndexType()};
+  Block *block = b.createBlock(&map.getBody(), {}, args,
+                               SmallVector<Location>(args.size(), loc));
+  Value element = body(block->getArgument(0),
+                       block->getArgument(keysAlongRows ? 2 : 1),
+                       block->getArgument(keysAlongRows ? 1 : 2));
+  fmha::YieldOp::create(b, loc, element);
+  return map.getResult(0);
+}
+
 Value rocke::dropoutFactors(const TileBuilder &tiles, Value like, Value query,
                             Value key, bool keysAlongRows,
                             const fmha::DropoutStream &stream, float dropoutP) {
   OpBuilder &b = tiles.b;
   Location loc = tiles.loc;
-  Value row = keysAlongRows ? key : query, col = keysAlongRows ? query : key;
-  auto map = fmha::TileMapOp::create(b, loc, TypeRange{like.getType()}, like,
-                                     row, col, tiles.lane);
-  OpBuilder::InsertionGuard guard(b);
-  Type index = b.getIndexType();
-  Block *block = b.createBlock(&map.getBody(), {},
-                               {b.getF32Type(), index, index}, {loc, loc, loc});
-  Value q = block->getArgument(keysAlongRows ? 2 : 1);
-  Value k = block->getArgument(keysAlongRows ? 1 : 2);
-  Value keep = fmha::emitDropoutKeep(b, loc, stream, q, k,
-                                     fmha::dropoutThreshold(dropoutP));
-  Value factor = arith::SelectOp::create(
-      b, loc, keep, constF32(b, loc, fmha::dropoutScale(dropoutP)),
-      constF32(b, loc, 0.0f));
-  fmha::YieldOp::create(b, loc, factor);
-  return map.getResult(0);
+  return mapWithPositions(
+      tiles, like, query, key, keysAlongRows, [&](Value, Value q, Value k) {
+        Value keep = fmha::emitDropoutKeep(b, loc, stream, q, k,
+                                           fmha::dropoutThreshold(dropoutP));
+        return arith::SelectOp::create(
+            b, loc, keep, constF32(b, loc, fmha::dropoutScale(dropoutP)),
+            constF32(b, loc, 0.0f));
+      });
 }
 
 bool TileCopier::fitsRowsBuffer(Value src, int64_t rows) {
@@ -467,27 +482,21 @@ Value rocke::addBias(const TileBuilder &tiles, Value scores, float factor,
   Value c1 = constIndex(b, loc, 1);
   Value lastQ = arith::SubIOp::create(b, loc, sizes.seqQ, c1);
   Value lastK = arith::SubIOp::create(b, loc, sizes.seqK, c1);
-  Value row = keysAlongRows ? key : query, col = keysAlongRows ? query : key;
-  auto map = fmha::TileMapOp::create(b, loc, TypeRange{scores.getType()},
-                                     scores, row, col, tiles.lane);
-  OpBuilder::InsertionGuard guard(b);
-  SmallVector<Type> args{b.getF32Type(), b.getIndexType(), b.getIndexType()};
-  Block *body = b.createBlock(&map.getBody(), {}, args,
-                              SmallVector<Location>(args.size(), loc));
-  Value q = body->getArgument(keysAlongRows ? 2 : 1);
-  Value k = body->getArgument(keysAlongRows ? 1 : 2);
-  Value element = memref::LoadOp::create(
-      b, loc, bias,
-      ValueRange{biasBatch, biasHead, arith::MinUIOp::create(b, loc, q, lastQ),
-                 arith::MinUIOp::create(b, loc, k, lastK)});
-  if (!element.getType().isF32())
-    element = arith::ExtFOp::create(b, loc, b.getF32Type(), element);
-  Value score = body->getArgument(0);
-  if (factor != 1.0f)
-    score = arith::MulFOp::create(b, loc, score, constF32(b, loc, factor));
-  fmha::YieldOp::create(
-      b, loc, ValueRange{arith::AddFOp::create(b, loc, score, element)});
-  return map.getResult(0);
+  return mapWithPositions(
+      tiles, scores, query, key, keysAlongRows,
+      [&](Value score, Value q, Value k) -> Value {
+        Value element = memref::LoadOp::create(
+            b, loc, bias,
+            ValueRange{biasBatch, biasHead,
+                       arith::MinUIOp::create(b, loc, q, lastQ),
+                       arith::MinUIOp::create(b, loc, k, lastK)});
+        if (!element.getType().isF32())
+          element = arith::ExtFOp::create(b, loc, b.getF32Type(), element);
+        if (factor != 1.0f)
+          score =
+              arith::MulFOp::create(b, loc, score, constF32(b, loc, factor));
+        return arith::AddFOp::create(b, loc, score, element);
+      });
 }
 
 void rocke::storeBiasGradient(const TileBuilder &tiles, Value grads,

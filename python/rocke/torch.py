@@ -755,13 +755,15 @@ def _backward(p: Problem, grad_out, q, k, v, o, lse, cu_seqlens_q=None,
     dq, dk, dv = (new(t) for t in (q, k, v))
     dsinks = q.new_empty((p.heads_q if p.sinks else 0,),
                          dtype=torch.float32)
-    dbias = q.new_zeros(tuple(bias.shape) if p.grad_bias else (0,),
+    # The kernels write every dBias element (zero-filling it themselves
+    # where they add into it or a mask skips blocks).
+    dbias = q.new_empty(tuple(bias.shape) if p.grad_bias else (0,),
                         dtype=torch.float32)
     if p.batch * p.seq_q == 0 or p.seq_k == 0:
         # No key: O = 0, so D = rowsum(dO O) = 0 and dSink = -sum P_sink D
-        # = 0 too.
+        # = 0 too, as dBias = P (dP - D) = 0.
         return dq.zero_(), dk.zero_(), dv.zero_(), dsinks.zero_(), \
-            _bias_gradient(dbias, bias)
+            _bias_gradient(dbias.zero_(), bias)
     extras = _extras(cu_seqlens_q, cu_seqlens_k, alibi_slopes, sinks,
                      seed_offset, bias)
     if p.sinks:

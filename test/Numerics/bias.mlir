@@ -99,3 +99,26 @@ func.func @over_batch(%q: memref<2x40x4x32xf16>, %k: memref<2x40x1x32xf16>, %v: 
       -> memref<2x40x4x32xf16>, memref<2x40x1x32xf16>, memref<2x40x1x32xf16> grad_bias(memref<1x4x40x40xf32>)
   return
 }
+
+// -----
+
+// A bias per batch and head without a mask: dBias is neither zero-filled
+// nor added atomically, so every element must be stored once (rocke-run
+// fills the gradient with NaN first; the PyTorch op allocates it unfilled).
+// CHECK-LABEL: case 4: fwd+bwd f32 B=2 Sq=17 Sk=24 Hq=4 Hkv=2 Dqk=32 Dv=32 mask=#fmha.mask<none> stats=lse bias
+// CHECK-NEXT: {{^}}O {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}lse {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}dQ {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}dK {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}dV {{ *}}max_abs={{.*}} PASS
+// CHECK-NEXT: {{^}}dBias {{ *}}max_abs={{.*}} PASS
+// FD: {{^}}dBias(fd) {{ *}}max_abs={{.*}} PASS
+// CHECK: case 4: PASS
+func.func @full_bias_unmasked(%q: memref<2x17x4x32xf32>, %k: memref<2x24x2x32xf32>, %v: memref<2x24x2x32xf32>, %o: memref<2x17x4x32xf32>, %do: memref<2x17x4x32xf32>, %lse: memref<2x4x17xf32>, %dq: memref<2x17x4x32xf32>, %dk: memref<2x24x2x32xf32>, %dv: memref<2x24x2x32xf32>, %bias: memref<2x4x17x24xf32>, %dbias: memref<2x4x17x24xf32>) {
+  fmha.attention_fwd %q, %k, %v -> %o, stats(%lse) bias(%bias)
+    : memref<2x17x4x32xf32>, memref<2x24x2x32xf32>, memref<2x24x2x32xf32> -> memref<2x17x4x32xf32>, stats(memref<2x4x17xf32>) bias(memref<2x4x17x24xf32>)
+  fmha.attention_bwd %q, %k, %v, %o, %do, stats(%lse) bias(%bias) -> %dq, %dk, %dv grad_bias(%dbias) {deterministic}
+    : memref<2x17x4x32xf32>, memref<2x24x2x32xf32>, memref<2x24x2x32xf32>, memref<2x17x4x32xf32>, memref<2x17x4x32xf32>, stats(memref<2x4x17xf32>) bias(memref<2x4x17x24xf32>)
+      -> memref<2x17x4x32xf32>, memref<2x24x2x32xf32>, memref<2x24x2x32xf32> grad_bias(memref<2x4x17x24xf32>)
+  return
+}
