@@ -1448,6 +1448,20 @@ LogicalResult TileAccumulateOp::verify() {
                                  << " buffer, not " << getIndices().size();
   // Every element is written: no sequence bound guards the rows.
   TileType tile = getValue().getType();
+  if (getPairedColumns()) {
+    const MatrixAtom &atom = tile.getMatrixAtom();
+    int64_t depth = getDest().getType().getShape().back();
+    APInt colIndex;
+    if (getTransposed() || atom.family != MatrixAtom::Family::MmaSync ||
+        tile.getSubgroupTile().getColAtoms() % 2 ||
+        (!ShapedType::isDynamic(depth) && depth % 16) ||
+        (matchPattern(getIndices().back(), m_ConstantInt(&colIndex)) &&
+         colIndex.getZExtValue() % 16))
+      return emitOpError("paired_columns needs an untransposed tile of "
+                         "mma.sync accumulators, an even number of atom "
+                         "columns per subgroup, and buffer rows and a column "
+                         "index in whole 16-column groups");
+  }
   auto [rows, cols] = tileExtents(tile, getTransposed());
   unsigned rowDim = rank - 3, colDim = rank - 1;
   return verifyInBounds(*this, describeTileAccess(true, tile, getTransposed()),

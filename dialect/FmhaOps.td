@@ -923,6 +923,13 @@ def Fmha_TileAccumulateOp : Fmha_TileOp<"accumulate"> {
     fixed order later). Each lane's registers leave in runs along the
     buffer's rows: one fmha.atomic_add or vector.store per run.
 
+    With `paired_columns` the buffer holds column j of each 16 at
+    16 * (j / 16) + 4 * (j % 8 / 2) + 2 * (j % 16 / 8) + j % 2
+    (rocke::pairedColumn): a lane's two-register runs of two neighbouring
+    8-column atoms (mma.sync's accumulators) are then one run of four, so
+    half as many atomics (red.global.add.v4.f32) leave; whoever reads the
+    buffer undoes the permutation.
+
     ```mlir
     fmha.tile_accumulate atomic_add %dq, %acc[%b, %q0, %h, %d0] lane %lane
         : !fmha.tile<64x64xf32, c, "mma_sync_m16n8k16_f16">, memref<?x?x8x64xf32>
@@ -931,7 +938,7 @@ def Fmha_TileAccumulateOp : Fmha_TileOp<"accumulate"> {
   let arguments = (ins Fmha_AccumulateKind:$kind, Fmha_TileType:$value,
                        Arg<MemRefOf<[F32]>, "", [MemRead, MemWrite]>:$dest,
                        Variadic<Index>:$indices, Index:$lane,
-                       UnitAttr:$transposed);
+                       UnitAttr:$transposed, UnitAttr:$paired_columns);
   let assemblyFormat = [{
     $kind $value `,` $dest `[` $indices `]` `lane` $lane attr-dict `:`
     type($value) `,` type($dest)

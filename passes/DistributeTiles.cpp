@@ -760,29 +760,67 @@ struct DistributeAccumulate : OpConversionPattern<fmha::TileAccumulateOp> {
           col = indices.back();
     // Runs of registers consecutive along the buffer's rows.
     AccRuns runs = AccRuns::get(atom, transposed);
-    auto runType = VectorType::get({runs.width}, rewriter.getF32Type());
     // Atom origins are multiples of the atom's extent, and every allocator
     // aligns the buffer to 16 bytes at least (malloc; cudaMalloc and
     // hipMalloc to 256).
     IntegerAttr alignment =
         rewriter.getI64IntegerAttr(std::min<int64_t>(16, runs.alignment * 4));
-    forEachTileRun(
-        rewriter, loc, t, lane, row, col, transposed, adaptor.getValue(),
-        runs.width, [&](Value r, Value c, ValueRange elements) {
-          Value run =
-              vector::FromElementsOp::create(rewriter, loc, runType, elements);
-          SmallVector<Value> at(indices);
-          at[at.size() - 3] = r;
-          at[at.size() - 2] = head;
-          at.back() = c;
-          if (op.getKind() == fmha::AccumulateKind::store)
-            vector::StoreOp::create(rewriter, loc, run,
-                                    single(adaptor.getDest()), at,
-                                    /*nontemporal=*/false, alignment);
-          else
-            fmha::AtomicAddOp::create(rewriter, loc, run,
-                                      single(adaptor.getDest()), at, alignment);
-        });
+    auto emitRun = [&](Value r, Value c, ValueRange elements) {
+      auto type = VectorType::get({int64_t(elements.size())},
+                                  rewriter.getF32Type());
+      Value run = vector::FromElementsOp::create(rewriter, loc, type, elements);
+      SmallVector<Value> at(indices);
+      at[at.size() - 3] = r;
+      at[at.size() - 2] = head;
+      at.back() = c;
+      if (op.getKind() == fmha::AccumulateKind::store)
+        vector::StoreOp::create(rewriter, loc, run, single(adaptor.getDest()),
+                                at, /*nontemporal=*/false, alignment);
+      else
+        fmha::AtomicAddOp::create(rewriter, loc, run, single(adaptor.getDest()),
+                                  at, alignment);
+    };
+    if (!op.getPairedColumns()) {
+      forEachTileRun(rewriter, loc, t, lane, row, col, transposed,
+                     adaptor.getValue(), runs.width, emitRun);
+      rewriter.eraseOp(op);
+      return success();
+    }
+    // Paired columns: run i of atom (ai, 2g) and run i of atom (ai, 2g + 1)
+    // leave as one run of twice the width at the first one's paired column
+    // (the verifier checked the atom and the even atom count).
+    alignment = rewriter.getI64IntegerAttr(
+        std::min<int64_t>(16, 2 * runs.alignment * 4));
+    AccLayout layout = AccLayout::get(atom);
+    ValueRange frags = adaptor.getValue();
+    for (int64_t ai = 0; ai < t.getRowAtoms(); ++ai)
+      for (int64_t aj = 0; aj < t.getColAtoms(); aj += 2) {
+        SmallVector<std::pair<Value, Value>> starts;
+        SmallVector<SmallVector<Value>> pairs;
+        for (int64_t half = 0; half < 2; ++half) {
+          Value r0 = arith::AddIOp::create(
+              rewriter, loc, row,
+              addIdx(rewriter, loc, lane.row, ai * t.getAtomRows()));
+          Value c0 = arith::AddIOp::create(
+              rewriter, loc, col,
+              addIdx(rewriter, loc, lane.col, (aj + half) * t.getAtomCols()));
+          int64_t i = 0;
+          forEachAccRun(rewriter, loc, targetOf(atom),
+                        frags[ai * t.getColAtoms() + aj + half], layout,
+                        runs.width, r0, c0,
+                        [&](Value r, Value c, ValueRange elements) {
+                          if (half == 0) {
+                            starts.push_back({r, c});
+                            pairs.emplace_back(elements);
+                          } else {
+                            pairs[i++].append(elements.begin(), elements.end());
+                          }
+                        });
+        }
+        for (auto [start, elements] : llvm::zip(starts, pairs))
+          emitRun(start.first, pairedColumn(rewriter, loc, start.second),
+                  elements);
+      }
     rewriter.eraseOp(op);
     return success();
   }

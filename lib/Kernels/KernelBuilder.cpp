@@ -952,19 +952,45 @@ LogicalResult emitZeroFill(KernelEmitter &emitter, StringRef name,
       });
 }
 
+Value pairedColumn(OpBuilder &b, Location loc, Value col) {
+  // One op per statement (the IR's order must not depend on the compiler's
+  // argument order).
+  auto bits = [&](int64_t mask) -> Value {
+    return arith::AndIOp::create(b, loc, col, constIndex(b, loc, mask));
+  };
+  auto shifted = [&](Value v, int64_t left, int64_t right) -> Value {
+    if (left)
+      return arith::ShLIOp::create(b, loc, v, constIndex(b, loc, left));
+    return arith::ShRUIOp::create(b, loc, v, constIndex(b, loc, right));
+  };
+  Value group = bits(~int64_t(15));
+  Value pair = bits(6);
+  Value pairAt = shifted(pair, 1, 0);
+  Value atom = bits(8);
+  Value atomAt = shifted(atom, 0, 2);
+  Value element = bits(1);
+  Value at = arith::AddIOp::create(b, loc, group, pairAt);
+  at = arith::AddIOp::create(b, loc, at, atomAt);
+  return arith::AddIOp::create(b, loc, at, element);
+}
+
 LogicalResult emitConvert(KernelEmitter &emitter, StringRef name, Value accum,
                           StringRef accumRole, Value grad, StringRef gradRole,
                           StringRef countExpr, float factor,
-                          const VarlenBatch &varlen, SequenceView accumView) {
+                          const VarlenBatch &varlen, SequenceView accumView,
+                          bool pairedColumns) {
   return emitElementwise(
       emitter, name, {{accum, accumRole.str()}, {grad, gradRole.str()}}, grad,
       1, countExpr,
-      [&](OpBuilder &b, Location loc, ValueRange args, ValueRange coords) {
-        Value accumArg = args[0];
+      [&](OpBuilder &b, Location loc, ValueRange gridArgs, ValueRange coords) {
+        Value accumArg = gridArgs[0];
+        SmallVector<Value> accumAt(coords);
+        if (pairedColumns)
+          accumAt.back() = pairedColumn(b, loc, coords.back());
         Value x;
         if (cast<MemRefType>(accumArg.getType()).getRank() ==
             static_cast<int64_t>(coords.size())) {
-          x = loadF32(b, loc, accumArg, coords);
+          x = loadF32(b, loc, accumArg, accumAt);
         } else {
           // Partials: summed in the order of their leading index, the same
           // on every run.
@@ -976,7 +1002,7 @@ LogicalResult emitConvert(KernelEmitter &emitter, StringRef name, Value accum,
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(sum.getBody());
           SmallVector<Value> at{sum.getInductionVar()};
-          llvm::append_range(at, coords);
+          llvm::append_range(at, accumAt);
           Value part = loadF32(b, loc, accumArg, at);
           Value added =
               arith::AddFOp::create(b, loc, sum.getRegionIterArgs()[0], part);
@@ -985,7 +1011,7 @@ LogicalResult emitConvert(KernelEmitter &emitter, StringRef name, Value accum,
         }
         if (factor != 1.0f)
           x = arith::MulFOp::create(b, loc, x, constF32(b, loc, factor));
-        storeF32(b, loc, x, args[1], coords);
+        storeF32(b, loc, x, gridArgs[1], coords);
       },
       varlen, {accumView, SequenceView{}});
 }

@@ -418,18 +418,26 @@ mlir::LogicalResult emitZeroFill(KernelEmitter &emitter, llvm::StringRef name,
                                  mlir::Value buffer, llvm::StringRef role,
                                  llvm::StringRef countExpr);
 
+/// Where column `col` of a buffer written by fmha.tile_accumulate with
+/// paired_columns lies: 16 * (col / 16) + 4 * (col % 8 / 2) + 2 * (col % 16
+/// / 8) + col % 2.
+mlir::Value pairedColumn(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::Value col);
+
 /// grad = factor * accum converted to grad's element type (truncf), element
 /// by element. accum has grad's logical shape, or one leading dimension more:
 /// partials (e.g. one per KV block), summed in the order of that index, the
 /// same on every run (deterministic). With `varlen`, grad is a packed batch's
 /// [T_q, H, D] and `accumView` how a sequence's part of accum is seen (one
 /// workgroup row per sequence, the body on [1, S, H, D] views).
+/// `pairedColumns`: accum's columns are paired (pairedColumn).
 mlir::LogicalResult emitConvert(KernelEmitter &emitter, llvm::StringRef name,
                                 mlir::Value accum, llvm::StringRef accumRole,
                                 mlir::Value grad, llvm::StringRef gradRole,
                                 llvm::StringRef countExpr, float factor = 1.0f,
                                 const VarlenBatch &varlen = {},
-                                SequenceView accumView = {});
+                                SequenceView accumView = {},
+                                bool pairedColumns = false);
 
 /// FA2 preprocess: delta[b, h, q] = sum_d dO[b, q, h, d] * O[b, q, h, d] into
 /// `rowOutput`, the f32 [B, Hq, Sq] buffer of deltas (role "delta:f32:none").

@@ -128,6 +128,12 @@ struct TiledConfig {
     return warpgroup ? dqk / (warpgroups() / dqQGroups)
                      : dqk / (numWarps / dqWarpRows);
   }
+  /// dQ's accumulator (or partials) holds paired columns: mma.sync
+  /// accumulators leave in runs of four (half the atomics), each subgroup's
+  /// columns being whole 16-column groups.
+  bool pairedDq() const {
+    return atom->family == MatrixAtom::Family::MmaSync && dqCols() % 16 == 0;
+  }
   /// The workgroup buffers in use, in KernelLaunch order: K [blockKv x Dqk]
   /// (unless in registers), Q [blockQ x Dqk], dO [blockQ x Dv] (two slots
   /// each with async copies) and, with transposed copies, their transposes;
@@ -951,6 +957,7 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                       : fmha::AccumulateKind::atomic_add,
         dqTile, dqAcc, dqAt, tid);
     dqAdd.setTransposed(dqT);
+    dqAdd.setPairedColumns(cfg.pairedDq());
 
     scf::YieldOp::create(b, loc, ValueRange{dKi, dVi});
     return qLoop;
@@ -1194,7 +1201,7 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
           emitter, deterministic ? "fmha_bwd_reduce_dq" : "fmha_bwd_convert_dq",
           dqAcc, dqRole, op.getGradQuery(), "dq",
           (varlen ? "max_seqlen_q*Hq*" : "B*Sq*Hq*") + dqkStr,
-          op.getScaleOrDefault(), varlen, dqView)))
+          op.getScaleOrDefault(), varlen, dqView, cfg.pairedDq())))
     return failure();
   emitter.finish();
   return success();

@@ -137,6 +137,31 @@ func.func @map_yield(%a: !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16">) {
 
 // -----
 
+func.func @accumulate_paired_mfma(%t: !fmha.tile<16x32xf32, c, "mfma_f32_16x16x16_bf16">, %m: memref<?x?x8x64xf32>, %i: index) {
+  // expected-error @+1 {{paired_columns needs an untransposed tile of mma.sync accumulators}}
+  fmha.tile_accumulate atomic_add %t, %m[%i, %i, %i, %i] lane %i {paired_columns} : !fmha.tile<16x32xf32, c, "mfma_f32_16x16x16_bf16">, memref<?x?x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @accumulate_paired_odd(%t: !fmha.tile<16x8xf32, c, "mma_sync_m16n8k16_f16">, %m: memref<?x?x8x64xf32>, %i: index) {
+  // expected-error @+1 {{an even number of atom columns per subgroup}}
+  fmha.tile_accumulate atomic_add %t, %m[%i, %i, %i, %i] lane %i {paired_columns} : !fmha.tile<16x8xf32, c, "mma_sync_m16n8k16_f16">, memref<?x?x8x64xf32>
+  return
+}
+
+// -----
+
+func.func @accumulate_paired_column(%t: !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16">, %m: memref<?x?x8x64xf32>, %i: index) {
+  %c8 = arith.constant 8 : index
+  // expected-error @+1 {{column index in whole 16-column groups}}
+  fmha.tile_accumulate atomic_add %t, %m[%i, %i, %i, %c8] lane %i {paired_columns} : !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16">, memref<?x?x8x64xf32>
+  return
+}
+
+// -----
+
 func.func @accumulate_rank(%t: !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16">, %m: memref<?x?x8x64xf32>, %i: index) {
   // expected-error @+1 {{takes 4 indices for a rank-4 buffer, not 3}}
   fmha.tile_accumulate atomic_add %t, %m[%i, %i, %i] lane %i : !fmha.tile<16x16xf32, c, "mfma_f32_16x16x16_bf16">, memref<?x?x8x64xf32>

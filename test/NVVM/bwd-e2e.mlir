@@ -20,14 +20,15 @@
 // WARPJSON: "param_count":
 // WARPJSON: "name": "fmha_bwd_warp"
 
-// dQ leaves the mma.sync accumulators as register pairs, each one vector
-// reduction (PTX ISA 8.1, sm_90): no scalar atomics in any tiled kernel.
+// dQ leaves the mma.sync accumulators as two atoms' register pairs at once
+// (the accumulator's paired columns), each one vector reduction (PTX ISA
+// 8.1, sm_90): no scalar atomics in any tiled kernel.
 // Fragments come from ldmatrix.x4: B fragments two atoms at a time.
 // TILED: .version 8.1
 // TILED-LABEL: .entry fmha_bwd_tiled_main(
 // TILED: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // TILED-DAG: ex2.approx.f32
-// TILED-DAG: red.global.add.v2.f32 [%rd{{[0-9]+}}], {%r{{[0-9]+}}, %r{{[0-9]+}}};
+// TILED-DAG: red.global.add.v4.f32 [%rd{{[0-9]+}}], {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}};
 // TILED-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // TILED-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 

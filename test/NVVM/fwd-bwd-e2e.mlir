@@ -93,5 +93,5 @@
 // PTX-LABEL: .entry fmha_bwd_zero_dq(
 // PTX-LABEL: .entry fmha_bwd_preprocess(
 // PTX-LABEL: .entry fmha_bwd_tiled_main(
-// PTX: red.global.add.v2.f32
+// PTX: red.global.add.v4.f32
 // PTX-LABEL: .entry fmha_bwd_convert_dq(

@@ -113,12 +113,14 @@
 // NO-ASYNC-NOT: nvgpu.device_async
 
 // dQ atomics, one per run of a lane's registers along a dQ row: on sm_90 16
-// elements per lane (32 x 128 over 256 lanes) as 8 register pairs, each one
-// red.global.add.v2.f32 later; on gfx942 16 as 4 runs of 4 columns, since
+// elements per lane (32 x 128 over 256 lanes) as 8 register pairs, whose
+// two atoms' pairs leave together in the accumulator's paired columns: 4
+// runs of 4, each one red.global.add.v4.f32 later; on gfx942 16 as 4 runs
+// of 4 columns, since
 // MFMA computes dQ^T = K^T dS^T, whose registers run along a dQ row (each
 // run 4 scalar atomics from one address later: no vector f32 atomic on AMD).
 // DQ-LABEL: gpu.func @fmha_bwd_tiled_main
-// NV-DQ-COUNT-8: fmha.atomic_add {{.*}} {alignment = 8 : i64} : vector<2xf32>
+// NV-DQ-COUNT-4: fmha.atomic_add {{.*}} {alignment = 16 : i64} : vector<4xf32>
 // AMD-DQ-COUNT-8: fmha.atomic_add {{.*}} {alignment = 16 : i64} : vector<4xf32>
 // DQ-NOT: {{fmha.atomic_add|memref.atomic_rmw}}
 // DQ: gpu.return

@@ -80,8 +80,22 @@
 // NVASYNC: fmha.tile_read {{.*}} {transposed} : memref<64x72xf16, strided<[72, 1], offset: ?>, #gpu.address_space<workgroup>> -> <64x64xf16, b, "mma_sync_m16n8k16_f16", subgroups 1x1>
 // NV: fmha.tile_mma {{.*}} -> <128x64xf32, c, "mma_sync_m16n8k16_f16", subgroups 8x1>
 // NV: fmha.tile_convert {{.*}} : <128x64xf32, c, "mma_sync_m16n8k16_f16", subgroups 8x1> -> <128x64xf16, a, "mma_sync_m16n8k16_f16", subgroups 8x1>
-// NV: fmha.tile_accumulate atomic_add {{.*}} : <64x64xf32, c, "mma_sync_m16n8k16_f16", subgroups 2x4>, memref<2x128x8x64xf32, #gpu.address_space<global>>
+// NV: fmha.tile_accumulate atomic_add {{.*}} {paired_columns} : <64x64xf32, c, "mma_sync_m16n8k16_f16", subgroups 2x4>, memref<2x128x8x64xf32, #gpu.address_space<global>>
 // NV-NOT: memref.atomic_rmw
+// dQ leaves mma.sync accumulators into paired columns, which the conversion
+// reads back: column d at (d & -16) + ((d & 6) << 1) + ((d & 8) >> 2) + (d & 1).
+// NV-LABEL: gpu.func @fmha_bwd_convert_dq
+// NV: %[[D:.*]] = arith.remui %{{.*}}, %c64 : index
+// NV: %[[GROUP:.*]] = arith.andi %[[D]], %c-16
+// NV: %[[PAIR:.*]] = arith.andi %[[D]], %c6
+// NV: %[[PAIRAT:.*]] = arith.shli %[[PAIR]]
+// NV: %[[ATOM:.*]] = arith.andi %[[D]], %c8
+// NV: %[[ATOMAT:.*]] = arith.shrui %[[ATOM]]
+// NV: %[[ELT:.*]] = arith.andi %[[D]], %c1
+// NV: %[[AT:.*]] = arith.addi %[[GROUP]], %[[PAIRAT]]
+// NV: %[[AT2:.*]] = arith.addi %[[AT]], %[[ATOMAT]]
+// NV: %[[COL:.*]] = arith.addi %[[AT2]], %[[ELT]]
+// NV: memref.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %[[COL]]]
 
 // The host runs the same body with one lane: a private function per kernel
 // looping over the grid, and the host matrix atom.

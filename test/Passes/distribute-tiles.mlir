@@ -101,6 +101,23 @@ func.func @softmax(%f0: vector<4xf32>, %stats: memref<64xf32>, %ds: memref<64x40
 
 // -----
 
+// With paired_columns, a lane's register pairs of the atoms at columns 0-7
+// and 8-15 leave as one run of four at pairedColumn(col + 2 * (lane % 4)) =
+// col + 4 * (lane % 4) (the pair bits doubled): 32x16 has 2 x 2 runs per
+// lane pair, so 2 atomics of 4 per row atom, 4 in all.
+// CHECK-LABEL: func.func @accumulate_paired
+// CHECK-COUNT-4: fmha.atomic_add {{.*}} {alignment = 16 : i64} : vector<4xf32>
+// CHECK-NOT: fmha.atomic_add
+func.func @accumulate_paired(%f: vector<4xf32>, %acc: memref<?x?x8x64xf32>, %i: index) {
+  %c16 = arith.constant 16 : index
+  %t = fmha.tile_pack %f, %f, %f, %f : vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32> -> !fmha.tile<32x16xf32, c, "mma_sync_m16n8k16_f16">
+  fmha.tile_accumulate atomic_add %t, %acc[%i, %i, %i, %c16] lane %i {paired_columns}
+      : !fmha.tile<32x16xf32, c, "mma_sync_m16n8k16_f16">, memref<?x?x8x64xf32>
+  return
+}
+
+// -----
+
 // A gradient tile stored into rows of a [B, S, H, D] memref of contiguous
 // rows: one vector store per run of registers along a row (mma.sync: 2),
 // converted to bf16, rows past the sequence skipped.
