@@ -793,14 +793,14 @@ struct DistributeAccumulate : OpConversionPattern<fmha::TileAccumulateOp> {
         std::min<int64_t>(16, 2 * runs.alignment * 4));
     AccLayout layout = AccLayout::get(atom);
     ValueRange frags = adaptor.getValue();
-    for (int64_t ai = 0; ai < t.getRowAtoms(); ++ai)
+    for (int64_t ai = 0; ai < t.getRowAtoms(); ++ai) {
+      Value r0 = arith::AddIOp::create(
+          rewriter, loc, row,
+          addIdx(rewriter, loc, lane.row, ai * t.getAtomRows()));
       for (int64_t aj = 0; aj < t.getColAtoms(); aj += 2) {
         SmallVector<std::pair<Value, Value>> starts;
         SmallVector<SmallVector<Value>> pairs;
         for (int64_t half = 0; half < 2; ++half) {
-          Value r0 = arith::AddIOp::create(
-              rewriter, loc, row,
-              addIdx(rewriter, loc, lane.row, ai * t.getAtomRows()));
           Value c0 = arith::AddIOp::create(
               rewriter, loc, col,
               addIdx(rewriter, loc, lane.col, (aj + half) * t.getAtomCols()));
@@ -821,6 +821,7 @@ struct DistributeAccumulate : OpConversionPattern<fmha::TileAccumulateOp> {
           emitRun(start.first, pairedColumn(rewriter, loc, start.second),
                   elements);
       }
+    }
     rewriter.eraseOp(op);
     return success();
   }
