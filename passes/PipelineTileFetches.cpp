@@ -42,6 +42,7 @@
 #include "passes/WorkgroupAccess.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -209,15 +210,33 @@ bool dependsOn(Value v, Value iv, Block *body, DenseMap<Value, bool> &memo) {
   return depends;
 }
 
+/// Is `memref` (a view of) a bounds-checked AMD buffer descriptor? A read
+/// through one touches nothing past the descriptor's size, which the
+/// kernels end at the sequence (TileCopier::rowsBuffer).
+bool throughBoundedBuffer(Value memref) {
+  while (Operation *def = memref.getDefiningOp()) {
+    if (auto cast = dyn_cast<amdgpu::FatRawBufferCastOp>(def))
+      return cast.getBoundsCheck();
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      return false;
+    memref = view.getViewSource();
+  }
+  return false;
+}
+
 /// May `op` run for an induction variable past the loop's end, unguarded?
 /// Pure ops may, and reads whose operands that follow the induction
 /// variable are bounds-checked by the op itself: a fetch's or an async
 /// copy's first row (rows at or past seq_len / row_end are never read; the
 /// copy's slot is isSlotCopy's) and the indices of a transfer_read's vector
-/// dims that are not in_bounds (their elements past the end read nothing).
+/// dims that are not in_bounds (their elements past the end read nothing);
+/// or by the hardware: a vector.load through a bounded buffer descriptor.
 bool needsNoGuard(Operation *op, scf::ForOp loop, DenseMap<Value, bool> &memo) {
   if (isMemoryEffectFree(op))
     return true;
+  if (auto load = dyn_cast<vector::LoadOp>(op))
+    return throughBoundedBuffer(load.getBase());
   Value iv = loop.getInductionVar();
   Block *body = loop.getBody();
   auto follows = [&](Value v) { return dependsOn(v, iv, body, memo); };
