@@ -359,6 +359,60 @@ SmallVector<Value> stageResults(ArrayRef<Operation *> stage) {
   return results;
 }
 
+/// Does `op` (with its regions) only write workgroup memory?
+bool writesWorkgroupOnly(Operation *op) {
+  std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
+      getEffectsRecursively(op);
+  return effects && llvm::all_of(*effects, [](const auto &effect) {
+           Value value = effect.getValue();
+           return isa<MemoryEffects::Write>(effect.getEffect()) && value &&
+                  rocke::isWorkgroupMemref(value.getType());
+         });
+}
+
+/// The ops of `body` that place the block stage 0 read (its `results`) in
+/// workgroup memory, in body order: the users of the results
+/// (transitively), each pure or writing workgroup memory only, with the
+/// pure ops of the body they need. Empty when they do not take every
+/// result.
+SmallVector<Operation *> placementOps(Block *body, ArrayRef<Operation *> stage,
+                                      ArrayRef<Value> results) {
+  llvm::SetVector<Operation *> placing;
+  SmallVector<Value> worklist(results.begin(), results.end());
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      Operation *op = body->findAncestorOpInBlock(*user);
+      if (!op || llvm::is_contained(stage, op))
+        continue;
+      if (op->hasTrait<OpTrait::IsTerminator>() ||
+          !(isMemoryEffectFree(op) || writesWorkgroupOnly(op)))
+        return {};
+      if (placing.insert(op))
+        llvm::append_range(worklist, op->getResults());
+    }
+  }
+  BackwardSliceOptions options;
+  options.omitBlockArguments = true;
+  options.omitUsesFromAbove = false;
+  options.filter = [&](Operation *def) {
+    return def->getBlock() == body && !llvm::is_contained(stage, def);
+  };
+  llvm::SetVector<Operation *> needed;
+  for (Operation *op : placing)
+    if (failed(getBackwardSlice(op, &needed, options)))
+      return {};
+  if (!llvm::all_of(needed, [&](Operation *op) {
+        return placing.contains(op) || isMemoryEffectFree(op);
+      }))
+    return {};
+  return llvm::filter_to_vector(
+      llvm::make_pointer_range(body->without_terminator()),
+      [&](Operation *op) {
+        return placing.contains(op) || needed.contains(op);
+      });
+}
+
 /// Does `product`'s result reach memory within its iteration (through a
 /// store, a workgroup write or an accumulation), rather than only the
 /// values the loop carries?
@@ -406,18 +460,6 @@ Operation *issuePoint(Block *body, ArrayRef<Operation *> stage) {
         (!prev || prev->isBeforeInBlock(op)) && op->isBeforeInBlock(point))
       point = op;
   return point;
-}
-
-/// Clones `stage` at the builder's insertion point with `iv` for the loop's
-/// induction variable `loopIv`; returns the clones of `results`.
-SmallVector<Value> cloneStage(OpBuilder &b, ArrayRef<Operation *> stage,
-                              Value loopIv, Value iv, ArrayRef<Value> results) {
-  IRMapping mapping;
-  mapping.map(loopIv, iv);
-  for (Operation *op : stage)
-    b.clone(*op, mapping);
-  return llvm::map_to_vector(results,
-                             [&](Value r) { return mapping.lookup(r); });
 }
 
 /// The async copies of `stage` with the stage's ops they use, in stage
@@ -468,10 +510,11 @@ struct Pipelined {
 };
 
 /// Pipelines `loop` with stage 0 `stage`; its first block's reads are
-/// `incoming` or, when null, issued before the loop.
+/// `incoming` or, when null, issued before the loop, and with
+/// `placeFirst` placed there too (placementOps).
 Pipelined pipeline(RewriterBase &rewriter, scf::ForOp loop,
                    ArrayRef<Operation *> stage,
-                   std::optional<ValueRange> incoming) {
+                   std::optional<ValueRange> incoming, bool placeFirst) {
   Block *body = loop.getBody();
   Value iv = loop.getInductionVar();
   SmallVector<Value> results = stageResults(stage);
@@ -480,7 +523,15 @@ Pipelined pipeline(RewriterBase &rewriter, scf::ForOp loop,
     init.assign(incoming->begin(), incoming->end());
   } else {
     rewriter.setInsertionPoint(loop);
-    init = cloneStage(rewriter, stage, iv, loop.getLowerBound(), results);
+    IRMapping first;
+    first.map(iv, loop.getLowerBound());
+    for (Operation *op : stage)
+      rewriter.clone(*op, first);
+    if (placeFirst)
+      for (Operation *op : placementOps(body, stage, results))
+        rewriter.clone(*op, first);
+    init = llvm::map_to_vector(results,
+                               [&](Value r) { return first.lookup(r); });
   }
   // The next block's async copies right after this block's wait (no
   // earlier: the wait waits for every group), its other reads at the issue
@@ -529,6 +580,7 @@ Pipelined pipeline(RewriterBase &rewriter, scf::ForOp loop,
 
 struct PipelineTileFetchesPass
     : rocke::impl::PipelineTileFetchesBase<PipelineTileFetchesPass> {
+  using Base::Base;
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops;
     getOperation()->walk<WalkOrder::PreOrder>(
@@ -544,7 +596,7 @@ struct PipelineTileFetchesPass
         incoming = previous->next;
       else if (previous)
         endPipeline(rewriter, *previous);
-      previous = pipeline(rewriter, loop, stage, incoming);
+      previous = pipeline(rewriter, loop, stage, incoming, placeFirst);
     }
     if (previous)
       endPipeline(rewriter, *previous);

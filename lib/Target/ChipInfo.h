@@ -114,6 +114,14 @@ struct ChipInfo {
   /// the arch VGPRs to its operands: gfx942 bf16 D=128 81 register copies
   /// per query block fewer, llvm-mca 1054 -> 917 cycles per block.
   bool agprAccumulators = false;
+  /// A loop that fetches each block an iteration ahead also places its
+  /// first block before the loop (fmha-pipeline-tile-fetches place-first),
+  /// which waits for its reads there. gfx9's vmcnt counts loads, stores
+  /// and atomics in one counter, in order, and LLVM's wait at the loop
+  /// header for registers loaded before the loop and in it takes the
+  /// smaller count of the two: the prologue's (its reads last) also waited
+  /// for the backward's dQ atomics issued after the loop's reads.
+  bool placeFirstBlock = false;
   LaunchLimits launch;
 
   bool isAmd() const { return vendor == GpuVendor::Amd; }
