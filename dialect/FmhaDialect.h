@@ -60,12 +60,6 @@ inline constexpr llvm::StringLiteral kWorkgroupUniformAttrName =
 /// chips. Other targets drop it.
 inline constexpr llvm::StringLiteral kMfmaExpLoopAttrName =
     "rocke.mfma_exp_loop";
-/// Discardable unit attribute of a kernel whose matrix accumulators and
-/// operands pass the arch VGPRs (ChipInfo::agprAccumulators): a register
-/// hint that fmha-rocdl-agpr-accumulators turns into LLVM's
-/// "amdgpu-agpr-alloc" on AMD chips. Other targets drop it.
-inline constexpr llvm::StringLiteral kAgprAccumulatorsAttrName =
-    "rocke.agpr_accumulators";
 } // namespace rocke::fmha
 
 #endif

@@ -53,28 +53,6 @@ def RocdlFloatMode : Pass<"fmha-rocdl-float-mode"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
-def RocdlAgprAccumulators : Pass<"fmha-rocdl-agpr-accumulators",
-                                 "::mlir::gpu::GPUModuleOp"> {
-  let summary = "Marked AMD kernels keep their MFMA accumulators in AGPRs";
-  let description = [{
-    Each kernel marked `rocke.agpr_accumulators` (by the builders, where
-    `ChipInfo::agprAccumulators` holds and the tiles' register estimate
-    passes the arch VGPRs) that has `amdgpu.mfma` ops gets LLVM's
-    "amdgpu-agpr-alloc" set to the 32-bit registers of its widest MFMA
-    accumulator, the AGPRs it asks for at least. Without it LLVM's
-    attributor infers 0 (no inline assembly uses AGPRs) and instruction
-    selection gives every MFMA its results in arch VGPRs, so a kernel whose
-    accumulators and operands pass the 256 arch VGPRs spills into the
-    AGPRs: the gfx942 bf16 D=128 backward copied 81 registers between them
-    per query block (llvm-mca 1054 -> 917 cycles per block with it). With
-    it, accumulators live in AGPRs, which MFMAs, buffer stores and atomics
-    read directly. Unmarked kernels keep the VGPR form (the gfx942 forward,
-    within the arch VGPRs, lost 783 -> 912 cycles per KV block with AGPR
-    results). fmha-rocdl-to-hsaco runs it.
-  }];
-  let dependentDialects = ["::mlir::gpu::GPUDialect"];
-}
-
 def RocdlSchedHints : Pass<"fmha-rocdl-sched-hints",
                            "::mlir::gpu::GPUModuleOp"> {
   let summary = "The kernel builders' schedule hints -> AMDGPU scheduling "

@@ -182,7 +182,6 @@ mlir::LogicalResult buildRocdlToHsacoPipeline(mlir::OpPassManager &pm,
   kernels.addPass(rocke::createRocdlExp2());
   kernels.addPass(rocke::createRocdlFloatMode());
   kernels.addPass(rocke::createRocdlSchedHints());
-  kernels.addPass(rocke::createRocdlAgprAccumulators());
   if (!rocke::lookupChip(opts.chip, rocke::GpuVendor::Amd)->bf16Conversion)
     kernels.addPass(rocke::createRocdlTruncBf16());
   // Scalar atomics (no vector f32 atomic on these chips), made native below.

@@ -115,9 +115,6 @@ struct TiledConfig {
   /// not 64-bit addresses (FLAT), which gfx9 also counts in lgkmcnt, the
   /// LDS reads' wait counter.
   bool bufferRows = false;
-  /// ChipInfo::agprAccumulators and the register estimate passes the arch
-  /// VGPRs: the main kernel is marked for MFMA accumulators in AGPRs.
-  bool agprAccumulators = false;
   int64_t blockQ = 0, blockKv = 0, numWarps = 0;
   int64_t lanes = 0; ///< lanes of a subgroup (= the atom's lanes)
   int64_t kvRowsPerWarp = 0;
@@ -477,9 +474,6 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
                      options.chip->bufferLoads && !cfg.asyncCopies &&
                      TileCopier::fitsRowsBuffer(op.getQuery(), cfg.blockQ) &&
                      TileCopier::fitsRowsBuffer(op.getGradOut(), cfg.blockQ);
-    cfg.agprAccumulators =
-        !target.host && options.chip && options.chip->agprAccumulators &&
-        cfg.liveRegisters() > options.chip->vgprsPerSimd / 2;
     return checkRegisterEstimate(
         op, options, cfg.numWarps, cfg.liveRegisters(),
         tileOptionsText("", cfg.blockQ, cfg.blockKv, cfg.numWarps),
@@ -538,9 +532,6 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
         dv = args[kDv];
   AttentionSizes sizes = AttentionSizes::get(b, loc, q, k, v);
   Value kvBlock = ids[0], headKv = ids[1], batch = ids[2];
-  if (cfg.agprAccumulators)
-    b.getInsertionBlock()->getParentOp()->setAttr(
-        fmha::kAgprAccumulatorsAttrName, b.getUnitAttr());
 
   // The workgroup's tiles, split over its subgroups as their types say
   // (fmha-split-workgroup-tiles gives each subgroup its block,

@@ -108,12 +108,6 @@ struct ChipInfo {
   /// in fmha-rocdl-to-hsaco. Off on gfx950, whose bf16 D=128 backward spills
   /// VGPRs with either (test/ISA/bwd-tiled-budget.mlir).
   bool interleavedBackward = false;
-  /// A backward main kernel whose register estimate passes the arch VGPRs
-  /// (half of vgprsPerSimd) keeps its MFMA accumulators in the
-  /// accumulation registers (AGPRs, fmha-rocdl-agpr-accumulators), leaving
-  /// the arch VGPRs to its operands: gfx942 bf16 D=128 81 register copies
-  /// per query block fewer, llvm-mca 1054 -> 917 cycles per block.
-  bool agprAccumulators = false;
   /// A loop that fetches each block an iteration ahead also places its
   /// first block before the loop (fmha-pipeline-tile-fetches place-first),
   /// which waits for its reads there. gfx9's vmcnt counts loads, stores
