@@ -359,14 +359,16 @@ SmallVector<Value> stageResults(ArrayRef<Operation *> stage) {
   return results;
 }
 
-/// Does `op` (with its regions) only write workgroup memory?
+/// Does `op` (with its regions) only write workgroup memory (or, on the
+/// host, the function's allocations that stand for it)?
 bool writesWorkgroupOnly(Operation *op) {
   std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
       getEffectsRecursively(op);
   return effects && llvm::all_of(*effects, [](const auto &effect) {
            Value value = effect.getValue();
            return isa<MemoryEffects::Write>(effect.getEffect()) && value &&
-                  rocke::isWorkgroupMemref(value.getType());
+                  (rocke::isWorkgroupMemref(value.getType()) ||
+                   baseMemref(value).getDefiningOp<memref::AllocaOp>());
          });
 }
 
