@@ -466,7 +466,17 @@ def PipelineTileFetches : Pass<"fmha-pipeline-tile-fetches"> {
     before it ends, with the same stage 0, takes its first block from that
     loop instead of reading it again. Runs before fmha-lower-tile-copies;
     loops without such a transfer are left alone.
+
+    With `place-first`, the first block's reads before the loop are also
+    placed there (the ops of the body that place the fetched values in
+    workgroup memory, pure or writing it only, cloned), which the first
+    iteration repeats: the wait for them is then before the loop
+    (ChipInfo::placeFirstBlock).
   }];
+  let options = [
+    Option<"placeFirst", "place-first", "bool", /*default=*/"false",
+           "also place the first block in workgroup memory before the loop">,
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::nvgpu::NVGPUDialect"];
 }

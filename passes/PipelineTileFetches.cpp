@@ -42,6 +42,7 @@
 #include "passes/WorkgroupAccess.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -209,15 +210,33 @@ bool dependsOn(Value v, Value iv, Block *body, DenseMap<Value, bool> &memo) {
   return depends;
 }
 
+/// Is `memref` (a view of) a bounds-checked AMD buffer descriptor? A read
+/// through one touches nothing past the descriptor's size, which the
+/// kernels end at the sequence (TileCopier::rowsBuffer).
+bool throughBoundedBuffer(Value memref) {
+  while (Operation *def = memref.getDefiningOp()) {
+    if (auto cast = dyn_cast<amdgpu::FatRawBufferCastOp>(def))
+      return cast.getBoundsCheck();
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      return false;
+    memref = view.getViewSource();
+  }
+  return false;
+}
+
 /// May `op` run for an induction variable past the loop's end, unguarded?
 /// Pure ops may, and reads whose operands that follow the induction
 /// variable are bounds-checked by the op itself: a fetch's or an async
 /// copy's first row (rows at or past seq_len / row_end are never read; the
 /// copy's slot is isSlotCopy's) and the indices of a transfer_read's vector
-/// dims that are not in_bounds (their elements past the end read nothing).
+/// dims that are not in_bounds (their elements past the end read nothing);
+/// or by the hardware: a vector.load through a bounded buffer descriptor.
 bool needsNoGuard(Operation *op, scf::ForOp loop, DenseMap<Value, bool> &memo) {
   if (isMemoryEffectFree(op))
     return true;
+  if (auto load = dyn_cast<vector::LoadOp>(op))
+    return throughBoundedBuffer(load.getBase());
   Value iv = loop.getInductionVar();
   Block *body = loop.getBody();
   auto follows = [&](Value v) { return dependsOn(v, iv, body, memo); };
@@ -340,6 +359,62 @@ SmallVector<Value> stageResults(ArrayRef<Operation *> stage) {
   return results;
 }
 
+/// Does `op` (with its regions) only write workgroup memory (or, on the
+/// host, the function's allocations that stand for it)?
+bool writesWorkgroupOnly(Operation *op) {
+  std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
+      getEffectsRecursively(op);
+  return effects && llvm::all_of(*effects, [](const auto &effect) {
+           Value value = effect.getValue();
+           return isa<MemoryEffects::Write>(effect.getEffect()) && value &&
+                  (rocke::isWorkgroupMemref(value.getType()) ||
+                   baseMemref(value).getDefiningOp<memref::AllocaOp>());
+         });
+}
+
+/// The ops of `body` that place the block stage 0 read (its `results`) in
+/// workgroup memory, in body order: the users of the results
+/// (transitively), each pure or writing workgroup memory only, with the
+/// pure ops of the body they need. Empty when they do not take every
+/// result.
+SmallVector<Operation *> placementOps(Block *body, ArrayRef<Operation *> stage,
+                                      ArrayRef<Value> results) {
+  llvm::SetVector<Operation *> placing;
+  SmallVector<Value> worklist(results.begin(), results.end());
+  while (!worklist.empty()) {
+    Value v = worklist.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      Operation *op = body->findAncestorOpInBlock(*user);
+      if (!op || llvm::is_contained(stage, op))
+        continue;
+      if (op->hasTrait<OpTrait::IsTerminator>() ||
+          !(isMemoryEffectFree(op) || writesWorkgroupOnly(op)))
+        return {};
+      if (placing.insert(op))
+        llvm::append_range(worklist, op->getResults());
+    }
+  }
+  BackwardSliceOptions options;
+  options.omitBlockArguments = true;
+  options.omitUsesFromAbove = false;
+  options.filter = [&](Operation *def) {
+    return def->getBlock() == body && !llvm::is_contained(stage, def);
+  };
+  llvm::SetVector<Operation *> needed;
+  for (Operation *op : placing)
+    if (failed(getBackwardSlice(op, &needed, options)))
+      return {};
+  if (!llvm::all_of(needed, [&](Operation *op) {
+        return placing.contains(op) || isMemoryEffectFree(op);
+      }))
+    return {};
+  return llvm::filter_to_vector(
+      llvm::make_pointer_range(body->without_terminator()),
+      [&](Operation *op) {
+        return placing.contains(op) || needed.contains(op);
+      });
+}
+
 /// Does `product`'s result reach memory within its iteration (through a
 /// store, a workgroup write or an accumulation), rather than only the
 /// values the loop carries?
@@ -387,18 +462,6 @@ Operation *issuePoint(Block *body, ArrayRef<Operation *> stage) {
         (!prev || prev->isBeforeInBlock(op)) && op->isBeforeInBlock(point))
       point = op;
   return point;
-}
-
-/// Clones `stage` at the builder's insertion point with `iv` for the loop's
-/// induction variable `loopIv`; returns the clones of `results`.
-SmallVector<Value> cloneStage(OpBuilder &b, ArrayRef<Operation *> stage,
-                              Value loopIv, Value iv, ArrayRef<Value> results) {
-  IRMapping mapping;
-  mapping.map(loopIv, iv);
-  for (Operation *op : stage)
-    b.clone(*op, mapping);
-  return llvm::map_to_vector(results,
-                             [&](Value r) { return mapping.lookup(r); });
 }
 
 /// The async copies of `stage` with the stage's ops they use, in stage
@@ -449,10 +512,11 @@ struct Pipelined {
 };
 
 /// Pipelines `loop` with stage 0 `stage`; its first block's reads are
-/// `incoming` or, when null, issued before the loop.
+/// `incoming` or, when null, issued before the loop, and with
+/// `placeFirst` placed there too (placementOps).
 Pipelined pipeline(RewriterBase &rewriter, scf::ForOp loop,
                    ArrayRef<Operation *> stage,
-                   std::optional<ValueRange> incoming) {
+                   std::optional<ValueRange> incoming, bool placeFirst) {
   Block *body = loop.getBody();
   Value iv = loop.getInductionVar();
   SmallVector<Value> results = stageResults(stage);
@@ -461,7 +525,15 @@ Pipelined pipeline(RewriterBase &rewriter, scf::ForOp loop,
     init.assign(incoming->begin(), incoming->end());
   } else {
     rewriter.setInsertionPoint(loop);
-    init = cloneStage(rewriter, stage, iv, loop.getLowerBound(), results);
+    IRMapping first;
+    first.map(iv, loop.getLowerBound());
+    for (Operation *op : stage)
+      rewriter.clone(*op, first);
+    if (placeFirst)
+      for (Operation *op : placementOps(body, stage, results))
+        rewriter.clone(*op, first);
+    init = llvm::map_to_vector(results,
+                               [&](Value r) { return first.lookup(r); });
   }
   // The next block's async copies right after this block's wait (no
   // earlier: the wait waits for every group), its other reads at the issue
@@ -510,6 +582,7 @@ Pipelined pipeline(RewriterBase &rewriter, scf::ForOp loop,
 
 struct PipelineTileFetchesPass
     : rocke::impl::PipelineTileFetchesBase<PipelineTileFetchesPass> {
+  using Base::Base;
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops;
     getOperation()->walk<WalkOrder::PreOrder>(
@@ -525,7 +598,7 @@ struct PipelineTileFetchesPass
         incoming = previous->next;
       else if (previous)
         endPipeline(rewriter, *previous);
-      previous = pipeline(rewriter, loop, stage, incoming);
+      previous = pipeline(rewriter, loop, stage, incoming, placeFirst);
     }
     if (previous)
       endPipeline(rewriter, *previous);

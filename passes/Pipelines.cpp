@@ -472,7 +472,9 @@ void addBwdKernelPasses(mlir::OpPassManager &pm, const BwdPipelineOptions &opts,
   kernels.fwdKvPipelining = opts.fwdKvPipelining;
   kernels.fwdWarpgroupMma = opts.fwdWarpgroupMma;
   pm.addPass(rocke::createBwdToKernels(kernels));
-  pm.addPass(rocke::createPipelineTileFetches());
+  rocke::PipelineTileFetchesOptions pipelining;
+  pipelining.placeFirst = chip.placeFirstBlock;
+  pm.addPass(rocke::createPipelineTileFetches(pipelining));
   pm.addPass(rocke::createLowerTileCopies());
   // Tile row reductions become gpu.subgroup_reduce, which the next pass
   // turns into shuffles.

@@ -53,6 +53,17 @@ config.substitutions.append(
      "fwd-kv-pipelining=registers},"
      "fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,fmha-lower-mma,fmha-lower-to-loops,"
      "fmha-rocdl-float-mode"))
+# The same with each KV loop's first block also placed before the loop
+# (fmha-pipeline-tile-fetches place-first, as on gfx942): checks the cloned
+# placement and the repeated one of the first iteration on the CPU.
+config.substitutions.append(
+    ("%fwd_place_first_host",
+     "fmha-bwd-to-kernels{strategy=tiled target=host block-q=16 block-kv=32 "
+     "score-layout=q-kv operand-staging=transposing-reads "
+     "forward=true fwd-score-layout=kv-q fwd-operand-staging=transposing-reads "
+     "fwd-kv-pipelining=registers},"
+     "fmha-pipeline-tile-fetches{place-first=true},fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,fmha-lower-mma,fmha-lower-to-loops,"
+     "fmha-rocdl-float-mode"))
 llvm_config.use_default_substitutions()
 
 tool_dirs = [os.path.join(config.rocke_obj_root, "bin"), config.llvm_tools_dir]

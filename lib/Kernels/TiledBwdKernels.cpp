@@ -109,6 +109,12 @@ struct TiledConfig {
   /// NVIDIA keeps the order its kernels were measured with, gfx950 the one
   /// that does not spill.
   bool dvBeforeDs = true;
+  /// ChipInfo::bufferLoads: a query block's Q / dO rows and row records are
+  /// read, and its dQ atomics issued, through buffer descriptors of the
+  /// block's rows (MUBUF: a scalar base, 32-bit offsets, zeros past Sq),
+  /// not 64-bit addresses (FLAT), which gfx9 also counts in lgkmcnt, the
+  /// LDS reads' wait counter.
+  bool bufferRows = false;
   int64_t blockQ = 0, blockKv = 0, numWarps = 0;
   int64_t lanes = 0; ///< lanes of a subgroup (= the atom's lanes)
   int64_t kvRowsPerWarp = 0;
@@ -470,6 +476,10 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
     chosen = fewest;
   if (chosen) {
     (void)apply(*chosen, /*report=*/false);
+    cfg.bufferRows = !target.host && options.chip &&
+                     options.chip->bufferLoads && !cfg.asyncCopies &&
+                     TileCopier::fitsRowsBuffer(op.getQuery(), cfg.blockQ) &&
+                     TileCopier::fitsRowsBuffer(op.getGradOut(), cfg.blockQ);
     return checkRegisterEstimate(
         op, options, cfg.numWarps, cfg.liveRegisters(),
         tileOptionsText("", cfg.blockQ, cfg.blockKv, cfg.numWarps),
@@ -684,18 +694,59 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
         b, loc, tidInBlock, arith::AddIOp::create(b, loc, q0, tid),
         sizes.seqQ));
   };
+  // The same through a buffer descriptor of the block's records that ends
+  // at Sq: the rows past it read zeros, which become 2^100.
+  auto loadThreadStatsBuffered = [&](Value q0) -> SmallVector<Value> {
+    SmallVector<OpFoldResult> offsets{batch, headQ, q0, b.getIndexAttr(0)};
+    SmallVector<OpFoldResult> extent{b.getIndexAttr(1), b.getIndexAttr(1),
+                                     b.getIndexAttr(cfg.blockQ),
+                                     b.getIndexAttr(2)};
+    SmallVector<OpFoldResult> unit(4, b.getIndexAttr(1));
+    Value view = memref::SubViewOp::create(b, loc, rowRecord, offsets, extent,
+                                           unit);
+    Value records = copier.boundedBuffer(view, q0, sizes.seqQ, cfg.blockQ,
+                                         /*rowBytes=*/2 * 4);
+    Value row = arith::SelectOp::create(b, loc, tidInBlock, tid, c0);
+    Value record = vector::LoadOp::create(
+        b, loc, VectorType::get({2}, b.getF32Type()), records,
+        ValueRange{c0, c0, row, c0});
+    Value inSeq = cmp(b, loc, arith::CmpIPredicate::ult,
+                      arith::AddIOp::create(b, loc, q0, tid), sizes.seqQ);
+    Value pastEnd = constF32(b, loc, 0x1p100f);
+    SmallVector<Value> stats;
+    for (int64_t i : {0, 1})
+      stats.push_back(arith::SelectOp::create(
+          b, loc, inSeq, vector::ExtractOp::create(b, loc, record, i),
+          pastEnd));
+    return stats;
+  };
   auto storeStats = [&](Value r, ValueRange st) {
     std::array<Value, 2> bufs{wg(kRowNormalizer), wg(kRowDelta)};
     for (auto [buf, x] : llvm::zip(bufs, st))
       memref::StoreOp::create(b, loc, x, buf, r);
   };
   auto loadBlock = [&](Value q0) {
-    SmallVector<Value> vals{
-        copier.fetch(qFetched, q, batch, q0, headQ, sizes.seqQ,
-                     /*tailUnspecified=*/true),
-        copier.fetch(doFetched, dO, batch, q0, headQ, sizes.seqQ,
-                     /*tailUnspecified=*/true)};
-    vals.append(loadThreadStats(q0));
+    if (!cfg.bufferRows) {
+      SmallVector<Value> vals{
+          copier.fetch(qFetched, q, batch, q0, headQ, sizes.seqQ,
+                       /*tailUnspecified=*/true),
+          copier.fetch(doFetched, dO, batch, q0, headQ, sizes.seqQ,
+                       /*tailUnspecified=*/true)};
+      vals.append(loadThreadStats(q0));
+      return vals;
+    }
+    // The block's rows of Q and dO through buffer descriptors that end at
+    // Sq, as rows [0, blockQ) of them.
+    auto fetchRows = [&](Value src, Value dst, Value dstT) -> Value {
+      Value rows =
+          copier.rowsBuffer(src, batch, q0, headQ, sizes.seqQ, cfg.blockQ);
+      return copier.fetch(copier.fetchedType(rows, cfg.blockQ, dst, dstT),
+                          rows, c0, c0, c0, cBlockQ,
+                          /*tailUnspecified=*/true);
+    };
+    SmallVector<Value> vals{fetchRows(q, wg(kQuery), wg(kQueryT)),
+                            fetchRows(dO, wg(kGradOut), wg(kGradOutT))};
+    vals.append(loadThreadStatsBuffered(q0));
     return vals;
   };
   // The statistics of row q0 + tid, read by loadThreadStats(q0).
@@ -949,13 +1000,21 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     if (cfg.warpgroup)
       dKi = accumulateFromScores(dsTile, dKi, qBuf, wg(kQueryT));
     SmallVector<Value> dqAt{batch, q0, headQ, c0};
-    if (deterministic)
+    Value dqDest = dqAcc;
+    if (deterministic) {
       dqAt.insert(dqAt.begin(), kvBlock);
+    } else if (cfg.bufferRows &&
+               TileCopier::fitsRowsBuffer(dqAcc, cfg.blockQ)) {
+      // Buffer atomics into the block's rows, all of which exist.
+      dqDest = copier.rowsBuffer(dqAcc, batch, q0, headQ, /*seqLen=*/Value(),
+                                 cfg.blockQ);
+      dqAt = {c0, c0, c0, c0};
+    }
     auto dqAdd = fmha::TileAccumulateOp::create(
         b, loc,
         deterministic ? fmha::AccumulateKind::store
                       : fmha::AccumulateKind::atomic_add,
-        dqTile, dqAcc, dqAt, tid);
+        dqTile, dqDest, dqAt, tid);
     dqAdd.setTransposed(dqT);
     dqAdd.setPairedColumns(cfg.pairedDq());
 

@@ -445,19 +445,29 @@ Value TileCopier::rowsBuffer(Value src, Value batch, Value row, Value head,
                                   b.getIndexAttr(type.getDimSize(3))};
   SmallVector<OpFoldResult> unit(4, b.getIndexAttr(1));
   Value view = memref::SubViewOp::create(b, loc, src, offsets, sizes, unit);
-  // The rows before seqLen: min(seqLen - row, rows), none past the end.
-  Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
-                                       seqLen);
-  Value left = arith::SubIOp::create(b, loc, seqLen, row);
-  Value none = constIndex(b, loc, 0);
-  Value before = arith::SelectOp::create(b, loc, inside, left, none);
-  Value valid =
-      arith::MinUIOp::create(b, loc, before, constIndex(b, loc, rows));
-  int64_t rowBytes = strides[1] * (type.getElementTypeBitWidth() / 8);
-  Value bytes =
-      arith::MulIOp::create(b, loc, valid, constIndex(b, loc, rowBytes));
-  Value validBytes =
-      arith::IndexCastUIOp::create(b, loc, b.getI64Type(), bytes);
+  return boundedBuffer(view, row, seqLen, rows,
+                       strides[1] * (type.getElementTypeBitWidth() / 8));
+}
+
+Value TileCopier::boundedBuffer(Value view, Value row, Value seqLen,
+                                int64_t rows, int64_t rowBytes) const {
+  Value validBytes;
+  if (seqLen) {
+    // The rows before seqLen: min(seqLen - row, rows), none past the end.
+    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                         row, seqLen);
+    Value left = arith::SubIOp::create(b, loc, seqLen, row);
+    Value none = constIndex(b, loc, 0);
+    Value before = arith::SelectOp::create(b, loc, inside, left, none);
+    Value valid =
+        arith::MinUIOp::create(b, loc, before, constIndex(b, loc, rows));
+    Value bytes =
+        arith::MulIOp::create(b, loc, valid, constIndex(b, loc, rowBytes));
+    validBytes = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), bytes);
+  } else {
+    validBytes = arith::ConstantIntOp::create(b, loc, b.getI64Type(),
+                                              rows * rowBytes);
+  }
   return amdgpu::FatRawBufferCastOp::create(
       b, loc, view, validBytes, /*cacheSwizzleStride=*/Value(),
       /*boundsCheck=*/true, /*resetOffset=*/true);

@@ -164,11 +164,17 @@ struct TileCopier {
   static bool fitsRowsBuffer(Value src, int64_t rows);
   /// Rows [row, row + rows) of head `head` of `src` as a [1, rows, 1, D]
   /// memref read through an AMD buffer descriptor
-  /// (amdgpu.fat_raw_buffer_cast) whose size ends at row `seqLen`: buffer
-  /// loads (a scalar base, 32-bit offsets) that read zeros past the
-  /// sequence, so copies from it check no rows.
+  /// (amdgpu.fat_raw_buffer_cast) whose size ends at row `seqLen` (at the
+  /// last row when `seqLen` is null): buffer loads (a scalar base, 32-bit
+  /// offsets) that read zeros past the sequence, so copies from it check no
+  /// rows.
   Value rowsBuffer(Value src, Value batch, Value row, Value head, Value seqLen,
                    int64_t rows) const;
+  /// `view`, rows [row, row + rows) of `rowBytes` each, read through an AMD
+  /// buffer descriptor whose size ends at row `seqLen` (every row when
+  /// `seqLen` is null): zeros past it, and no access.
+  Value boundedBuffer(Value view, Value row, Value seqLen, int64_t rows,
+                      int64_t rowBytes) const;
 };
 
 /// A tile size that must be a multiple of an atom extent: `what` (named

@@ -108,6 +108,14 @@ struct ChipInfo {
   /// in fmha-rocdl-to-hsaco. Off on gfx950, whose bf16 D=128 backward spills
   /// VGPRs with either (test/ISA/bwd-tiled-budget.mlir).
   bool interleavedBackward = false;
+  /// A loop that fetches each block an iteration ahead also places its
+  /// first block before the loop (fmha-pipeline-tile-fetches place-first),
+  /// which waits for its reads there. gfx9's vmcnt counts loads, stores
+  /// and atomics in one counter, in order, and LLVM's wait at the loop
+  /// header for registers loaded before the loop and in it takes the
+  /// smaller count of the two: the prologue's (its reads last) also waited
+  /// for the backward's dQ atomics issued after the loop's reads.
+  bool placeFirstBlock = false;
   LaunchLimits launch;
 
   bool isAmd() const { return vendor == GpuVendor::Amd; }

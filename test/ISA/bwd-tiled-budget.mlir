@@ -15,17 +15,24 @@
 // contracts over them; more LDS reads than the transposed copies (22.2 %,
 // 0.68 LDS, 0.12 waits: K in registers) but 828 instructions instead of 969
 // and llvm-mca 1580 -> 1442 cycles an iteration (bf16 D=128, no mask).
+// Issue 31 traded the <= 0.1 waits for cycles: each query block's Q / dO
+// rows, row records and dQ atomics go through buffer descriptors (MUBUF,
+// which gfx9 does not count in lgkmcnt as it counts FLAT), and LLVM's waits
+// on the separate counters are finer: gfx942 26.8 % / 27.1 %, 0.47 LDS,
+// 0.24 / 0.22 waits per MFMA (causal / none), llvm-mca 1036 -> 985 cycles
+// (no mask); the causal kernel spills 3 SGPRs into VGPR lanes outside its
+// hot loop. gfx950: 27.1 %, 0.83 LDS, 0.13 waits, 1442 -> 1374 cycles.
 // RUN: rocke-opt %S/Inputs/tiled_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-rocdl{chip=gfx942},fmha-dump-binary{output=%t.gfx942.hsaco})'
-// RUN: rocke-report %t.gfx942.hsaco --no-estimate --kernel=fmha_bwd_tiled_main --min-mfma-share=25 --max-lds-per-mfma=0.5 --max-waits-per-mfma=0.1 --no-spills | FileCheck %s --check-prefix=GFX942
+// RUN: rocke-report %t.gfx942.hsaco --no-estimate --kernel=fmha_bwd_tiled_main --min-mfma-share=26.8 --max-lds-per-mfma=0.47 --max-waits-per-mfma=0.24 --no-spills --max-sgpr-spills=3 | FileCheck %s --check-prefix=GFX942
 // RUN: rocke-opt %S/Inputs/tiled_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-rocdl{chip=gfx950},fmha-dump-binary{output=%t.gfx950.hsaco})'
-// RUN: rocke-report %t.gfx950.hsaco --no-estimate --kernel=fmha_bwd_tiled_main --min-mfma-share=26.7 --max-lds-per-mfma=0.84 --max-waits-per-mfma=0.15 --no-spills | FileCheck %s --check-prefix=GFX950
+// RUN: rocke-report %t.gfx950.hsaco --no-estimate --kernel=fmha_bwd_tiled_main --min-mfma-share=27.1 --max-lds-per-mfma=0.83 --max-waits-per-mfma=0.13 --no-spills | FileCheck %s --check-prefix=GFX950
 // RUN: llvm-objdump -d --mcpu=gfx950 %t.gfx950.hsaco | FileCheck %s --check-prefix=GFX950ISA
 // RUN: llvm-objdump -d --mcpu=gfx942 %t.gfx942.hsaco | FileCheck %s --check-prefix=GFX942ISA
 // The transposed copies stay on request: no transposed reads.
 // RUN: rocke-opt %S/Inputs/tiled_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-rocdl{chip=gfx950 operand-staging=transposed-copies},fmha-dump-binary{output=%t.copies.hsaco})'
 // RUN: llvm-objdump -d --mcpu=gfx950 %t.copies.hsaco | FileCheck %s --check-prefix=GFX942ISA
 // RUN: rocke-opt %S/Inputs/tiled_bf16_d128_none.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-rocdl{chip=gfx942},fmha-dump-binary{output=%t.none.hsaco})'
-// RUN: rocke-report %t.none.hsaco --no-estimate --kernel=fmha_bwd_tiled_main --min-mfma-share=25 --max-lds-per-mfma=0.5 --max-waits-per-mfma=0.1 --no-spills | FileCheck %s --check-prefix=GFX942
+// RUN: rocke-report %t.none.hsaco --no-estimate --kernel=fmha_bwd_tiled_main --min-mfma-share=27.1 --max-lds-per-mfma=0.47 --max-waits-per-mfma=0.22 --no-spills | FileCheck %s --check-prefix=GFX942
 // A budget that does not hold is an error and a non-zero exit.
 // RUN: not rocke-report %t.gfx942.hsaco --no-estimate --kernel=fmha_bwd_tiled_main --max-lds-per-mfma=0.4 --max-waits-per-mfma=0.05 --min-mfma-share=30 2>&1 | FileCheck %s --check-prefix=OVER
 // RUN: not rocke-report %t.gfx942.hsaco --no-estimate --kernel=no_such_kernel 2>&1 | FileCheck %s --check-prefix=NOKERNEL

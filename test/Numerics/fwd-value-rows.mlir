@@ -1,4 +1,5 @@
 // RUN: rocke-run --split-input-file --lowering='%fwd_value_rows_host' %s | FileCheck %s
+// RUN: rocke-run --split-input-file --lowering='%fwd_place_first_host' %s | FileCheck %s
 //
 // The forward under the schedule gfx950 runs (scores as S^T, O^T = V^T P^T
 // with V staged as rows and read down their columns, the next K and V

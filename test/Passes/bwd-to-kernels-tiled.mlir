@@ -37,7 +37,8 @@
 // AMD: math.exp2
 // AMD: fmha.tile_convert {{.*}} {transposed} : <64x128xf32, c, "mfma_f32_16x16x16_f16", subgroups 1x4> -> <128x64xf16, a, "mfma_f32_16x16x16_f16", subgroups 4x1>
 // AMD: fmha.tile_mma {{.*}} : <64x128xf16, a, "mfma_f32_16x16x16_f16", subgroups 2x1>, <128x64xf16, b, "mfma_f32_16x16x16_f16", subgroups 1x2 strides 1x2> -> <64x64xf32, c, "mfma_f32_16x16x16_f16", subgroups 2x2 strides 1x2>
-// AMD: fmha.tile_accumulate atomic_add {{.*}} {transposed} : <64x64xf32, c, "mfma_f32_16x16x16_f16", subgroups 2x2 strides 1x2>, memref<2x128x8x64xf32, #gpu.address_space<global>>
+// AMD: %[[DQ_ROWS:.*]] = amdgpu.fat_raw_buffer_cast %{{.*}} validBytes(%{{.*}}) resetOffset
+// AMD: fmha.tile_accumulate atomic_add {{.*}}, %[[DQ_ROWS]][%c0, %c0, %c0, %c0] {{.*}} {transposed} : <64x64xf32, c, "mfma_f32_16x16x16_f16", subgroups 2x2 strides 1x2>, memref<1x64x1x64xf32, strided<[65536, 512, 64, 1]>, #amdgpu.address_space<fat_raw_buffer>>
 // AMD-NOT: memref.atomic_rmw
 // AMD-NOT: fmha.attention_bwd
 
