@@ -329,6 +329,17 @@ bool rocke::fmha::isWorkgroupTile(Type type) {
   return tile && tile.isWorkgroupTile();
 }
 
+int64_t rocke::fmha::atomRowBytes(MemRefType type) {
+  int64_t rank = type.getRank();
+  if (rank != 4 && rank != 5)
+    return 0;
+  int64_t rowBytes =
+      type.getDimSize(rank - 1) * type.getElementTypeBitWidth() / 8;
+  if (type.getDimSize(rank - 2) != 8 || (rowBytes != 16 && rowBytes != 128))
+    return 0;
+  return rowBytes;
+}
+
 bool rocke::fmha::hasUnitInnerStride(MemRefType type) {
   SmallVector<int64_t> strides;
   int64_t offset;

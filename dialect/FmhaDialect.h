@@ -48,6 +48,14 @@ bool isSupportedHeadDim(int64_t d);
 bool hasUnitInnerStride(mlir::MemRefType type);
 /// A !fmha.tile split over subgroups (the workgroup's tile).
 bool isWorkgroupTile(mlir::Type type);
+/// Workgroup buffers that warpgroup products read are grids of 8-row atoms,
+/// [R/8][C/W][8][W] (a slot dimension may come first): dense core matrices
+/// (rows of W elements = 16 bytes, no swizzle), or rows of 128 bytes whose
+/// 16-byte chunks are permuted by the row, chunk j of row i stored at
+/// j ^ (i % 8): the 128-byte swizzle that wgmma descriptors (and TMA copies)
+/// share, whose writes of a row's chunks by 8 work-items hit every bank once.
+/// The bytes of an atom's row (16 or 128) of such a buffer, else 0.
+int64_t atomRowBytes(mlir::MemRefType type);
 /// Discardable unit attribute of a memref.load in a kernel whose memory no
 /// work-item writes while the kernel runs (a packed batch's sequence
 /// offsets): work-items loading it at the same indices get the same value,

@@ -1076,17 +1076,18 @@ std::pair<int64_t, int64_t> tileExtents(TileType tile, bool transposed) {
                     : std::make_pair(shape[0], shape[1]);
 }
 
-/// A tile at (row, col) of a 2-D buffer, or in a [R/8][C/8][8][8] buffer of
-/// core matrices (its extents only).
+/// A tile at (row, col) of a 2-D buffer, or in a [R/8][C/W][8][W] buffer of
+/// atoms (its extents only).
 LogicalResult verifyTileInBuffer(Operation *op, bool writes, TileType tile,
                                  bool transposed, MemRefType buffer, Value row,
                                  Value col) {
   auto [rows, cols] = tileExtents(tile, transposed);
   std::string access = describeTileAccess(writes, tile, transposed);
   if (buffer.getRank() == 4)
-    return verifyInBounds(op, access, buffer,
-                          {{0, llvm::divideCeilSigned(rows, int64_t(8))},
-                           {1, llvm::divideCeilSigned(cols, int64_t(8))}});
+    return verifyInBounds(
+        op, access, buffer,
+        {{0, llvm::divideCeilSigned(rows, int64_t(8))},
+         {1, llvm::divideCeilSigned(cols, buffer.getDimSize(3))}});
   return verifyInBounds(op, access, buffer, {{0, rows, row}, {1, cols, col}});
 }
 
@@ -1158,17 +1159,19 @@ LogicalResult TileMmaOp::verify() {
   return success();
 }
 
-/// A [R/8][C/8][8][8] workgroup buffer of dense core matrices of `elt` with
-/// static strides between them, holding [rows x cols] at a multiple-of-8
-/// origin (when its extents are static).
-static LogicalResult verifyCoreMatrices(Operation *op, StringRef what,
-                                        MemRefType buf, Type elt, int64_t rows,
-                                        int64_t cols) {
-  if (buf.getRank() != 4 || buf.getDimSize(2) != 8 || buf.getDimSize(3) != 8)
-    return op->emitOpError() << "reads " << what
-                             << " from a [R/8][C/8][8][8] buffer of core "
-                                "matrices, got "
-                             << buf;
+/// A [R/8][C/W][8][W] workgroup buffer of atoms of `elt` (core matrices or
+/// 128-byte swizzled rows: fmha::atomRowBytes) with static strides between
+/// them, holding [rows x cols] at an atom-aligned origin (when its extents
+/// are static).
+static LogicalResult verifyAtomBuffer(Operation *op, StringRef what,
+                                      MemRefType buf, Type elt, int64_t rows,
+                                      int64_t cols) {
+  if (buf.getRank() != 4 || !atomRowBytes(buf))
+    return op->emitOpError()
+           << "reads " << what
+           << " from a [R/8][C/W][8][W] buffer of 8-row atoms with rows of 16 "
+              "bytes (core matrices) or 128 (swizzled), got "
+           << buf;
   if (buf.getElementType() != elt)
     return op->emitOpError() << what << " buffer element type "
                              << buf.getElementType() << " differs from " << elt;
@@ -1176,20 +1179,20 @@ static LogicalResult verifyCoreMatrices(Operation *op, StringRef what,
   if (!space || space.getValue() != gpu::AddressSpace::Workgroup)
     return op->emitOpError()
            << "reads " << what << " from workgroup memory, got " << buf;
-  // The descriptors give the strides between core matrices; the matrices
-  // themselves are dense.
+  // The descriptors give the strides between atoms; the atoms themselves
+  // are dense.
+  int64_t width = buf.getDimSize(3);
   SmallVector<int64_t> strides;
   int64_t offset;
   if (failed(buf.getStridesAndOffset(strides, offset)) ||
       ShapedType::isDynamic(strides[0]) || ShapedType::isDynamic(strides[1]) ||
-      strides[2] != 8 || strides[3] != 1)
+      strides[2] != width || strides[3] != 1)
     return op->emitOpError() << what
-                             << " needs static strides between dense 8 x 8 "
-                                "core matrices, got "
-                             << buf;
+                             << " needs static strides between dense 8 x "
+                             << width << " atoms, got " << buf;
   int64_t bufRows = buf.getDimSize(0), bufCols = buf.getDimSize(1);
   if ((!ShapedType::isDynamic(bufRows) && bufRows * 8 < rows) ||
-      (!ShapedType::isDynamic(bufCols) && bufCols * 8 < cols))
+      (!ShapedType::isDynamic(bufCols) && bufCols * width < cols))
     return op->emitOpError()
            << what << " [" << rows << " x " << cols << "] does not fit " << buf;
   return success();
@@ -1254,13 +1257,30 @@ LogicalResult TileMmaWarpgroupOp::verify() {
     if (k <= 0 || k % 16 != 0)
       return emitOpError("k (") << k << ") must be a positive multiple of 16";
     bool t = getLhsTransposed();
-    if (failed(verifyCoreMatrices(*this, "A", getLhsBuffer().getType(), elt,
+    if (failed(verifyAtomBuffer(*this, "A", getLhsBuffer().getType(), elt,
                                   t ? k : rowsOfA, t ? rowsOfA : k)))
       return failure();
   }
   bool t = getTransposed();
-  return verifyCoreMatrices(*this, "B", getBuffer().getType(), elt,
-                            t ? wholeN : k, t ? k : wholeN);
+  if (failed(verifyAtomBuffer(*this, "B", getBuffer().getType(), elt,
+                              t ? wholeN : k, t ? k : wholeN)))
+    return failure();
+  // An operand whose M or N runs along a swizzled buffer's rows starts at a
+  // 128-byte row and spans whole ones (its descriptor steps between atoms).
+  auto wholeRows = [&](StringRef what, MemRefType buf,
+                       int64_t extent) -> LogicalResult {
+    int64_t width = buf.getDimSize(3);
+    if (atomRowBytes(buf) != 128 || extent % width == 0)
+      return success();
+    return emitOpError() << what << "'s " << extent
+                         << " columns along a swizzled buffer's rows are not "
+                            "whole rows of "
+                         << width;
+  };
+  if (getLhsBuffer() && getLhsTransposed() &&
+      failed(wholeRows("A", getLhsBuffer().getType(), 64)))
+    return failure();
+  return t ? success() : wholeRows("B", getBuffer().getType(), n);
 }
 
 LogicalResult TileConvertOp::verify() {
@@ -1428,8 +1448,9 @@ LogicalResult TileMaskOp::verify() {
 
 LogicalResult TileWriteOp::verify() {
   MemRefType buf = getBuffer().getType();
-  if (buf.getRank() == 4 && (buf.getDimSize(2) != 8 || buf.getDimSize(3) != 8))
-    return emitOpError("writes a 4-D buffer of 8 x 8 core matrices, got ")
+  if (buf.getRank() == 4 && !atomRowBytes(buf))
+    return emitOpError("writes a 4-D buffer of 8-row atoms with rows of 16 "
+                       "bytes (core matrices) or 128 (swizzled), got ")
            << buf;
   if (failed(verifyAccumulatorTile(*this, getValue().getType())))
     return failure();
@@ -1572,14 +1593,19 @@ static LogicalResult verifyCopyDests(Operation *op, Type elt, int64_t rows,
       shape = shape.drop_front();
     }
     if (shape.size() == 4) {
-      if (shape[2] != 8 || shape[3] != 8 || shape[0] * 8 != r ||
-          shape[1] * 8 != c)
+      // Atoms of 16-byte rows (core matrices) or 128-byte swizzled ones.
+      int64_t width = shape[3];
+      int64_t rowBytes = width * type.getElementTypeBitWidth() / 8;
+      if (shape[2] != 8 || (rowBytes != 16 && rowBytes != 128) ||
+          shape[0] * 8 != r || shape[1] * width != c)
         return op->emitOpError("stores a ")
-               << r << "x" << c << " tile as [" << r / 8 << "][" << c / 8
-               << "][8][8] core matrices, got " << type;
-      if (chunk[0] != 1 || chunk[1] != 8)
-        return op->emitOpError("stores core matrices in rows of 8 elements, "
-                               "its chunks are ")
+               << r << "x" << c << " tile as [" << r / 8 << "][C/W][8][W] "
+               << "atoms with rows of 16 bytes (core matrices) or 128 "
+                  "(swizzled), got "
+               << type;
+      if (chunk[0] != 1 || chunk[1] * type.getElementTypeBitWidth() != 128)
+        return op->emitOpError("stores atoms in 16-byte chunks of a row, its "
+                               "chunks are ")
                << chunk[0] << "x" << chunk[1];
       return success();
     }

@@ -115,7 +115,9 @@ struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
             {"operand-staging", operandStaging != rocke::OperandStaging::Auto},
             {"query-pipelining",
              queryPipelining != rocke::QueryPipelining::Auto},
-            {"warpgroup-mma", warpgroupMma != rocke::WarpgroupMma::Auto}})
+            {"warpgroup-mma", warpgroupMma != rocke::WarpgroupMma::Auto},
+            {"warpgroup-layout",
+             warpgroupLayout != rocke::WarpgroupLayout::Auto}})
         if (given)
           return emitError(loc, "fmha-bwd-to-kernels: ")
                  << name
@@ -128,7 +130,9 @@ struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
             {"fwd-block-kv", fwdBlockKv != 0},
             {"fwd-num-warps", fwdNumWarps != 0},
             {"fwd-kv-pipelining", fwdKvPipelining != rocke::KvPipelining::Auto},
-            {"fwd-warpgroup-mma", fwdWarpgroupMma != rocke::WarpgroupMma::Off},
+            {"fwd-warpgroup-mma", fwdWarpgroupMma != rocke::WarpgroupMma::Auto},
+            {"fwd-warpgroup-layout",
+             fwdWarpgroupLayout != rocke::WarpgroupLayout::Auto},
             {"fwd-score-layout", fwdScoreLayout != rocke::ScoreLayout::Auto},
             {"fwd-operand-staging",
              fwdOperandStaging != rocke::OperandStaging::Auto}})
@@ -140,6 +144,7 @@ struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
     opts.operandStaging = operandStaging;
     opts.queryPipelining = queryPipelining;
     opts.warpgroupMma = warpgroupMma;
+    opts.warpgroupLayout = warpgroupLayout;
     opts.maskBlocks = maskBlocks;
     opts.target.indexBitwidth = indexBitwidth;
     opts.matrixAtom = matrixAtom;
@@ -272,6 +277,7 @@ struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
     fwd.operandStaging = fwdOperandStaging;
     fwd.kvPipelining = fwdKvPipelining;
     fwd.warpgroupMma = fwdWarpgroupMma;
+    fwd.warpgroupLayout = fwdWarpgroupLayout;
     return fwd;
   }
 

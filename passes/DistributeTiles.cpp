@@ -245,21 +245,38 @@ private:
   bool transposedLdsReads;
 };
 
-/// The PTX wgmma matrix descriptor (no swizzle) of the [16 x N] slice of B
-/// whose first core matrix is element (r, c) of a [R/8][C/8][8][8] buffer:
-/// its shared-memory address and the byte strides between core matrices
-/// along K (the leading offset) and along N (the stride offset), each in
-/// 16-byte units. K runs along the buffer's rows when `kAlongRows`.
-Value coreMatrixDescriptor(OpBuilder &b, Location loc, Value buffer, Value r,
-                           Value c, bool kAlongRows) {
+/// The PTX wgmma matrix descriptor of an operand whose first element is
+/// (r, c) of a [R/8][C/W][8][W] buffer of atoms (fmha::atomRowBytes): its
+/// shared-memory address, the leading and stride byte offsets (in 16-byte
+/// units) and the swizzle mode. K runs along the buffer's rows when
+/// `kAlongRows` (the operand is MN-major), else along its columns.
+///  - Core matrices: the leading offset steps between atoms along K, the
+///    stride offset along M / N.
+///  - 128-byte swizzled rows, K along the columns: the stride offset steps
+///    between 8-row groups (M / N); a k step inside a row moves the start
+///    address (the hardware swizzles the address it computes, so atoms must
+///    start at 1024-byte boundaries); no leading offset.
+///  - 128-byte swizzled rows, K along the rows: the leading offset steps
+///    between atoms along M / N (the columns), the stride offset between
+///    8-row groups along K; c is a whole row's first column.
+Value atomDescriptor(OpBuilder &b, Location loc, Value buffer, Value r,
+                     Value c, bool kAlongRows) {
   auto type = cast<MemRefType>(buffer.getType());
   SmallVector<int64_t> strides;
   int64_t staticOffset;
   (void)type.getStridesAndOffset(strides, staticOffset);
   int64_t eltBytes = type.getElementTypeBitWidth() / 8;
   int64_t rowStride = strides[0] * eltBytes, colStride = strides[1] * eltBytes;
-  int64_t leading = kAlongRows ? rowStride : colStride;
-  int64_t stride = kAlongRows ? colStride : rowStride;
+  int64_t width = type.getDimSize(3);
+  bool swizzled = fmha::atomRowBytes(type) == 128;
+  int64_t leading, stride;
+  if (!swizzled) {
+    leading = kAlongRows ? rowStride : colStride;
+    stride = kAlongRows ? colStride : rowStride;
+  } else {
+    leading = kAlongRows ? colStride : 16;
+    stride = rowStride;
+  }
 
   auto meta = memref::ExtractStridedMetadataOp::create(b, loc, buffer);
   Value base = memref::ExtractAlignedPointerAsIndexOp::create(
@@ -267,13 +284,19 @@ Value coreMatrixDescriptor(OpBuilder &b, Location loc, Value buffer, Value r,
   // One op per statement: the IR's order does not depend on the order in
   // which a compiler evaluates arguments.
   Value c8 = constIndex(b, loc, 8);
-  Value matrixRow = arith::DivUIOp::create(b, loc, r, c8);
+  Value cw = constIndex(b, loc, width);
+  Value atomRow = arith::DivUIOp::create(b, loc, r, c8);
   Value rowStart =
-      arith::MulIOp::create(b, loc, matrixRow, constIndex(b, loc, strides[0]));
-  Value matrixCol = arith::DivUIOp::create(b, loc, c, c8);
+      arith::MulIOp::create(b, loc, atomRow, constIndex(b, loc, strides[0]));
+  Value atomCol = arith::DivUIOp::create(b, loc, c, cw);
   Value colStart =
-      arith::MulIOp::create(b, loc, matrixCol, constIndex(b, loc, strides[1]));
+      arith::MulIOp::create(b, loc, atomCol, constIndex(b, loc, strides[1]));
   Value inView = arith::AddIOp::create(b, loc, rowStart, colStart);
+  if (swizzled) {
+    // The k step's place in its (unswizzled) row.
+    Value inRow = arith::RemUIOp::create(b, loc, c, cw);
+    inView = arith::AddIOp::create(b, loc, inView, inRow);
+  }
   Value elements = arith::AddIOp::create(b, loc, meta.getOffset(), inView);
   Value bytes =
       arith::MulIOp::create(b, loc, elements, constIndex(b, loc, eltBytes));
@@ -284,12 +307,15 @@ Value coreMatrixDescriptor(OpBuilder &b, Location loc, Value buffer, Value r,
     return arith::ConstantIntOp::create(b, loc, i64, v);
   };
   // Bits 0-13: address >> 4 (18 bits of shared-memory address); 16-29: the
-  // leading offset >> 4; 32-45: the stride offset >> 4; 62-63: 0 (no
-  // swizzle).
+  // leading offset >> 4; 32-45: the stride offset >> 4; 62-63: the swizzle
+  // (0 none, 1 128-byte).
   Value low = arith::AndIOp::create(b, loc, addr64, cst(0x3FFFF));
   Value start = arith::ShRUIOp::create(b, loc, low, cst(4));
-  int64_t strideFields = ((leading >> 4) << 16) | ((stride >> 4) << 32);
-  return arith::OrIOp::create(b, loc, start, cst(strideFields));
+  uint64_t fields = (uint64_t(leading >> 4) << 16) |
+                    (uint64_t(stride >> 4) << 32) |
+                    (uint64_t(swizzled ? 1 : 0) << 62);
+  return arith::OrIOp::create(b, loc, start,
+                              cst(static_cast<int64_t>(fields)));
 }
 
 struct DistributeMmaWarpgroup
@@ -327,7 +353,7 @@ struct DistributeMmaWarpgroup
       if (lhsBuffer) {
         // A[m][k]: k along the buffer's columns, or its rows (MN-major).
         Value k0 = addIdx(rewriter, loc, aMnMajor ? lhsRow : lhsCol, ki * 16);
-        lhsDescriptors.push_back(coreMatrixDescriptor(
+        lhsDescriptors.push_back(atomDescriptor(
             rewriter, loc, lhsBuffer, aMnMajor ? k0 : lhsRow,
             aMnMajor ? lhsCol : k0, /*kAlongRows=*/aMnMajor));
       } else {
@@ -335,7 +361,7 @@ struct DistributeMmaWarpgroup
                                 : adaptor.getLhs()[ki]);
       }
       Value k0 = addIdx(rewriter, loc, bKAlongRows ? row : col, ki * 16);
-      descriptors.push_back(coreMatrixDescriptor(
+      descriptors.push_back(atomDescriptor(
           rewriter, loc, buffers.front(), bKAlongRows ? k0 : row,
           bKAlongRows ? col : k0, bKAlongRows));
     }

@@ -56,20 +56,20 @@ struct Chunking {
             t.getCoreMatrixOrder()};
   }
   /// A whole copy (tile_copy, tile_copy_async): into core matrices in
-  /// their order, else along the rows. Unlike a fetched tile's, its chunks
-  /// need not split evenly over the threads.
+  /// their order, else along the rows (into 128-byte swizzled rows too: 8
+  /// work-items write a row's chunks to every bank once). Unlike a fetched
+  /// tile's, its chunks need not split evenly over the threads.
   static Chunking forCopy(MemRefType source, int64_t rows, int64_t threads,
                           Value dst, Value dstT) {
     SmallVector<int64_t, 2> chunk =
         FetchedType::chunkForCopy(source, rows, threads, bool(dstT));
-    int64_t rank = dst ? cast<MemRefType>(dst.getType()).getRank() : 0;
     return {rows,
             source.getDimSize(3),
             chunk[0],
             chunk[1],
             threads,
             source.getElementType(),
-            rank == 4 || rank == 5};
+            dst && fmha::atomRowBytes(cast<MemRefType>(dst.getType())) == 16};
   }
   int64_t numChunks() const { return rows / chunkRows * (cols / chunkCols); }
   int64_t chunksPerRow() const { return cols / chunkCols; }
@@ -88,7 +88,7 @@ bool readsZerosPastSize(Value memref) {
 /// One thread's part of a cooperative copy of rows [row0, row0 + rows) of
 /// head `head` of a [B, S, H, D] memref into the first D columns of a [rows
 /// x (D + pad)] workgroup tile `dst` (after a slot index with `slot`), or
-/// into a tile of core matrices [rows/8][D/8][8][8], and / or its transpose
+/// into a tile of atoms [rows/8][D/W][8][W], and / or its transpose
 /// into the first `rows` columns of a [D x (rows + pad)] one `dstT`.
 class ThreadCopy {
 public:
@@ -164,11 +164,8 @@ private:
   Value chunkOf(OpBuilder &b, Location loc, int64_t i) const {
     return addIdx(b, loc, tid, i * tile.threads);
   }
-  bool coreMatrixDst() const {
-    if (!dst)
-      return false;
-    int64_t rank = cast<MemRefType>(dst.getType()).getRank();
-    return rank == 4 || rank == 5;
+  bool atomDst() const {
+    return dst && fmha::atomRowBytes(cast<MemRefType>(dst.getType()));
   }
   /// (first row, first column) of a chunk in the tile.
   std::pair<Value, Value> coords(OpBuilder &b, Location loc,
@@ -196,9 +193,9 @@ private:
   /// Where element (r, c) of the tile is in `dst` (less a slot index).
   SmallVector<Value> dstIndices(OpBuilder &b, Location loc, Value r,
                                 Value c) const {
-    if (!coreMatrixDst())
+    if (!atomDst())
       return {r, c};
-    return coreMatrixIndices(b, loc, r, c);
+    return atomIndices(b, loc, cast<MemRefType>(dst.getType()), r, c);
   }
   /// The chunk's rows, one vector each.
   SmallVector<Value> loadChunk(OpBuilder &b, Location loc, Value chunk,

@@ -344,6 +344,21 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
                         "each subgroup multiplies on its own"),
              clEnumValN(::rocke::WarpgroupMma::On, "on",
                         "four subgroups read B once from workgroup memory"))}]>,
+    Option<"warpgroupLayout", "warpgroup-layout",
+           "::rocke::WarpgroupLayout",
+           /*default=*/"::rocke::WarpgroupLayout::Auto",
+           "How the operands of the backward's warpgroup products (K, V, "
+           "Q, dO, dS^T) are laid out in workgroup memory",
+           [{::llvm::cl::values(
+             clEnumValN(::rocke::WarpgroupLayout::Auto, "auto",
+                        "swizzle-128b where the head dims fill whole 128-byte "
+                        "rows, else core-matrices"),
+             clEnumValN(::rocke::WarpgroupLayout::CoreMatrices,
+                        "core-matrices", "8 x 16-byte core matrices, no "
+                        "swizzle"),
+             clEnumValN(::rocke::WarpgroupLayout::Swizzle128B, "swizzle-128b",
+                        "rows of 128 bytes, 16-byte chunks swizzled by the "
+                        "row"))}]>,
     Option<"maskBlocks", "mask-blocks", "::rocke::MaskBlocks",
            /*default=*/"::rocke::MaskBlocks::Auto",
            "How the tiled kernels mask the score blocks of their loops",
@@ -385,13 +400,10 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
              clEnumValN(::rocke::KvPipelining::AsyncCopies, "async-copies",
                         "cp.async of the next block into double-buffered "
                         "tiles (NVIDIA sm_80+)"))}]>,
-    // Off by default until the forward's warpgroup products have run on a
-    // GPU (issue 31): auto and on opt in.
     Option<"fwdWarpgroupMma", "fwd-warpgroup-mma", "::rocke::WarpgroupMma",
-           /*default=*/"::rocke::WarpgroupMma::Off",
+           /*default=*/"::rocke::WarpgroupMma::Auto",
            "Whether the forward's S and O products are issued by "
-           "warpgroups (wgmma, sm_90a); off by default until validated on "
-           "a GPU",
+           "warpgroups (wgmma, sm_90a)",
            [{::llvm::cl::values(
              clEnumValN(::rocke::WarpgroupMma::Auto, "auto",
                         "where the chip has them and the tiles allow"),
@@ -400,6 +412,21 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
              clEnumValN(::rocke::WarpgroupMma::On, "on",
                         "four subgroups read Q, K and V once from workgroup "
                         "memory"))}]>,
+    Option<"fwdWarpgroupLayout", "fwd-warpgroup-layout",
+           "::rocke::WarpgroupLayout",
+           /*default=*/"::rocke::WarpgroupLayout::Auto",
+           "How the operands of the forward's warpgroup products (Q, K, V) "
+           "are laid out in workgroup memory",
+           [{::llvm::cl::values(
+             clEnumValN(::rocke::WarpgroupLayout::Auto, "auto",
+                        "swizzle-128b where the head dims fill whole 128-byte "
+                        "rows, else core-matrices"),
+             clEnumValN(::rocke::WarpgroupLayout::CoreMatrices,
+                        "core-matrices", "8 x 16-byte core matrices, no "
+                        "swizzle"),
+             clEnumValN(::rocke::WarpgroupLayout::Swizzle128B, "swizzle-128b",
+                        "rows of 128 bytes, 16-byte chunks swizzled by the "
+                        "row"))}]>,
     Option<"fwdScoreLayout", "fwd-score-layout", "::rocke::ScoreLayout",
            /*default=*/"::rocke::ScoreLayout::Auto",
            "Score tiles of the forward",

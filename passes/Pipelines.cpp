@@ -373,6 +373,17 @@ struct BwdPipelineOptions
                      "where the chip has them and the tiles allow"),
           clEnumValN(rocke::WarpgroupMma::Off, "off", "per subgroup"),
           clEnumValN(rocke::WarpgroupMma::On, "on", "per warpgroup"))};
+  Option<rocke::WarpgroupLayout> warpgroupLayout{
+      *this, "warpgroup-layout",
+      llvm::cl::desc("layout of the backward's warpgroup operands in "
+                     "workgroup memory"),
+      llvm::cl::init(rocke::WarpgroupLayout::Auto), llvm::cl::values(
+          clEnumValN(rocke::WarpgroupLayout::Auto, "auto",
+                     "swizzle-128b where the head dims allow"),
+          clEnumValN(rocke::WarpgroupLayout::CoreMatrices, "core-matrices",
+                     "8 x 16-byte core matrices"),
+          clEnumValN(rocke::WarpgroupLayout::Swizzle128B, "swizzle-128b",
+                     "128-byte rows, chunks swizzled by the row"))};
   Option<rocke::MaskBlocks> maskBlocks{
       *this, "mask-blocks",
       llvm::cl::desc("how the tiled kernels mask their score blocks"),
@@ -415,14 +426,24 @@ struct BwdPipelineOptions
   Option<rocke::WarpgroupMma> fwdWarpgroupMma{
       *this, "fwd-warpgroup-mma",
       llvm::cl::desc("forward S and O products issued by warpgroups (wgmma; "
-                     "chip=sm_90a; off by default until validated on a "
-                     "GPU)"),
-      llvm::cl::init(rocke::WarpgroupMma::Off),
+                     "chip=sm_90a)"),
+      llvm::cl::init(rocke::WarpgroupMma::Auto),
       llvm::cl::values(
           clEnumValN(rocke::WarpgroupMma::Auto, "auto",
                      "where the chip has them and the tiles allow"),
           clEnumValN(rocke::WarpgroupMma::Off, "off", "per subgroup"),
           clEnumValN(rocke::WarpgroupMma::On, "on", "per warpgroup"))};
+  Option<rocke::WarpgroupLayout> fwdWarpgroupLayout{
+      *this, "fwd-warpgroup-layout",
+      llvm::cl::desc("layout of the forward's warpgroup operands in "
+                     "workgroup memory"),
+      llvm::cl::init(rocke::WarpgroupLayout::Auto), llvm::cl::values(
+          clEnumValN(rocke::WarpgroupLayout::Auto, "auto",
+                     "swizzle-128b where the head dims allow"),
+          clEnumValN(rocke::WarpgroupLayout::CoreMatrices, "core-matrices",
+                     "8 x 16-byte core matrices"),
+          clEnumValN(rocke::WarpgroupLayout::Swizzle128B, "swizzle-128b",
+                     "128-byte rows, chunks swizzled by the row"))};
   Option<int64_t> mfmaReadBatch{
       *this, "mfma-read-batch",
       llvm::cl::desc("k steps of a tiled MFMA product whose LDS reads "
@@ -464,6 +485,7 @@ void addBwdKernelPasses(mlir::OpPassManager &pm, const BwdPipelineOptions &opts,
   kernels.operandStaging = opts.operandStaging;
   kernels.queryPipelining = opts.queryPipelining;
   kernels.warpgroupMma = opts.warpgroupMma;
+  kernels.warpgroupLayout = opts.warpgroupLayout;
   kernels.maskBlocks = opts.maskBlocks;
   kernels.forward = true;
   kernels.fwdBlockQ = opts.fwdBlockQ;
@@ -471,6 +493,7 @@ void addBwdKernelPasses(mlir::OpPassManager &pm, const BwdPipelineOptions &opts,
   kernels.fwdNumWarps = opts.fwdNumWarps;
   kernels.fwdKvPipelining = opts.fwdKvPipelining;
   kernels.fwdWarpgroupMma = opts.fwdWarpgroupMma;
+  kernels.fwdWarpgroupLayout = opts.fwdWarpgroupLayout;
   pm.addPass(rocke::createBwdToKernels(kernels));
   rocke::PipelineTileFetchesOptions pipelining;
   pipelining.placeFirst = chip.placeFirstBlock;

@@ -68,6 +68,18 @@ enum class QueryPipelining { Auto, Registers, AsyncCopies };
 /// Auto: On where the chip has warpgroup products and the tiles allow them.
 enum class WarpgroupMma { Auto, Off, On };
 
+/// How the workgroup buffers that warpgroup products read are laid out
+/// (fmha::atomRowBytes; warpgroup-layout for the backward's,
+/// fwd-warpgroup-layout for the forward's).
+///   CoreMatrices: atoms of 8 rows of 16 bytes, no swizzle.
+///   Swizzle128B: atoms of 8 rows of 128 bytes, their 16-byte chunks
+///     swizzled by the row (the layout TMA copies write); head dims in whole
+///     128-byte rows.
+/// Auto: Swizzle128B where the head dims allow it, else CoreMatrices (on an
+/// H100 the swizzled forward ran 1.3-1.6x the core matrices' speed:
+/// docs/BENCHMARKS.md run 38).
+enum class WarpgroupLayout { Auto, CoreMatrices, Swizzle128B };
+
 /// How the forward fetches the K and V blocks.
 ///   Synchronous: each block is copied into workgroup memory at the top of
 ///     its iteration, the subgroups waiting for it.
@@ -107,6 +119,7 @@ struct AttentionKernelOptions {
   OperandStaging operandStaging = OperandStaging::Auto;
   QueryPipelining queryPipelining = QueryPipelining::Auto;
   WarpgroupMma warpgroupMma = WarpgroupMma::Auto;
+  WarpgroupLayout warpgroupLayout = WarpgroupLayout::Auto;
   KvPipelining kvPipelining = KvPipelining::Auto;
   MaskBlocks maskBlocks = MaskBlocks::Auto;
 };

@@ -204,18 +204,30 @@ void contract(OpBuilder &b, Location loc, const MatrixAtom &atom, AccTile &acc,
 
 SmallVector<Value> bufferIndices(OpBuilder &b, Location loc, Value buf, Value r,
                                  Value c) {
-  if (cast<MemRefType>(buf.getType()).getRank() != 4)
+  auto type = cast<MemRefType>(buf.getType());
+  if (type.getRank() != 4)
     return {r, c};
-  return coreMatrixIndices(b, loc, r, c);
+  return atomIndices(b, loc, type, r, c);
 }
 
-SmallVector<Value> coreMatrixIndices(OpBuilder &b, Location loc, Value r,
-                                     Value c) {
+SmallVector<Value> atomIndices(OpBuilder &b, Location loc, MemRefType atoms,
+                               Value r, Value c) {
+  int64_t width = atoms.getDimSize(atoms.getRank() - 1);
   Value c8 = constIndex(b, loc, 8);
-  return {arith::DivUIOp::create(b, loc, r, c8),
-          arith::DivUIOp::create(b, loc, c, c8),
-          arith::RemUIOp::create(b, loc, r, c8),
-          arith::RemUIOp::create(b, loc, c, c8)};
+  Value cw = constIndex(b, loc, width);
+  Value atomRow = arith::DivUIOp::create(b, loc, r, c8);
+  Value atomCol = arith::DivUIOp::create(b, loc, c, cw);
+  Value inRow = arith::RemUIOp::create(b, loc, r, c8);
+  Value inCol = arith::RemUIOp::create(b, loc, c, cw);
+  if (fmha::atomRowBytes(atoms) == 128) {
+    Value chunkElems = constIndex(b, loc, 128 / atoms.getElementTypeBitWidth());
+    Value chunk = arith::DivUIOp::create(b, loc, inCol, chunkElems);
+    Value inChunk = arith::RemUIOp::create(b, loc, inCol, chunkElems);
+    Value swizzled = arith::XOrIOp::create(b, loc, chunk, inRow);
+    Value start = arith::MulIOp::create(b, loc, swizzled, chunkElems);
+    inCol = arith::AddIOp::create(b, loc, start, inChunk);
+  }
+  return {atomRow, atomCol, inRow, inCol};
 }
 
 void storeAccTile(OpBuilder &b, Location loc, const MatrixAtom &atom,

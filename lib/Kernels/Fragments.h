@@ -358,12 +358,14 @@ void contract(OpBuilder &b, Location loc, const MatrixAtom &atom, AccTile &acc,
               AtomOrder order);
 
 /// The indices of element (r, c) of a 2-D workgroup buffer, or of a
-/// [R/8][C/8][8][8] buffer of core matrices (warpgroup products' operands).
+/// [R/8][C/W][8][W] buffer of atoms (warpgroup products' operands).
 SmallVector<Value> bufferIndices(OpBuilder &b, Location loc, Value buf, Value r,
                                  Value c);
-/// [r / 8, c / 8, r % 8, c % 8]: element (r, c) among core matrices.
-SmallVector<Value> coreMatrixIndices(OpBuilder &b, Location loc, Value r,
-                                     Value c);
+/// Element (r, c) among the atoms of `atoms` (fmha::atomRowBytes; a slot
+/// dimension first is left out): [r / 8, c / W, r % 8, c % W], the 16-byte
+/// chunk of c % W swizzled by r % 8 in 128-byte rows.
+SmallVector<Value> atomIndices(OpBuilder &b, Location loc, MemRefType atoms,
+                               Value r, Value c);
 
 /// Writes a C-layout tile holding X (rows x cols from the atom grid) into a
 /// row-major 2-D buffer (or one of core matrices, bufferIndices): X[i][j]

@@ -588,14 +588,22 @@ launchAttr(Builder &b, int64_t order, const KernelLaunch &launch,
   return b.getDictionaryAttr(entries);
 }
 
-/// Byte offsets of `buffers` laid out one after another at 16-byte
-/// boundaries, and the total size as a last entry: the one layout the
+/// A workgroup buffer's alignment: 16 bytes (vector loads / stores of 16
+/// bytes and NVIDIA's ldmatrix need it; the lowering defaults to element
+/// alignment), 1024 for 128-byte swizzled atoms, whose swizzle the hardware
+/// takes from address bits 7-9.
+static int64_t workgroupBufferAlignment(MemRefType t) {
+  return fmha::atomRowBytes(t) == 128 ? 1024 : 16;
+}
+
+/// Byte offsets of `buffers` laid out one after another at their
+/// alignments, and the total size as a last entry: the one layout the
 /// dynamic-memory views and the launch size share.
 static SmallVector<int64_t> workgroupBufferLayout(ArrayRef<MemRefType> buffers) {
   SmallVector<int64_t> offsets;
   int64_t end = 0;
   for (MemRefType t : buffers) {
-    offsets.push_back(llvm::alignTo(end, 16));
+    offsets.push_back(llvm::alignTo(end, workgroupBufferAlignment(t)));
     end = offsets.back() + t.getNumElements() *
                                llvm::divideCeil(t.getElementTypeBitWidth(), 8);
   }
@@ -740,10 +748,10 @@ LogicalResult KernelEmitter::emit(const KernelLaunch &launch,
                                    FunctionType::get(ctx, argTypes, {}),
                                    wgTypes);
   fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), kb.getUnitAttr());
-  // 16-byte aligned workgroup buffers: vector loads/stores of 16 bytes and
-  // NVIDIA's ldmatrix need it (the lowering defaults to element alignment).
-  for (unsigned i = 0; i < wgTypes.size(); ++i)
-    fn.setWorkgroupAttributionAttr(i, "llvm.align", kb.getI64IntegerAttr(16));
+  for (auto [i, t] : llvm::enumerate(wgTypes))
+    fn.setWorkgroupAttributionAttr(
+        i, "llvm.align",
+        kb.getI64IntegerAttr(workgroupBufferAlignment(cast<MemRefType>(t))));
   fn.setKnownBlockSizeAttr(kb.getDenseI32ArrayAttr(
       {static_cast<int32_t>(launch.blockSize), 1, 1}));
   if (staticGrid.size() == 3)

@@ -100,6 +100,9 @@ struct TiledConfig {
   /// with P^T and dS^T from registers, and dQ = dS K, split over the
   /// warpgroups as dqQGroups blocks of 64 query rows x the rest of Dqk.
   bool warpgroup = false;
+  /// How those operands are laid out (warpgroup-layout); dS^T's rows are
+  /// whole query blocks, multiples of 64 with warpgroup products.
+  WarpgroupLayout atomLayout = WarpgroupLayout::Auto;
   int64_t dqQGroups = 1;
   /// useWholeBlockLoops: whole and cut query blocks in loops of their own.
   bool wholeBlockLoops = true;
@@ -156,20 +159,22 @@ struct TiledConfig {
   }
   MemRefType bufferType(MLIRContext *ctx, WorkgroupBuffer buf) const {
     auto tile = [&](int64_t r, int64_t c) {
-      return operandTileType(elt, r, c, pad, /*coreMatrices=*/false);
+      return operandTileType(elt, r, c, pad, std::nullopt);
     };
-    auto coreMatrices = [&](int64_t r, int64_t c) {
-      return operandTileType(elt, r, c, pad, /*coreMatrices=*/true);
+    auto atoms = [&](int64_t r, int64_t c) {
+      return operandTileType(elt, r, c, pad, atomLayout);
     };
-    // Q and dO: rows, or core matrices; two slots with async copies.
+    // Q and dO: rows, or atoms; two slots with async copies.
     auto slotted = [&](int64_t r, int64_t c) {
-      return operandTileType(elt, r, c, pad, warpgroup, asyncCopies);
+      return operandTileType(
+          elt, r, c, pad,
+          warpgroup ? std::optional(atomLayout) : std::nullopt, asyncCopies);
     };
     switch (buf) {
     case kKey:
-      return warpgroup ? coreMatrices(blockKv, dqk) : tile(blockKv, dqk);
+      return warpgroup ? atoms(blockKv, dqk) : tile(blockKv, dqk);
     case kValue:
-      return coreMatrices(blockKv, dv);
+      return atoms(blockKv, dv);
     case kQuery:
       return slotted(blockQ, dqk);
     case kGradOut:
@@ -179,7 +184,7 @@ struct TiledConfig {
     case kGradOutT:
       return tile(dv, blockQ);
     case kScores: // dS, or dS^T with warpgroup products
-      return warpgroup ? coreMatrices(blockKv, blockQ) : tile(blockQ, blockKv);
+      return warpgroup ? atoms(blockKv, blockQ) : tile(blockQ, blockKv);
     case kRowNormalizer:
     case kRowDelta:
       break;
@@ -338,6 +343,12 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
                         kvRowsInChunks, "Q, K, V and dO");
   if (failed(wantWarpgroup))
     return failure();
+  FailureOr<WarpgroupLayout> atomLayout =
+      resolveWarpgroupLayout(op, options, "warpgroup-layout", *wantWarpgroup,
+                             cfg.elt, {cfg.dqk, cfg.dv});
+  if (failed(atomLayout))
+    return failure();
+  cfg.atomLayout = *atomLayout;
   if (asyncRequested && !rowsInChunks)
     return op.emitOpError("query-pipelining=async-copies needs Q and dO rows "
                           "of consecutive elements and head dims in whole "

@@ -81,6 +81,8 @@ struct FwdConfig {
   /// matrices and read once per warpgroup; P stays in registers as the A
   /// operand of P V.
   bool warpgroup = false;
+  /// How those warpgroup operands are laid out (fwd-warpgroup-layout).
+  WarpgroupLayout warpgroupLayout = WarpgroupLayout::Auto;
   int64_t blockQ = 0, blockKv = 0, numWarps = 0, lanes = 0;
   int64_t dqk = 0, dv = 0, group = 0;
   /// Elements appended to each workgroup-memory row (see TiledBwdKernels).
@@ -93,14 +95,17 @@ struct FwdConfig {
   bool valueTransposed() const { return scoresTransposed && !valueRows; }
   /// K [blockKv x Dqk]; V [blockKv x Dv] or, staged transposed with S^T,
   /// V^T [Dv x blockKv] (the A operand of O^T, read along its rows); Q
-  /// [blockQ x Dqk] unless in registers. Rows padded, or core matrices for
+  /// [blockQ x Dqk] unless in registers. Rows padded, or atoms for
   /// warpgroup products.
   SmallVector<MemRefType> workgroupBuffers() const {
+    std::optional<WarpgroupLayout> atoms;
+    if (warpgroup)
+      atoms = warpgroupLayout;
     auto tile = [&](int64_t r, int64_t c) {
-      return operandTileType(elt, r, c, pad, warpgroup);
+      return operandTileType(elt, r, c, pad, atoms);
     };
     auto slotted = [&](int64_t r, int64_t c) {
-      return operandTileType(elt, r, c, pad, warpgroup, asyncCopies);
+      return operandTileType(elt, r, c, pad, atoms, asyncCopies);
     };
     SmallVector<MemRefType> types{slotted(blockKv, dqk),
                                   valueTransposed() ? tile(dv, blockKv)
@@ -331,6 +336,12 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
       "Q, K and V");
   if (failed(wantWarpgroup))
     return failure();
+  FailureOr<WarpgroupLayout> layout =
+      resolveWarpgroupLayout(op, options, "fwd-warpgroup-layout",
+                             *wantWarpgroup, cfg.elt, {cfg.dqk, cfg.dv});
+  if (failed(layout))
+    return failure();
+  cfg.warpgroupLayout = *layout;
   bool fetchRequested = options.kvPipelining == KvPipelining::Registers;
   bool bufferLoads = !target.host && options.chip &&
                      options.chip->bufferLoads;

@@ -72,11 +72,15 @@ Value rocke::maskScoreTile(OpBuilder &b, Location loc, ScoreMask scoreMask,
 }
 
 MemRefType rocke::operandTileType(Type elt, int64_t rows, int64_t cols,
-                                  int64_t pad, bool coreMatrices,
+                                  int64_t pad,
+                                  std::optional<WarpgroupLayout> atoms,
                                   bool doubleBuffered) {
   SmallVector<int64_t> shape{rows, cols + pad};
-  if (coreMatrices)
-    shape = {rows / 8, cols / 8, 8, 8};
+  if (atoms) {
+    int64_t rowBytes = *atoms == WarpgroupLayout::Swizzle128B ? 128 : 16;
+    int64_t width = rowBytes * 8 / elt.getIntOrFloatBitWidth();
+    shape = {rows / 8, cols / width, 8, width};
+  }
   if (doubleBuffered)
     shape.insert(shape.begin(), 2);
   return MemRefType::get(shape, elt);
@@ -103,6 +107,34 @@ rocke::warpgroupProducts(Operation *op, const AttentionKernelOptions &options,
   }
   return options.warpgroupMma != WarpgroupMma::Off && chip && layout &&
          rowsInChunks;
+}
+
+FailureOr<WarpgroupLayout>
+rocke::resolveWarpgroupLayout(Operation *op,
+                              const AttentionKernelOptions &options,
+                              StringRef option, bool warpgroup, Type elt,
+                              ArrayRef<int64_t> dims) {
+  WarpgroupLayout asked = options.warpgroupLayout;
+  if (!warpgroup && asked != WarpgroupLayout::Auto)
+    return op->emitOpError(option)
+           << " lays out the operands of warpgroup products, which this "
+              "kernel does not use";
+  int64_t rowElems = 128 * 8 / elt.getIntOrFloatBitWidth();
+  bool wholeRows =
+      llvm::all_of(dims, [&](int64_t d) { return d % rowElems == 0; });
+  if (asked == WarpgroupLayout::Swizzle128B && !wholeRows) {
+    InFlightDiagnostic diag = op->emitOpError(option)
+                              << "=swizzle-128b needs head dims in whole "
+                                 "128-byte rows (multiples of "
+                              << rowElems << " elements), got";
+    for (int64_t d : dims)
+      diag << " " << d;
+    return diag;
+  }
+  if (asked == WarpgroupLayout::Auto)
+    return wholeRows ? WarpgroupLayout::Swizzle128B
+                     : WarpgroupLayout::CoreMatrices;
+  return asked;
 }
 
 int64_t rocke::workgroupMemoryLimit(const AttentionKernelOptions &options) {
@@ -303,7 +335,8 @@ TileCopier::copyBlockPairAsync(Value block, std::array<Value, 2> src,
 
 fmha::FetchedType TileCopier::fetchedType(Value src, int64_t rows, Value dst,
                                           Value dstT) const {
-  bool coreMatrices = dst && cast<MemRefType>(dst.getType()).getRank() == 4;
+  bool coreMatrices =
+      dst && fmha::atomRowBytes(cast<MemRefType>(dst.getType())) == 16;
   return fmha::FetchedType::getForCopy(cast<MemRefType>(src.getType()), rows,
                                        threads, /*transposing=*/bool(dstT),
                                        coreMatrices);

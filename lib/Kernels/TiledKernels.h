@@ -91,12 +91,22 @@ Value maskScoreTile(OpBuilder &b, Location loc, ScoreMask scoreMask,
 bool useWholeBlockLoops(const AttentionKernelOptions &options);
 
 /// A workgroup tile of `rows` x `cols` operands of `elt`: rows padded by
-/// `pad` elements (conflict-free fragment reads), or with `coreMatrices` the
-/// [rows/8][cols/8][8][8] core matrices (8 rows of 16 bytes each) that
-/// warpgroup products read by descriptor; `doubleBuffered` puts a slot
-/// dimension of 2 first.
+/// `pad` elements (conflict-free fragment reads), or with `atoms` the
+/// [rows/8][cols/W][8][W] atoms of that layout that warpgroup products read
+/// by descriptor; `doubleBuffered` puts a slot dimension of 2 first.
+/// The layout of a kernel's warpgroup operands: options.warpgroupLayout,
+/// Auto resolved to Swizzle128B where the head dims `dims` of `elt` fill
+/// whole 128-byte rows; a diagnostic on `op` naming `option` when
+/// Swizzle128B is asked for and they do not, or when a layout is asked for
+/// and `warpgroup` (the kernel has warpgroup products) is false.
+FailureOr<WarpgroupLayout>
+resolveWarpgroupLayout(Operation *op, const AttentionKernelOptions &options,
+                       StringRef option, bool warpgroup, Type elt,
+                       ArrayRef<int64_t> dims);
+
 MemRefType operandTileType(Type elt, int64_t rows, int64_t cols, int64_t pad,
-                           bool coreMatrices, bool doubleBuffered = false);
+                           std::optional<WarpgroupLayout> atoms,
+                           bool doubleBuffered = false);
 
 /// Whether a kernel issues its products as warpgroup products (wgmma):
 /// `mode` (the option `option`, "warpgroup-mma" or "fwd-warpgroup-mma") is

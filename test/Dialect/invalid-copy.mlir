@@ -74,7 +74,7 @@ func.func @dynamic_width(%src: memref<?x?x8x?xf16>, %i: index, %buf: memref<64x7
 // -----
 
 func.func @core_shape(%src: memref<?x?x8x64xf16>, %i: index, %buf: memref<8x4x8x8xf16>) {
-  // expected-error @+1 {{stores a 64x64 tile as [8][8][8][8] core matrices, got 'memref<8x4x8x8xf16>'}}
+  // expected-error @+1 {{stores a 64x64 tile as [8][C/W][8][W] atoms with rows of 16 bytes (core matrices) or 128 (swizzled), got 'memref<8x4x8x8xf16>'}}
   fmha.tile_copy %src[%i, %i, %i] seq %i thread %i into %buf : memref<8x4x8x8xf16>
       {rows = 64 : i64, threads = 256 : i64} : memref<?x?x8x64xf16>
   return
@@ -163,7 +163,7 @@ func.func @place_square(%f: !fmha.fetched<64x64xf16, chunk 4x4, threads 256>,
 
 func.func @place_core(%f: !fmha.fetched<64x64xf16, chunk 1x4, threads 256>,
                       %i: index, %buf: memref<8x8x8x8xf16>) {
-  // expected-error @+1 {{stores core matrices in rows of 8 elements, its chunks are 1x4}}
+  // expected-error @+1 {{stores atoms in 16-byte chunks of a row, its chunks are 1x4}}
   fmha.tile_place %f thread %i into %buf : memref<8x8x8x8xf16>
       : !fmha.fetched<64x64xf16, chunk 1x4, threads 256>
   return

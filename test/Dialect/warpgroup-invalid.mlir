@@ -303,7 +303,7 @@ func.func @a_transposed_does_not_fit(%acc: !C, %abuf: memref<8x4x8x8xbf16, #wg>,
 !C = !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_bf16">
 #wg = #gpu.address_space<workgroup>
 func.func @a_rank(%acc: !C, %abuf: memref<64x32xbf16, #wg>, %buf: memref<4x2x8x8xbf16, #wg>, %i: index) {
-  // expected-error @+1 {{reads A from a [R/8][C/8][8][8] buffer of core matrices, got 'memref<64x32xbf16, #gpu.address_space<workgroup>>'}}
+  // expected-error @+1 {{reads A from a [R/8][C/W][8][W] buffer of 8-row atoms with rows of 16 bytes (core matrices) or 128 (swizzled), got 'memref<64x32xbf16, #gpu.address_space<workgroup>>'}}
   %d = fmha.tile_mma_warpgroup lhs_buffer %abuf[%i, %i] : memref<64x32xbf16, #wg>, rhs %buf[%i, %i] : memref<4x2x8x8xbf16, #wg>, acc %acc {k = 32 : i64} : !C
   return
 }
@@ -334,7 +334,7 @@ func.func @a_global(%acc: !C, %abuf: memref<8x4x8x8xbf16>, %buf: memref<4x2x8x8x
 !C = !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_bf16">
 #wg = #gpu.address_space<workgroup>
 func.func @b_core_matrix_shape(%a: !A, %acc: !C, %buf: memref<2x2x8x16xbf16, #wg>, %i: index) {
-  // expected-error @+1 {{reads B from a [R/8][C/8][8][8] buffer of core matrices, got 'memref<2x2x8x16xbf16, #gpu.address_space<workgroup>>'}}
+  // expected-error @+1 {{reads B from a [R/8][C/W][8][W] buffer of 8-row atoms with rows of 16 bytes (core matrices) or 128 (swizzled), got 'memref<2x2x8x16xbf16, #gpu.address_space<workgroup>>'}}
   %d = fmha.tile_mma_warpgroup lhs %a : !A, rhs %buf[%i, %i] : memref<2x2x8x16xbf16, #wg>, acc %acc : !C
   return
 }
@@ -366,7 +366,7 @@ func.func @b_global(%a: !A, %acc: !C, %buf: memref<2x2x8x8xbf16>, %i: index) {
 !C = !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_bf16">
 #wg = #gpu.address_space<workgroup>
 func.func @b_dynamic_stride(%a: !A, %acc: !C, %buf: memref<2x2x8x8xbf16, strided<[?, 64, 8, 1]>, #wg>, %i: index) {
-  // expected-error @+1 {{B needs static strides between dense 8 x 8 core matrices, got 'memref<2x2x8x8xbf16, strided<[?, 64, 8, 1]>, #gpu.address_space<workgroup>>'}}
+  // expected-error @+1 {{B needs static strides between dense 8 x 8 atoms, got 'memref<2x2x8x8xbf16, strided<[?, 64, 8, 1]>, #gpu.address_space<workgroup>>'}}
   %d = fmha.tile_mma_warpgroup lhs %a : !A, rhs %buf[%i, %i] : memref<2x2x8x8xbf16, strided<[?, 64, 8, 1]>, #wg>, acc %acc : !C
   return
 }
@@ -378,7 +378,7 @@ func.func @b_dynamic_stride(%a: !A, %acc: !C, %buf: memref<2x2x8x8xbf16, strided
 !C = !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_bf16">
 #wg = #gpu.address_space<workgroup>
 func.func @b_sparse_core_matrix(%a: !A, %acc: !C, %buf: memref<2x2x8x8xbf16, strided<[512, 128, 16, 1]>, #wg>, %i: index) {
-  // expected-error @+1 {{B needs static strides between dense 8 x 8 core matrices}}
+  // expected-error @+1 {{B needs static strides between dense 8 x 8 atoms}}
   %d = fmha.tile_mma_warpgroup lhs %a : !A, rhs %buf[%i, %i] : memref<2x2x8x8xbf16, strided<[512, 128, 16, 1]>, #wg>, acc %acc : !C
   return
 }
@@ -412,7 +412,7 @@ func.func @b_transposed_does_not_fit(%a: !A, %acc: !C, %buf: memref<2x4x8x8xbf16
 !C = !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_bf16">
 #wg = #gpu.address_space<workgroup>
 func.func @write_core_matrix_shape(%t: !C, %buf: memref<2x2x16x8xbf16, #wg>, %i: index) {
-  // expected-error @+1 {{writes a 4-D buffer of 8 x 8 core matrices, got 'memref<2x2x16x8xbf16, #gpu.address_space<workgroup>>'}}
+  // expected-error @+1 {{writes a 4-D buffer of 8-row atoms with rows of 16 bytes (core matrices) or 128 (swizzled), got 'memref<2x2x16x8xbf16, #gpu.address_space<workgroup>>'}}
   fmha.tile_write %t, %buf[%i, %i] lane %i : !C, memref<2x2x16x8xbf16, #wg>
   return
 }

@@ -2,12 +2,12 @@
 // broadcast over the heads, its elements loaded where the score registers
 // are (one ld.global.b16 + cvt.f32.bf16 per score, forward and backward), and dBias = dS' added by one atom.global.add.f32 per score
 // into grad_bias, which fmha_bwd_zero_dbias zero-fills first; dQ keeps its
-// vector reductions, the backward its warpgroup products.
+// vector reductions, forward and backward their warpgroup products.
 // RUN: rocke-opt %s -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a},fmha-dump-binary{output=%t.ptx})'
 // RUN: FileCheck %s --implicit-check-not=__nv_ --implicit-check-not=call.uni < %t.ptx
 
 // CHECK-LABEL: .entry fmha_fwd_tiled_main(
-// CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK-COUNT-64: cvt.f32.bf16
 // CHECK-NOT: atom.global
 // CHECK-LABEL: .entry fmha_bwd_zero_dq(

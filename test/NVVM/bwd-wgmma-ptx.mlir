@@ -22,6 +22,7 @@
 // RUN: rocke-opt %S/Inputs/attention_bwd_bf16.mlir -pass-pipeline='builtin.module(fmha-bwd-to-kernels{chip=sm_90a subgroup-size=32 strategy=tiled},fmha-split-workgroup-tiles)' -o %t.tiles
 // RUN: FileCheck %s --check-prefix=TILES < %t.tiles
 // RUN: FileCheck %s --check-prefix=NOREAD < %t.tiles
+// RUN: rocke-opt %S/Inputs/attention_bwd_bf16.mlir -pass-pipeline='builtin.module(fmha-bwd-to-kernels{chip=sm_90a subgroup-size=32 strategy=tiled warpgroup-layout=core-matrices},fmha-split-workgroup-tiles)' | FileCheck %s --check-prefix=CORE
 
 // WG: .version 8.1
 // WG: .target sm_90a
@@ -84,7 +85,7 @@
 // FROMZERO-LABEL: .entry fmha_bwd_convert_dq(
 
 // Writes the products read through the async proxy are fenced before the
-// barrier that orders them: K and V staged into core matrices, Q and dO
+// barrier that orders them: K and V staged into swizzled rows, Q and dO
 // copied (cp.async) into their slots, dS^T stored for dQ.
 // PROXY-LABEL: .entry fmha_bwd_tiled_main(
 // PROXY: cp.async.wait_group
@@ -110,29 +111,34 @@
 
 // The tile IR of one query block (each subgroup's, after
 // fmha-split-workgroup-tiles): five warpgroup products, K, V, Q, dO and
-// dS^T read from workgroup memory of core matrices, P^T and dS^T in
+// dS^T read from workgroup memory in 128-byte swizzled rows (the default
+// warpgroup-layout=auto; core matrices with warpgroup-layout=core-matrices:
+// CORE), P^T and dS^T in
 // registers as A operands of dV and dK (no plain tile_mma, no tile_read:
 // P never goes through workgroup memory).
 // TILES-LABEL: gpu.func @fmha_bwd_tiled_main
 // TILES: scf.for {{.*}} -> (!fmha.tile<16x64xf32, c, "mma_sync_m16n8k16_bf16">, !fmha.tile<16x64xf32, c, "mma_sync_m16n8k16_bf16">) {
 // TILES-NOT: fmha.tile_mma
-// TILES: %[[S:.*]] = fmha.tile_mma_warpgroup lhs_buffer %[[K:[a-z0-9_]+]][{{.*}}] : memref<16x8x8x8xbf16, #gpu.address_space<workgroup>>, rhs %[[Q:[a-z0-9_]+]][{{.*}}] : memref<16x8x8x8xbf16, strided<[512, 64, 8, 1], offset: ?>, #gpu.address_space<workgroup>>, acc %{{.*}} {k = 64 : i64, transposed} : <16x128xf32, c, "mma_sync_m16n8k16_bf16">
+// TILES: %[[S:.*]] = fmha.tile_mma_warpgroup lhs_buffer %[[K:[a-z0-9_]+]][{{.*}}] : memref<16x1x8x64xbf16, #gpu.address_space<workgroup>>, rhs %[[Q:[a-z0-9_]+]][{{.*}}] : memref<16x1x8x64xbf16, strided<[512, 512, 64, 1], offset: ?>, #gpu.address_space<workgroup>>, acc %{{.*}} {k = 64 : i64, transposed} : <16x128xf32, c, "mma_sync_m16n8k16_bf16">
 // TILES-NOT: fmha.tile_mma
-// TILES: %[[DP:.*]] = fmha.tile_mma_warpgroup lhs_buffer %[[V:[a-z0-9_]+]][{{.*}}] : memref<16x8x8x8xbf16, #gpu.address_space<workgroup>>, rhs %[[DO:[a-z0-9_]+]][{{.*}}] : memref<16x8x8x8xbf16, strided<[512, 64, 8, 1], offset: ?>, #gpu.address_space<workgroup>>, acc %{{.*}} {k = 64 : i64, transposed} : <16x128xf32, c, "mma_sync_m16n8k16_bf16">
+// TILES: %[[DP:.*]] = fmha.tile_mma_warpgroup lhs_buffer %[[V:[a-z0-9_]+]][{{.*}}] : memref<16x1x8x64xbf16, #gpu.address_space<workgroup>>, rhs %[[DO:[a-z0-9_]+]][{{.*}}] : memref<16x1x8x64xbf16, strided<[512, 512, 64, 1], offset: ?>, #gpu.address_space<workgroup>>, acc %{{.*}} {k = 64 : i64, transposed} : <16x128xf32, c, "mma_sync_m16n8k16_bf16">
 // TILES-NOT: fmha.tile_mma
 // TILES: %[[PT:.*]] = fmha.tile_convert %{{.*}} : <16x128xf32, c, "mma_sync_m16n8k16_bf16"> -> <16x128xbf16, a, "mma_sync_m16n8k16_bf16">
 // TILES-NOT: fmha.tile_mma
 // TILES: %[[DV:.*]] = fmha.tile_mma_warpgroup lhs %[[PT]] : !fmha.tile<16x128xbf16, a, "mma_sync_m16n8k16_bf16">, rhs %[[DO]][{{.*}}] : {{.*}}, acc %{{.*}} : <16x64xf32, c, "mma_sync_m16n8k16_bf16">
 // TILES-NOT: fmha.tile_mma
-// TILES: fmha.tile_write %[[DS:[0-9]+]], %[[DST:[a-z0-9_]+]][{{.*}}] lane %{{.*}} : <16x128xf32, c, "mma_sync_m16n8k16_bf16">, memref<16x16x8x8xbf16, #gpu.address_space<workgroup>>
+// TILES: fmha.tile_write %[[DS:[0-9]+]], %[[DST:[a-z0-9_]+]][{{.*}}] lane %{{.*}} : <16x128xf32, c, "mma_sync_m16n8k16_bf16">, memref<16x2x8x64xbf16, #gpu.address_space<workgroup>>
 // TILES-NOT: fmha.tile_mma
-// TILES: %[[DQ:.*]] = fmha.tile_mma_warpgroup lhs_buffer %[[DST]][{{.*}}] : memref<16x16x8x8xbf16, #gpu.address_space<workgroup>>, rhs %[[K]][{{.*}}] : memref<16x8x8x8xbf16, #gpu.address_space<workgroup>>, acc %{{.*}} {k = 128 : i64, lhs_transposed} : <16x64xf32, c, "mma_sync_m16n8k16_bf16">
+// TILES: %[[DQ:.*]] = fmha.tile_mma_warpgroup lhs_buffer %[[DST]][{{.*}}] : memref<16x2x8x64xbf16, #gpu.address_space<workgroup>>, rhs %[[K]][{{.*}}] : memref<16x1x8x64xbf16, #gpu.address_space<workgroup>>, acc %{{.*}} {k = 128 : i64, lhs_transposed} : <16x64xf32, c, "mma_sync_m16n8k16_bf16">
 // TILES-NOT: fmha.tile_mma
 // TILES: %[[DST2:.*]] = fmha.tile_convert %[[DS]] : <16x128xf32, c, "mma_sync_m16n8k16_bf16"> -> <16x128xbf16, a, "mma_sync_m16n8k16_bf16">
 // TILES-NOT: fmha.tile_mma
 // TILES: %[[DK:.*]] = fmha.tile_mma_warpgroup lhs %[[DST2]] : !fmha.tile<16x128xbf16, a, "mma_sync_m16n8k16_bf16">, rhs %[[Q]][{{.*}}] : {{.*}}, acc %{{.*}} : <16x64xf32, c, "mma_sync_m16n8k16_bf16">
 // TILES-NOT: fmha.tile_mma
 // TILES: fmha.tile_accumulate atomic_add %[[DQ]]
+// CORE-LABEL: gpu.func @fmha_bwd_tiled_main
+// CORE: fmha.tile_mma_warpgroup lhs_buffer %{{.*}} : memref<16x8x8x8xbf16, #gpu.address_space<workgroup>>
+// CORE: fmha.tile_write %{{.*}} : <16x128xf32, c, "mma_sync_m16n8k16_bf16">, memref<16x16x8x8xbf16, #gpu.address_space<workgroup>>
 // TILES-NOT: fmha.tile_mma
 // TILES: scf.yield %[[DK]], %[[DV]] : !fmha.tile<16x64xf32, c, "mma_sync_m16n8k16_bf16">, !fmha.tile<16x64xf32, c, "mma_sync_m16n8k16_bf16">
 // NOREAD-LABEL: gpu.func @fmha_bwd_tiled_main

@@ -10,7 +10,7 @@
 // CHECK-LABEL: .entry fmha_fwd_tiled_main(
 // CHECK: mul.hi.u32
 // CHECK: xor.b32
-// CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// CHECK: wgmma.mma_async
 // CHECK-LABEL: .entry fmha_bwd_preprocess(
 // CHECK-LABEL: .entry fmha_bwd_tiled_main(
 // CHECK: wgmma.mma_async

@@ -1,10 +1,11 @@
 // Warpgroup products (wgmma, sm_90a) in the tiled forward, end to end:
-// fmha-bwd-nvvm{chip=sm_90a fwd-warpgroup-mma=auto} issues S = Q K^T and
-// O += P V as wgmma.mma_async; sm_90 (no wgmma) and the default
-// (fwd-warpgroup-mma=off until the products have run on a GPU) keep
-// mma.sync. bf16 D=128 causal and f16 D=64 causal at the default tiles:
-// 128 query rows over 8 warps (two warpgroups of 64), 128 KV rows.
-// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-warpgroup-mma=auto},fmha-dump-binary{output=%t.wg.ptx})'
+// fmha-bwd-nvvm{chip=sm_90a} issues S = Q K^T and O += P V as
+// wgmma.mma_async on operands in 128-byte swizzled rows (the defaults
+// fwd-warpgroup-mma=auto, fwd-warpgroup-layout=auto); sm_90 (no wgmma) and
+// fwd-warpgroup-mma=off keep mma.sync. bf16 D=128 causal and f16 D=64
+// causal at the default tiles: 128 query rows over 8 warps (two warpgroups
+// of 64), 128 KV rows.
+// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a},fmha-dump-binary{output=%t.wg.ptx})'
 // RUN: FileCheck %s --check-prefix=WG --implicit-check-not=mma.sync --implicit-check-not=ldmatrix --implicit-check-not=.local < %t.wg.ptx
 // RUN: FileCheck %s --check-prefix=SCORES < %t.wg.ptx
 // RUN: FileCheck %s --check-prefix=PV < %t.wg.ptx
@@ -14,16 +15,23 @@
 // RUN: FileCheck %s --check-prefix=FROMZERO < %t.wg.ptx
 // RUN: FileCheck %s --check-prefix=PROXY < %t.wg.ptx
 // RUN: FileCheck %s --check-prefix=WGJSON < %t.wg.ptx.json
-// RUN: rocke-opt %S/Inputs/fwd_f16_d64_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-warpgroup-mma=auto},fmha-dump-binary{output=%t.d64.ptx})'
+// RUN: FileCheck %s --check-prefix=SWIZZLE < %t.wg.ptx
+// RUN: grep -c "or.b64 .*, 4611686568183267328;" %t.wg.ptx | FileCheck %s --check-prefix=SWIZZLE-K
+// RUN: grep -c "or.b64 .*, 4611686568187396096;" %t.wg.ptx | FileCheck %s --check-prefix=SWIZZLE-MN
+// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-warpgroup-layout=core-matrices},fmha-dump-binary{output=%t.core.ptx})'
+// RUN: grep -c "or.b64 .*, 549756338176;" %t.core.ptx | FileCheck %s --check-prefix=CORE-K
+// RUN: grep -c "or.b64 .*, 34368126976;" %t.core.ptx | FileCheck %s --check-prefix=CORE-MN
+// RUN: not grep -q 4611686 %t.core.ptx
+// RUN: rocke-opt %S/Inputs/fwd_f16_d64_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a},fmha-dump-binary{output=%t.d64.ptx})'
 // RUN: FileCheck %s --check-prefix=D64S --implicit-check-not=mma.sync --implicit-check-not=ldmatrix < %t.d64.ptx
 // RUN: FileCheck %s --check-prefix=D64PV < %t.d64.ptx
 // RUN: FileCheck %s --check-prefix=D64JSON < %t.d64.ptx.json
 // RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90},fmha-dump-binary{output=%t.sm90.ptx})'
 // RUN: FileCheck %s --check-prefixes=SYNC,SM90 --implicit-check-not=wgmma --implicit-check-not=fence.proxy < %t.sm90.ptx
-// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a},fmha-dump-binary{output=%t.off.ptx})'
+// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-warpgroup-mma=off},fmha-dump-binary{output=%t.off.ptx})'
 // RUN: FileCheck %s --check-prefixes=SYNC,OFF --implicit-check-not=wgmma --implicit-check-not=fence.proxy < %t.off.ptx
 // The tile IR of the KV loop (see test/Passes/fwd-tiled-structure.mlir).
-// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -pass-pipeline='builtin.module(fmha-bwd-to-kernels{chip=sm_90a forward=true fwd-warpgroup-mma=auto},fmha-split-workgroup-tiles)' -o %t.tiles
+// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -pass-pipeline='builtin.module(fmha-bwd-to-kernels{chip=sm_90a forward=true},fmha-split-workgroup-tiles)' -o %t.tiles
 // RUN: FileCheck %s --check-prefix=TILES < %t.tiles
 // RUN: FileCheck %s --check-prefix=NOREAD < %t.tiles
 
@@ -78,6 +86,22 @@
 // PROXY-NEXT: bar.sync 0;
 // PROXY-NOT: {{fence.proxy|bar.sync}}
 
+// The descriptors: swizzle mode 1 (128-byte rows, bit 62); Q (A) and K
+// (B) K-major, 8-row groups 2048 bytes apart (bits 32-45: 128), no leading
+// offset (bits 16-29: 1); V (B of P V) MN-major, its two 64-column atoms
+// 1024 bytes apart (leading offset 64), 8-row groups 2048 apart. The copies
+// swizzle each 16-byte chunk by its row (an xor in the address). Core
+// matrices instead: no swizzle bit, 16-byte rows (Q and K: leading offset
+// 128 B between k core matrices (8), stride 2048 B between row groups (128);
+// V: leading 2048 B (128), stride 128 B (8)).
+// SWIZZLE-LABEL: .entry fmha_fwd_tiled_main(
+// SWIZZLE: xor.b64
+// SWIZZLE: cp.async.cg.shared.global
+// SWIZZLE-K: {{^}}16{{$}}
+// SWIZZLE-MN: {{^}}8{{$}}
+// CORE-K: {{^}}16{{$}}
+// CORE-MN: {{^}}8{{$}}
+
 // Q [128 x 128] once, K and V [128 x 128] two slots each: 160 KiB.
 // WGJSON: "dynamic_shared_bytes": 163840,
 // WGJSON: "grid": [
@@ -110,17 +134,17 @@
 
 // Each subgroup's KV iteration after fmha-split-workgroup-tiles: two
 // warpgroup products on its 16 query rows. S reads Q (A, at the
-// warpgroup's 64 rows) and K (B, transposed) from core matrices; P is
+// warpgroup's 64 rows) and K (B, transposed) from swizzled rows; P is
 // converted in registers (never through workgroup memory) into the A
-// operand of O += P V, whose B is V's core matrices as they lie.
+// operand of O += P V, whose B is V's swizzled rows as they lie.
 // TILES-LABEL: gpu.func @fmha_fwd_tiled_main
 // TILES: scf.for {{.*}} -> (!fmha.tile<16x128xf32, c, "mma_sync_m16n8k16_bf16">, !fmha.tile<16x1xf32, rows, "mma_sync_m16n8k16_bf16">, !fmha.tile<16x1xf32, rows, "mma_sync_m16n8k16_bf16">) {
 // TILES-NOT: fmha.tile_mma
-// TILES: %[[S:.*]] = fmha.tile_mma_warpgroup lhs_buffer %[[Q:[a-z0-9_]+]][{{.*}}] : memref<16x16x8x8xbf16, #gpu.address_space<workgroup>>, rhs %[[K:[a-z0-9_]+]][{{.*}}] : memref<16x16x8x8xbf16, strided<[1024, 64, 8, 1], offset: ?>, #gpu.address_space<workgroup>>, acc %{{.*}} {k = 128 : i64, transposed} : <16x128xf32, c, "mma_sync_m16n8k16_bf16">
+// TILES: %[[S:.*]] = fmha.tile_mma_warpgroup lhs_buffer %[[Q:[a-z0-9_]+]][{{.*}}] : memref<16x2x8x64xbf16, #gpu.address_space<workgroup>>, rhs %[[K:[a-z0-9_]+]][{{.*}}] : memref<16x2x8x64xbf16, strided<[1024, 512, 64, 1], offset: ?>, #gpu.address_space<workgroup>>, acc %{{.*}} {k = 128 : i64, transposed} : <16x128xf32, c, "mma_sync_m16n8k16_bf16">
 // TILES-NOT: fmha.tile_mma
 // TILES: %[[P:.*]] = fmha.tile_convert %{{.*}} : <16x128xf32, c, "mma_sync_m16n8k16_bf16"> -> <16x128xbf16, a, "mma_sync_m16n8k16_bf16">
 // TILES-NOT: fmha.tile_mma
-// TILES: %[[O:.*]] = fmha.tile_mma_warpgroup lhs %[[P]] : !fmha.tile<16x128xbf16, a, "mma_sync_m16n8k16_bf16">, rhs %{{[a-z0-9_]+}}[{{.*}}] : memref<16x16x8x8xbf16, strided<[1024, 64, 8, 1], offset: ?>, #gpu.address_space<workgroup>>, acc %{{.*}} : <16x128xf32, c, "mma_sync_m16n8k16_bf16">
+// TILES: %[[O:.*]] = fmha.tile_mma_warpgroup lhs %[[P]] : !fmha.tile<16x128xbf16, a, "mma_sync_m16n8k16_bf16">, rhs %{{[a-z0-9_]+}}[{{.*}}] : memref<16x2x8x64xbf16, strided<[1024, 512, 64, 1], offset: ?>, #gpu.address_space<workgroup>>, acc %{{.*}} : <16x128xf32, c, "mma_sync_m16n8k16_bf16">
 // TILES-NOT: fmha.tile_mma
 // TILES: scf.yield %[[O]],
 // NOREAD-LABEL: gpu.func @fmha_fwd_tiled_main

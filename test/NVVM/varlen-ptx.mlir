@@ -16,7 +16,7 @@
 // PTX-NEXT: ld.global.s32 {{.*}}, [[[CUQ]]+4];
 // PTX: setp.ge.u64 [[EXIT:%p[0-9]+]],
 // PTX-NEXT: @[[EXIT]] bra
-// PTX: mma.sync.aligned.m16n8k16
+// PTX: wgmma.mma_async
 // PTX-LABEL: .entry fmha_bwd_zero_dq(
 // PTX-NOT: ld.global
 // PTX-LABEL: .entry fmha_bwd_preprocess(

@@ -5,7 +5,7 @@
 // RUN: FileCheck %s --check-prefix=NV < %t.nv
 // RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{chip=gfx942 forward=true},fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.amd
 // RUN: FileCheck %s --check-prefix=AMD < %t.amd
-// RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{chip=sm_90a forward=true fwd-warpgroup-mma=auto},fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,fmha-defer-warpgroup-waits,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.wg
+// RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{chip=sm_90a forward=true},fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,fmha-defer-warpgroup-waits,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.wg
 // RUN: FileCheck %s --check-prefix=WG < %t.wg
 
 // bf16, D=128, causal. sm_90 (128 query rows over 4 warps, 64 KV rows, Q
@@ -52,7 +52,8 @@
 // NV: gpu.return
 
 // sm_90a (warpgroup products: 128 query rows over 8 warps, two warpgroups
-// of 64; 128 KV rows): Q copied once into core matrices, then per block the
+// of 64; 128 KV rows; the default there): Q copied once into 128-byte
+// swizzled rows (fwd-warpgroup-layout), then per block the
 // same single barrier and two warpgroup products, no per-subgroup atom: S =
 // Q K^T, A and B by descriptor (8 k steps over D = 128), waited for right
 // before its first use (the branch around the mask); O += P V with P's
@@ -62,7 +63,7 @@
 // The copies the products read (Q's stores, K and V's cp.async) are
 // fenced for the async proxy before the barrier.
 // WG-LABEL: gpu.func @fmha_fwd_tiled_main
-// WG: vector.store {{.*}} : memref<16x16x8x8xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// WG: vector.store {{.*}} : memref<16x2x8x64xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
 // WG-COUNT-16: nvgpu.device_async_copy
 // WG: scf.for
 // WG: nvgpu.device_async_wait
