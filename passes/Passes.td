@@ -746,6 +746,27 @@ def NvvmVerifyChip : Pass<"fmha-nvvm-verify-chip", "::mlir::ModuleOp"> {
   ];
 }
 
+def AlignDynamicSharedMemory : Pass<"fmha-align-dynamic-shared-memory",
+                                    "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Raise the alignment of the dynamic shared-memory symbol";
+  let description = [{
+    Run after convert-gpu-to-nvvm, whose lowering of gpu.dynamic_shared_memory
+    declares a zero-length global in address space 3 aligned to 16 bytes.
+    The kernels carve their buffers out of it at offsets aligned for each
+    buffer (lib/Kernels/KernelBuilder): 128-byte swizzled atoms at 1024
+    bytes, because the hardware takes the swizzle from address bits 7-9 (of
+    wgmma's reads as of the copies' writes). This pass raises every such
+    global's alignment to `alignment`, so the carve-out's offsets are
+    addresses' alignments too.
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", /*default=*/"1024",
+           "Bytes the dynamic shared-memory symbols are aligned to (a power "
+           "of two)">,
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def NvvmExp2 : Pass<"fmha-exp2-to-nvvm", "::mlir::gpu::GPUModuleOp"> {
   let summary = "math.exp2 f32 -> llvm.nvvm.ex2.approx.f32 (no libdevice)";
   let description = [{

@@ -283,6 +283,8 @@ mlir::LogicalResult buildNvvmToPtxPipeline(mlir::OpPassManager &pm,
   addKernelPrelowering(kernels);
   kernels.addPass(mlir::createConvertNVGPUToNVVMPass());
   kernels.addPass(mlir::createConvertGpuOpsToNVVMOps());
+  // 128-byte swizzled buffers need 1024-byte addresses.
+  kernels.addPass(rocke::createAlignDynamicSharedMemory());
   // Vector ops the NVVM conversions leave behind (shape_cast, from_elements)
   // and the ub.poison their lowering makes are finished after
   // convert-gpu-to-nvvm, once memory spaces are LLVM address spaces.

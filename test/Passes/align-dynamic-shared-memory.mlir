@@ -1,0 +1,20 @@
+// fmha-align-dynamic-shared-memory raises the alignment of the zero-length
+// shared-memory globals (convert-gpu-to-nvvm's dynamic shared memory) to the
+// option's, never lowers one, and leaves sized or other globals alone.
+// RUN: rocke-opt %s -split-input-file -pass-pipeline='builtin.module(gpu.module(fmha-align-dynamic-shared-memory))' | FileCheck %s
+// RUN: rocke-opt %s -split-input-file -pass-pipeline='builtin.module(gpu.module(fmha-align-dynamic-shared-memory{alignment=128}))' | FileCheck %s --check-prefix=SMALL
+// RUN: not rocke-opt %s -split-input-file -pass-pipeline='builtin.module(gpu.module(fmha-align-dynamic-shared-memory{alignment=48}))' 2>&1 | FileCheck %s --check-prefix=BAD
+
+// CHECK-LABEL: gpu.module @kernels
+// CHECK: llvm.mlir.global internal @__dynamic_shmem__0() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
+// CHECK: llvm.mlir.global internal @wide() {addr_space = 3 : i32, alignment = 4096 : i64} : !llvm.array<0 x i8>
+// CHECK: llvm.mlir.global internal @sized() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<64 x i8>
+// CHECK: llvm.mlir.global internal @global_memory() {addr_space = 1 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+// SMALL: @__dynamic_shmem__0() {addr_space = 3 : i32, alignment = 128 : i64}
+// BAD: error: fmha-align-dynamic-shared-memory: alignment 48 is not a positive power of two
+gpu.module @kernels {
+  llvm.mlir.global internal @__dynamic_shmem__0() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+  llvm.mlir.global internal @wide() {addr_space = 3 : i32, alignment = 4096 : i64} : !llvm.array<0 x i8>
+  llvm.mlir.global internal @sized() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<64 x i8>
+  llvm.mlir.global internal @global_memory() {addr_space = 1 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+}
