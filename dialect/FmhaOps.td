@@ -362,8 +362,9 @@ def Fmha_WarpgroupMmaOp : Fmha_Op<"warpgroup_mma",
     Per k step of 16, A is either the subgroup's rows as an mma.sync
     m16n8k16 A fragment (`lhs`) or the whole [64 x 16] slice in workgroup
     memory (`lhs_descriptors`), and `descriptors` describe the [16 x N] slice
-    of B there: PTX wgmma matrix descriptors of core matrices (8 rows of 16
-    bytes), which run along m (n) with `mn_major_a` (`mn_major_b`). All four
+    of B there: PTX wgmma matrix descriptors of 8-row atoms (core matrices of
+    16-byte rows, or 128-byte swizzled rows: fmha::atomRowBytes), which run
+    along m (n) with `mn_major_a` (`mn_major_b`). All four
     subgroups execute it with the same descriptors. `buffers` are the
     workgroup buffers the descriptors point into: the op reads them (barrier
     placement orders those reads). The products run asynchronously: the
@@ -672,8 +673,11 @@ def Fmha_TileMmaWarpgroupOp : Fmha_TileOp<"mma_warpgroup",
   let summary = "acc + A * B, issued by a warpgroup, B in workgroup memory";
   let description = [{
     The product of `tile_mma` with B read by the matrix cores straight from
-    a workgroup buffer of core matrices: [R/8][C/8][8][8], element (r, c) at
-    `[r / 8][c / 8][r % 8][c % 8]`. B[k][n] is element (row + k, col + n) of
+    a workgroup buffer of 8-row atoms: [R/8][C/W][8][W], element (r, c) at
+    `[r / 8][c / W][r % 8][c % W]` (fmha::atomRowBytes: core matrices of 16
+    bytes a row, or 128-byte rows whose 16-byte chunks are swizzled by
+    `r % 8`; an operand whose M or N runs along such rows spans whole ones).
+    B[k][n] is element (row + k, col + n) of
     `buffer`, or (row + n, col + k) with `transposed`. `acc` [16 x N] is the
     calling subgroup's rows of the warpgroup's [64 x N] block; the four
     subgroups of a warpgroup run the op together on the same B. A is either
@@ -885,9 +889,9 @@ def Fmha_TileWriteOp : Fmha_TileOp<"write"> {
     Element (i, j) of the C tile goes to `buffer[row + i][col + j]`, or
     `buffer[row + j][col + i]` with `transposed`, in the buffer's element
     type; each lane writes its registers, runs contiguous in the buffer as
-    one vector store. A 4-D buffer holds [R/8][C/8][8][8] core matrices
-    (what warpgroup products read): element (r, c) is at `[r / 8][c / 8][r
-    % 8][c % 8]`.
+    one vector store. A 4-D buffer holds [R/8][C/W][8][W] 8-row atoms (what
+    warpgroup products read): element (r, c) is at `[r / 8][c / W][r %
+    8][c % W]`, its 16-byte chunk swizzled by `r % 8` in 128-byte rows.
 
     ```mlir
     fmha.tile_write %ds, %buf[%c0, %kv] lane %lane
@@ -1076,7 +1080,7 @@ def Fmha_FetchedType : TypeDef<Fmha_Dialect, "Fetched"> {
     same number of pieces. Pieces are numbered along the rows, or with
     `core_matrices` down the 8 rows of one 8-column block first (for
     buffers of core matrices: 8 consecutive threads then store 128
-    consecutive bytes). `fmha-lower-tile-copies` replaces the value by the
+    consecutive bytes; 128-byte swizzled rows take them along the rows). `fmha-lower-tile-copies` replaces the value by the
     thread's vectors.
 
     ```mlir
@@ -1135,7 +1139,9 @@ class Fmha_CopyOp<string mnemonic, list<Trait> traits = []>
     S, H, D]) go to the first D columns of `dest` ([rows x (D + pad)]), and
     with `transposed into`, their transpose to the first `rows` columns of
     `dest_transposed` ([D x (rows + pad)]); a 4-D `dest` is a buffer of
-    [rows/8][D/8][8][8] core matrices (warpgroup products' operands). Rows
+    [rows/8][D/W][8][W] 8-row atoms (warpgroup products' operands: core
+    matrices, or 128-byte rows whose 16-byte chunks are swizzled by the row,
+    fmha::atomRowBytes). Rows
     at or past `seq_len` are zero, or with `tail_unspecified` finite data of
     the tile (one select per load less). `thread` is the calling thread's id
     among the workgroup's `threads`; `aligned_rows`: the kernel's ABI

@@ -32,7 +32,7 @@ namespace {
 /// registers {a0..a3}, or a descriptor) and the B descriptor; the
 /// accumulator inputs are tied to the outputs. `accumulate`: D += A * B,
 /// else D = A * B (scale-d, a constant predicate: ptxas then knows the first
-/// step reads no accumulator). A descriptor's core matrices run along m
+/// step reads no accumulator). A descriptor's atoms run along m
 /// with `mnMajorA`.
 std::string wgmmaPtx(int64_t regs, Type elt, bool aInRegisters, bool mnMajorA,
                      bool mnMajorB, bool accumulate) {

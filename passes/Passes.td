@@ -519,7 +519,7 @@ def LowerTileCopies : Pass<"fmha-lower-tile-copies"> {
     stores apart, the !fmha.fetched tile carried by the query loop in
     between). This pass cuts each tile into the chunks its type names and
     gives every thread its own: vector loads of rows (past the sequence:
-    zeros), vector stores (into core matrices, or transposed), 16-byte
+    zeros), vector stores (into rows, 8-row atoms or transposed), 16-byte
     nvgpu.device_async_copy ops. Loops that carry !fmha.fetched values carry
     the thread's vectors. A 1 x N vector.transfer_read whose row may lie past
     the end (a query row's record of statistics, read unguarded so that it

@@ -64,7 +64,7 @@ enum class QueryPipelining { Auto, Registers, AsyncCopies };
 ///     B fragments from workgroup memory.
 ///   On: four subgroups issue them together as warpgroup products that read
 ///     B once from workgroup memory (wgmma, sm_90a); the operands read there
-///     are staged as core matrices.
+///     are staged as 8-row atoms (WarpgroupLayout).
 /// Auto: On where the chip has warpgroup products and the tiles allow them.
 enum class WarpgroupMma { Auto, Off, On };
 
@@ -76,8 +76,8 @@ enum class WarpgroupMma { Auto, Off, On };
 ///     swizzled by the row (the layout TMA copies write); head dims in whole
 ///     128-byte rows.
 /// Auto: Swizzle128B where the head dims allow it, else CoreMatrices (on an
-/// H100 the swizzled forward ran 1.3-1.6x the core matrices' speed:
-/// docs/BENCHMARKS.md run 38).
+/// H100 the swizzled forward ran 1.39-1.58x the core matrices' speed, the
+/// backward 1.10-1.22x: docs/BENCHMARKS.md run 38).
 enum class WarpgroupLayout { Auto, CoreMatrices, Swizzle128B };
 
 /// How the forward fetches the K and V blocks.

@@ -368,7 +368,7 @@ SmallVector<Value> atomIndices(OpBuilder &b, Location loc, MemRefType atoms,
                                Value r, Value c);
 
 /// Writes a C-layout tile holding X (rows x cols from the atom grid) into a
-/// row-major 2-D buffer (or one of core matrices, bufferIndices): X[i][j]
+/// row-major 2-D buffer (or one of 8-row atoms, bufferIndices): X[i][j]
 /// goes to buf[rowBase + i][colBase + j], or to
 /// buf[rowBase + j][colBase + i] when `transposed`; converted to the buffer's
 /// element type.

@@ -28,7 +28,7 @@
 // and the host, S for MFMA.
 // Where the chip has warpgroup products (sm_90a), the products are
 // fmha.tile_mma_warpgroup instead: four subgroups multiply together, reading
-// K, V, Q, dO and dS^T once per warpgroup from core-matrix buffers (V too
+// K, V, Q, dO and dS^T once per warpgroup from buffers of 8-row atoms (V too
 // then sits in workgroup memory), and dQ is split over the warpgroups.
 // A packed (varlen) batch runs the same kernels on each sequence's views
 // (KernelLaunch::varlen); its dQ accumulator keeps each sequence's rows
@@ -95,7 +95,7 @@ struct TiledConfig {
   /// block's rows land in one by cp.async while the other is read.
   bool asyncCopies = false;
   /// WarpgroupMma::On: every product is a warpgroup product whose operands
-  /// from workgroup memory (K, V, Q, dO, dS^T, staged as core matrices) are
+  /// from workgroup memory (K, V, Q, dO, dS^T, staged as 8-row atoms) are
   /// read once per four subgroups: S^T = K Q^T and dP^T = V dO^T, dV and dK
   /// with P^T and dS^T from registers, and dQ = dS K, split over the
   /// warpgroups as dqQGroups blocks of 64 query rows x the rest of Dqk.
@@ -330,7 +330,7 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
                         hasUnitInnerStride(op.getValue());
   // Warpgroup products: the chip has them; the subgroups hold S^T in mma.sync
   // accumulators that feed dV / dK themselves; K, V, Q and dO rows are
-  // copied in 16-byte chunks into core matrices. The tile shapes are checked
+  // copied in 16-byte chunks into 8-row atoms. The tile shapes are checked
   // per candidate.
   bool warpgroupRequested = options.warpgroupMma == WarpgroupMma::On;
   bool warpgroupLayout =
@@ -968,7 +968,7 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       dKi = accumulateFromScores(dsTile, dKi, qBuf, wg(kQueryT));
 
     // dS into workgroup memory as [q][kv] (the A operand of dQ), or as the
-    // [kv][q] core matrices of dS^T that warpgroups read as A.
+    // [kv][q] atoms of dS^T that warpgroups read as A.
     auto dsWrite =
         fmha::TileWriteOp::create(b, loc, dsTile, wg(kScores), c0, c0, tid);
     dsWrite.setTransposed(sT && !cfg.warpgroup);

@@ -19,7 +19,7 @@
 // sinks start each row at its head's sink instead (m = sink log2 e, l = 1).
 // Where the chip has warpgroup products (sm_90a), S = Q K^T and O += P V
 // are fmha.tile_mma_warpgroup: four subgroups of 16 query rows multiply
-// together, reading Q, K and V once per warpgroup from core-matrix buffers;
+// together, reading Q, K and V once per warpgroup from buffers of 8-row atoms;
 // P stays in registers.
 // A packed (varlen) batch runs the same body on each sequence's views
 // (KernelLaunch::varlen), grid x over its longest sequence's query blocks.
@@ -77,8 +77,8 @@ struct FwdConfig {
   bool wholeBlockLoops = true;
   /// WarpgroupMma::On (sm_90a): S = Q K^T and O += P V are warpgroup
   /// products. Each subgroup holds 16 query rows, four consecutive ones a
-  /// warpgroup's 64; Q (the A operand of S), K and V (B) are staged as core
-  /// matrices and read once per warpgroup; P stays in registers as the A
+  /// warpgroup's 64; Q (the A operand of S), K and V (B) are staged as
+  /// 8-row atoms and read once per warpgroup; P stays in registers as the A
   /// operand of P V.
   bool warpgroup = false;
   /// How those warpgroup operands are laid out (fwd-warpgroup-layout).

@@ -112,7 +112,7 @@ MemRefType operandTileType(Type elt, int64_t rows, int64_t cols, int64_t pad,
 /// `mode` (the option `option`, "warpgroup-mma" or "fwd-warpgroup-mma") is
 /// not Off, the chip has them (ChipInfo::warpgroupMma), the kernel's tiles
 /// are laid out for them (`layout`; `layoutNeeds` says how) and the operand
-/// rows staged as core matrices arrive in whole 16-byte chunks
+/// rows staged as 8-row atoms arrive in whole 16-byte chunks
 /// (`rowsInChunks`; `rowsNeeds` names the operands). With WarpgroupMma::On
 /// a diagnostic on `op` naming what is missing. The tile shapes are the
 /// kernel's to check per candidate.
@@ -231,8 +231,8 @@ struct TileBuilder {
   Value read(Value buffer, Value row, Value col, bool transposed,
              fmha::TileType type) const;
   Value mma(Value lhs, Value rhs, Value acc) const;
-  /// An operand of a warpgroup product in a buffer of core matrices: [R x
-  /// C] at (row, col), or its transpose.
+  /// An operand of a warpgroup product in a buffer of 8-row atoms: [R x C]
+  /// at (row, col), or its transpose.
   struct SharedOperand {
     Value buffer, row, col;
     bool transposed = false;
