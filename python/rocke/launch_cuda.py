@@ -97,13 +97,28 @@ def _dim3(x: Dim3) -> Tuple[int, int, int]:
     return tuple(t) + (1,) * (3 - len(t))
 
 
+# Shared memory every kernel may use without opting in.
+_DEFAULT_SHARED = 48 * 1024
+
+
+def _opt_in_shared(kernel, dynamic: int) -> None:
+    """Opts `kernel` (a RawKernel) in to `dynamic` bytes of dynamic shared
+    memory where they and its static shared memory (a kernel's alignment of
+    the dynamic memory shows here too) pass the 48 KiB every kernel may use:
+    at exactly 48 KiB of dynamic memory a byte of static memory makes the
+    launch an invalid argument."""
+    if dynamic + kernel.shared_size_bytes > _DEFAULT_SHARED:
+        kernel.max_dynamic_shared_size_bytes = dynamic
+
+
 def launch(kernel, grid: Dim3, block: Dim3, args: Sequence,
            shared_mem: int = 0, stream=None,
            grid_limit: Sequence[int] = GRID_LIMIT) -> None:
     """Launch a RawKernel (or (PtxModule, name)); args are CuPy arrays/ints.
     shared_mem: the dynamic shared memory bytes (a kernel's
-    `dynamic_shared_bytes` in the sidecar); past the 48 KiB every kernel may
-    use, the kernel is opted in first. The grid is checked against
+    `dynamic_shared_bytes` in the sidecar); where it and the kernel's static
+    shared memory pass the 48 KiB every kernel may use, the kernel is opted
+    in first. The grid is checked against
     `grid_limit` (a recipe's) first."""
     name = kernel[1] if isinstance(kernel, tuple) else \
         getattr(kernel, "name", "kernel")
@@ -112,8 +127,7 @@ def launch(kernel, grid: Dim3, block: Dim3, args: Sequence,
     if isinstance(kernel, tuple):
         mod, name = kernel
         kernel = mod.get(name)
-    if shared_mem > 48 * 1024:
-        kernel.max_dynamic_shared_size_bytes = shared_mem
+    _opt_in_shared(kernel, shared_mem)
     kw = {"shared_mem": shared_mem}
     if stream is not None:
         kw["stream"] = stream
@@ -160,8 +174,7 @@ class RecipeModule:
         self.pointers = {}  # their CUfunctions on this device
         for k in kernels:
             fn = self.module.get_function(k["name"])
-            if k["shared"] > 48 * 1024:  # opt in past the static limit
-                fn.max_dynamic_shared_size_bytes = k["shared"]
+            _opt_in_shared(fn, k["shared"])
             self.functions[k["name"]] = fn
             self.pointers[k["name"]] = fn.kernel.ptr
         self.plans = LaunchPlans(kernels)
