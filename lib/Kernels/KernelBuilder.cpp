@@ -749,6 +749,8 @@ LogicalResult KernelEmitter::emit(const KernelLaunch &launch,
   if (staticGrid.size() == 3)
     fn.setKnownGridSizeAttr(kb.getDenseI32ArrayAttr(staticGrid));
   fn->setAttr("rocke.launch", launchInfo);
+  if (launch.agprAccumulators)
+    fn->setAttr(fmha::kAgprAccumulatorsAttrName, kb.getUnitAttr());
   SymbolTable(kernelModule).insert(fn);
 
   Block &entry = fn.getBody().front();
