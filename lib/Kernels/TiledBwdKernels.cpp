@@ -697,15 +697,9 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   // The same through a buffer descriptor of the block's records that ends
   // at Sq: the rows past it read zeros, which become 2^100.
   auto loadThreadStatsBuffered = [&](Value q0) -> SmallVector<Value> {
-    SmallVector<OpFoldResult> offsets{batch, headQ, q0, b.getIndexAttr(0)};
-    SmallVector<OpFoldResult> extent{b.getIndexAttr(1), b.getIndexAttr(1),
-                                     b.getIndexAttr(cfg.blockQ),
-                                     b.getIndexAttr(2)};
-    SmallVector<OpFoldResult> unit(4, b.getIndexAttr(1));
-    Value view = memref::SubViewOp::create(b, loc, rowRecord, offsets, extent,
-                                           unit);
-    Value records = copier.boundedBuffer(view, q0, sizes.seqQ, cfg.blockQ,
-                                         /*rowBytes=*/2 * 4);
+    Value records =
+        copier.rowsBuffer(rowRecord, {batch, headQ, q0, b.getIndexAttr(0)},
+                          /*rowDim=*/2, sizes.seqQ, cfg.blockQ);
     Value row = arith::SelectOp::create(b, loc, tidInBlock, tid, c0);
     Value record = vector::LoadOp::create(
         b, loc, VectorType::get({2}, b.getF32Type()), records,
