@@ -68,6 +68,12 @@ inline constexpr llvm::StringLiteral kWorkgroupUniformAttrName =
 /// chips. Other targets drop it.
 inline constexpr llvm::StringLiteral kMfmaExpLoopAttrName =
     "rocke.mfma_exp_loop";
+/// Discardable unit attribute of a gpu.func that keeps more registers live
+/// than a lane's arch VGPRs (KernelLaunch::agprAccumulators):
+/// fmha-rocdl-sched-hints lets LLVM put its MFMA accumulators in AGPRs and
+/// schedule it for registers. Other targets drop it.
+inline constexpr llvm::StringLiteral kAgprAccumulatorsAttrName =
+    "rocke.agpr_accumulators";
 } // namespace rocke::fmha
 
 #endif

@@ -26,6 +26,11 @@ enum class KernelPlacement { Gpu, Host };
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
 
+/// Adds LLVM function attribute `name`=`value` to the passthrough list of
+/// `fn` (gpu.func -> llvm.func keeps it) unless it is there.
+void addPassthroughAttr(mlir::Operation *fn, llvm::StringRef name,
+                        llvm::StringRef value);
+
 /// math.exp2 f32 -> rocdl.exp2 and arcp/afn `1.0 / x` f32 -> rocdl.rcp.
 void populateExp2ToRocdlPatterns(mlir::RewritePatternSet &patterns);
 

@@ -62,8 +62,12 @@ def RocdlSchedHints : Pass<"fmha-rocdl-sched-hints",
     whose softmax exponentials can issue while their MFMAs run) gets
     `rocdl.iglp.opt 2` at the top of its body: LLVM's MFMAExpInterleave
     strategy schedules that region, filling the MFMA pipeline's busy cycles
-    with the exponentials and their VALU work. fmha-rocdl-to-hsaco runs it
-    before the loops become branches.
+    with the exponentials and their VALU work. A gpu.func marked
+    `rocke.agpr_accumulators` (more registers live than a lane's arch VGPRs:
+    gfx942's D=128 backward) gets the LLVM function attributes
+    "amdgpu-agpr-alloc"="256" (MFMA accumulators in AGPRs; LLVM's attributor
+    sets 0 otherwise) and "amdgpu-sched-strategy"="iterative-minreg".
+    fmha-rocdl-to-hsaco runs it before the loops become branches.
   }];
   let dependentDialects = ["::mlir::ROCDL::ROCDLDialect"];
 }

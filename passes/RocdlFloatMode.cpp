@@ -25,26 +25,27 @@ namespace rocke {
 
 using namespace mlir;
 
+void rocke::addPassthroughAttr(Operation *fn, StringRef name, StringRef value) {
+  Builder b(fn->getContext());
+  Attribute entry =
+      b.getArrayAttr({b.getStringAttr(name), b.getStringAttr(value)});
+  SmallVector<Attribute> passthrough;
+  if (auto existing = fn->getAttrOfType<ArrayAttr>("passthrough"))
+    llvm::append_range(passthrough, existing);
+  if (llvm::is_contained(passthrough, entry))
+    return;
+  passthrough.push_back(entry);
+  fn->setAttr("passthrough", b.getArrayAttr(passthrough));
+}
+
 namespace {
 struct RocdlFloatModePass
     : public rocke::impl::RocdlFloatModeBase<RocdlFloatModePass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
-    Builder b(ctx);
     getOperation()->walk([&](gpu::GPUFuncOp kernel) {
-      if (!kernel.isKernel())
-        return;
-      // The LLVM function's passthrough attributes (gpu.func -> llvm.func
-      // keeps them), with IEEE mode off added once.
-      Attribute ieeeOff = b.getArrayAttr(
-          {b.getStringAttr("amdgpu-ieee"), b.getStringAttr("false")});
-      SmallVector<Attribute> passthrough;
-      if (auto existing = kernel->getAttrOfType<ArrayAttr>("passthrough"))
-        llvm::append_range(passthrough, existing);
-      if (llvm::is_contained(passthrough, ieeeOff))
-        return;
-      passthrough.push_back(ieeeOff);
-      kernel->setAttr("passthrough", b.getArrayAttr(passthrough));
+      if (kernel.isKernel())
+        rocke::addPassthroughAttr(kernel, "amdgpu-ieee", "false");
     });
     getOperation()->walk([&](arith::ArithFastMathInterface op) {
       if (!isa<arith::AddFOp, arith::SubFOp, arith::MulFOp>(op))

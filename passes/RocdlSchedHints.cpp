@@ -7,10 +7,19 @@
 // scheduling strategy for that region, which fills the MFMA pipeline's
 // busy cycles with the exponentials and their VALU work instead of issuing
 // the products back to back.
+// A kernel marked fmha::kAgprAccumulatorsAttrName (more registers live than
+// a lane's arch VGPRs) gets LLVM's "amdgpu-agpr-alloc" = all AGPRs, which
+// LLVM's attributor otherwise sets to 0 for code without AGPR inline
+// assembly (then every MFMA takes VGPR accumulators, and the values past the
+// arch VGPRs are copied to and from AGPRs), and the iterative-minreg
+// scheduler, without which the AGPR form spilled VGPRs to scratch (gfx942
+// bf16 D=128 backward).
 //
 //===----------------------------------------------------------------------===//
 #include "dialect/FmhaDialect.h"
 #include "passes/Passes.h"
+
+#include "lib/Target/ChipInfo.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
@@ -35,6 +44,14 @@ struct RocdlSchedHintsPass
         return;
       OpBuilder b = OpBuilder::atBlockBegin(loop.getBody());
       ROCDL::IglpOpt::create(b, loop.getLoc(), kMfmaExpInterleave);
+    });
+    getOperation().walk([](gpu::GPUFuncOp kernel) {
+      if (!kernel->hasAttr(rocke::fmha::kAgprAccumulatorsAttrName))
+        return;
+      rocke::addPassthroughAttr(kernel, "amdgpu-agpr-alloc",
+                                std::to_string(rocke::kAmdAgprs));
+      rocke::addPassthroughAttr(kernel, "amdgpu-sched-strategy",
+                                "iterative-minreg");
     });
   }
 };

@@ -757,6 +757,8 @@ LogicalResult KernelEmitter::emit(const KernelLaunch &launch,
   if (staticGrid.size() == 3)
     fn.setKnownGridSizeAttr(kb.getDenseI32ArrayAttr(staticGrid));
   fn->setAttr("rocke.launch", launchInfo);
+  if (launch.agprAccumulators)
+    fn->setAttr(fmha::kAgprAccumulatorsAttrName, kb.getUnitAttr());
   SymbolTable(kernelModule).insert(fn);
 
   Block &entry = fn.getBody().front();
@@ -966,16 +968,11 @@ Value pairedColumn(OpBuilder &b, Location loc, Value col) {
   auto bits = [&](int64_t mask) -> Value {
     return arith::AndIOp::create(b, loc, col, constIndex(b, loc, mask));
   };
-  auto shifted = [&](Value v, int64_t left, int64_t right) -> Value {
-    if (left)
-      return arith::ShLIOp::create(b, loc, v, constIndex(b, loc, left));
-    return arith::ShRUIOp::create(b, loc, v, constIndex(b, loc, right));
-  };
   Value group = bits(~int64_t(15));
   Value pair = bits(6);
-  Value pairAt = shifted(pair, 1, 0);
+  Value pairAt = arith::ShLIOp::create(b, loc, pair, constIndex(b, loc, 1));
   Value atom = bits(8);
-  Value atomAt = shifted(atom, 0, 2);
+  Value atomAt = arith::ShRUIOp::create(b, loc, atom, constIndex(b, loc, 2));
   Value element = bits(1);
   Value at = arith::AddIOp::create(b, loc, group, pairAt);
   at = arith::AddIOp::create(b, loc, at, atomAt);

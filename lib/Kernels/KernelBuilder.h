@@ -314,6 +314,9 @@ struct KernelLaunch {
   llvm::SmallVector<std::optional<SequenceView>> sequenceViews;
   int64_t exitRows = 0;
   bool exitOnKeys = false;
+  /// The GPU kernel gets fmha::kAgprAccumulatorsAttrName
+  /// (ChipInfo::agprBackward).
+  bool agprAccumulators = false;
 };
 
 /// The softmax statistics as kernel arguments: "lse", or "m" and "l"

@@ -468,18 +468,26 @@ bool TileCopier::fitsRowsBuffer(Value src, int64_t rows) {
 
 Value TileCopier::rowsBuffer(Value src, Value batch, Value row, Value head,
                              Value seqLen, int64_t rows) const {
+  return rowsBuffer(src, {batch, row, head, b.getIndexAttr(0)}, /*rowDim=*/1,
+                    seqLen, rows);
+}
+
+Value TileCopier::rowsBuffer(Value src, ArrayRef<OpFoldResult> offsets,
+                             unsigned rowDim, Value seqLen,
+                             int64_t rows) const {
   auto type = cast<MemRefType>(src.getType());
   SmallVector<int64_t> strides;
   int64_t offset;
   (void)type.getStridesAndOffset(strides, offset);
-  SmallVector<OpFoldResult> offsets{batch, row, head, b.getIndexAttr(0)};
-  SmallVector<OpFoldResult> sizes{b.getIndexAttr(1), b.getIndexAttr(rows),
-                                  b.getIndexAttr(1),
-                                  b.getIndexAttr(type.getDimSize(3))};
-  SmallVector<OpFoldResult> unit(4, b.getIndexAttr(1));
+  int64_t last = type.getRank() - 1;
+  SmallVector<OpFoldResult> sizes(type.getRank(), b.getIndexAttr(1));
+  sizes[rowDim] = b.getIndexAttr(rows);
+  sizes[last] = b.getIndexAttr(type.getDimSize(last));
+  SmallVector<OpFoldResult> unit(type.getRank(), b.getIndexAttr(1));
   Value view = memref::SubViewOp::create(b, loc, src, offsets, sizes, unit);
+  Value row = cast<Value>(offsets[rowDim]);
   return boundedBuffer(view, row, seqLen, rows,
-                       strides[1] * (type.getElementTypeBitWidth() / 8));
+                       strides[rowDim] * (type.getElementTypeBitWidth() / 8));
 }
 
 Value TileCopier::boundedBuffer(Value view, Value row, Value seqLen,

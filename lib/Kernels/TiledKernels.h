@@ -180,6 +180,11 @@ struct TileCopier {
   /// rows.
   Value rowsBuffer(Value src, Value batch, Value row, Value head, Value seqLen,
                    int64_t rows) const;
+  /// The same for the rows of dimension `rowDim` of `src` from `offsets`
+  /// (a value there; unit extents elsewhere, whole rows): the row records
+  /// [B, Hq, Sq, 2] of a head, rowDim 2.
+  Value rowsBuffer(Value src, ArrayRef<OpFoldResult> offsets, unsigned rowDim,
+                   Value seqLen, int64_t rows) const;
   /// `view`, rows [row, row + rows) of `rowBytes` each, read through an AMD
   /// buffer descriptor whose size ends at row `seqLen` (every row when
   /// `seqLen` is null): zeros past it, and no access.

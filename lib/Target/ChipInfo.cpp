@@ -27,7 +27,7 @@ const ChipInfo kChips[] = {
     //   f32 -> bf16 conversion instruction, warpgroup products, MFMA read
     //   batch, whole-block loops, transposed LDS reads, forward atom by work,
     //   forward K / V fetched ahead, buffer loads, interleaved backward,
-    //   first block placed before the loop
+    //   first block placed before the loop, AGPR accumulators in the backward
     // gfx90a reads K / V without buffer descriptors: its forward loop waited
     // 32 times per KV block with them instead of 18 (bf16 D=128 causal).
     {"gfx90a", GpuVendor::Amd, 64, 64 * 1024, kCdnaAtoms, 1, 4, 8, 512, 8,
@@ -41,7 +41,8 @@ const ChipInfo kChips[] = {
      /*mfmaReadBatch=*/8, /*wholeBlockLoops=*/true,
      /*transposedLdsReads=*/false, /*fwdAtomByWork=*/true,
      /*kvFetchAhead=*/true, /*bufferLoads=*/true,
-     /*interleavedBackward=*/true, /*placeFirstBlock=*/true},
+     /*interleavedBackward=*/true, /*placeFirstBlock=*/true,
+     /*agprBackward=*/true},
     {"gfx950", GpuVendor::Amd, 64, 160 * 1024, kGfx950Atoms, 1, 4, 8, 512, 8,
      160 * 1024, 512, /*bf16Conversion=*/true, /*warpgroupMma=*/false,
      /*mfmaReadBatch=*/2, /*wholeBlockLoops=*/true,

@@ -116,6 +116,15 @@ struct ChipInfo {
   /// smaller count of the two: the prologue's (its reads last) also waited
   /// for the backward's dQ atomics issued after the loop's reads.
   bool placeFirstBlock = false;
+  /// A backward main kernel whose live registers pass a lane's arch VGPRs
+  /// (kAmdArchVgprs) and whose scores have no mask, bias, dropout or
+  /// score_mod takes MFMAs with AGPR accumulators and LLVM's
+  /// iterative-minreg scheduler (KernelLaunch::agprAccumulators,
+  /// fmha-rocdl-sched-hints). gfx942 bf16 D=128: 985 -> 850 llvm-mca cycles
+  /// per query block, no spills; the scheduler alone 907, the AGPRs alone
+  /// spilled 30 VGPRs to scratch. Not gfx950 (13 VGPRs spilled at D=128),
+  /// nor kernels within the arch VGPRs (gfx942 D=64: 942 -> 1016).
+  bool agprBackward = false;
   LaunchLimits launch;
 
   bool isAmd() const { return vendor == GpuVendor::Amd; }
@@ -128,6 +137,10 @@ constexpr uint64_t kNvidiaStaticSharedBytes = 48 * 1024;
 /// one block share (sm_80 to sm_90).
 constexpr int64_t kNvidiaMaxRegistersPerThread = 255;
 constexpr int64_t kNvidiaRegistersPerBlock = 64 * 1024;
+/// A CDNA lane's arch VGPRs and AGPRs (MFMA accumulators and operands; on
+/// gfx90a and later both come out of ChipInfo::vgprsPerSimd).
+constexpr int64_t kAmdArchVgprs = 256;
+constexpr int64_t kAmdAgprs = 256;
 
 /// Waves per SIMD a kernel can keep resident, and what limits it.
 struct Occupancy {

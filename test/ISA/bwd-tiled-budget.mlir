@@ -22,6 +22,11 @@
 // 0.24 / 0.22 waits per MFMA (causal / none), llvm-mca 1036 -> 985 cycles
 // (no mask); the causal kernel spills 3 SGPRs into VGPR lanes outside its
 // hot loop. gfx950: 27.1 %, 0.83 LDS, 0.13 waits, 1442 -> 1374 cycles.
+// Without a mask gfx942 keeps its MFMA accumulators in AGPRs and schedules
+// for registers (ChipInfo::agprBackward: the kernel keeps more registers
+// live than the 256 arch VGPRs): 30.4 %, 0.47 LDS, 0.14 waits, llvm-mca
+// 985 -> 846 cycles; the causal kernel keeps VGPR accumulators (its masked
+// loops spilled 13 VGPRs to scratch with AGPRs).
 // RUN: rocke-opt %S/Inputs/tiled_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-rocdl{chip=gfx942},fmha-dump-binary{output=%t.gfx942.hsaco})'
 // RUN: rocke-report %t.gfx942.hsaco --no-estimate --kernel=fmha_bwd_tiled_main --min-mfma-share=26.8 --max-lds-per-mfma=0.47 --max-waits-per-mfma=0.24 --no-spills --max-sgpr-spills=3 | FileCheck %s --check-prefix=GFX942
 // RUN: rocke-opt %S/Inputs/tiled_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-rocdl{chip=gfx950},fmha-dump-binary{output=%t.gfx950.hsaco})'
@@ -32,7 +37,7 @@
 // RUN: rocke-opt %S/Inputs/tiled_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-rocdl{chip=gfx950 operand-staging=transposed-copies},fmha-dump-binary{output=%t.copies.hsaco})'
 // RUN: llvm-objdump -d --mcpu=gfx950 %t.copies.hsaco | FileCheck %s --check-prefix=GFX942ISA
 // RUN: rocke-opt %S/Inputs/tiled_bf16_d128_none.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-rocdl{chip=gfx942},fmha-dump-binary{output=%t.none.hsaco})'
-// RUN: rocke-report %t.none.hsaco --no-estimate --kernel=fmha_bwd_tiled_main --min-mfma-share=27.1 --max-lds-per-mfma=0.47 --max-waits-per-mfma=0.22 --no-spills | FileCheck %s --check-prefix=GFX942
+// RUN: rocke-report %t.none.hsaco --no-estimate --kernel=fmha_bwd_tiled_main --min-mfma-share=30.4 --max-lds-per-mfma=0.47 --max-waits-per-mfma=0.14 --no-spills | FileCheck %s --check-prefix=GFX942
 // A budget that does not hold is an error and a non-zero exit.
 // RUN: not rocke-report %t.gfx942.hsaco --no-estimate --kernel=fmha_bwd_tiled_main --max-lds-per-mfma=0.4 --max-waits-per-mfma=0.05 --min-mfma-share=30 2>&1 | FileCheck %s --check-prefix=OVER
 // RUN: not rocke-report %t.gfx942.hsaco --no-estimate --kernel=no_such_kernel 2>&1 | FileCheck %s --check-prefix=NOKERNEL

@@ -45,3 +45,22 @@ gpu.module @nested_kernels {
     gpu.return
   }
 }
+
+// -----
+
+// A kernel marked rocke.agpr_accumulators (gfx942's D=128 backward) gets
+// AGPR accumulators and the iterative-minreg scheduler as LLVM function
+// attributes, after those it has; an unmarked kernel none.
+// CHECK-LABEL: gpu.func @heavy
+// CHECK-SAME: passthrough = {{\[}}["amdgpu-ieee", "false"], ["amdgpu-agpr-alloc", "256"], ["amdgpu-sched-strategy", "iterative-minreg"]]
+// CHECK-LABEL: gpu.func @light
+// CHECK-NOT: amdgpu-agpr-alloc
+// CHECK: gpu.return
+gpu.module @agpr_kernels {
+  gpu.func @heavy() kernel attributes {passthrough = [["amdgpu-ieee", "false"]], rocke.agpr_accumulators} {
+    gpu.return
+  }
+  gpu.func @light() kernel {
+    gpu.return
+  }
+}
