@@ -139,18 +139,13 @@ struct FwdTileChoice {
 /// FlashAttention-2 and CK do; with warpgroup products first two
 /// warpgroups of 64 query rows by 128 or 64 keys, as FlashAttention-3's
 /// consumer warpgroups (16 query rows a subgroup: S and O take 32 + 16 +
-/// Dv / 2 registers a lane at 128 keys). At Dv <= 64 one warpgroup by 128
-/// keys comes first: its workgroups are small enough for several per SM,
-/// whose softmax runs beside the others' products (on an H100, bf16 D = 64:
-/// 1.22x two warpgroups; docs/BENCHMARKS.md run 38). `dv` 0: not known.
+/// Dv / 2 registers a lane at 128 keys).
 SmallVector<FwdTileChoice> fwdTileCandidates(const KernelTarget &target,
-                                             bool warpgroup, int64_t dv) {
+                                             bool warpgroup) {
   if (target.host)
     return {{16, 1, 16}};
   SmallVector<FwdTileChoice> candidates;
-  if (warpgroup && dv > 0 && dv <= 64)
-    candidates = {{64, 4, 128}, {128, 8, 128}, {128, 8, 64}, {64, 4, 64}};
-  else if (warpgroup)
+  if (warpgroup)
     candidates = {{128, 8, 128}, {128, 8, 64}, {64, 4, 128}, {64, 4, 64}};
   candidates.append({{128, 4, 64},
                      {64, 4, 64},
@@ -162,8 +157,7 @@ SmallVector<FwdTileChoice> fwdTileCandidates(const KernelTarget &target,
 }
 
 SmallVector<FwdTileChoice>
-fwdTileChoices(const AttentionKernelOptions &options, bool warpgroup,
-               int64_t dv);
+fwdTileChoices(const AttentionKernelOptions &options, bool warpgroup);
 SmallVector<Divisibility> fwdTileNeeds(const FwdConfig &cfg,
                                        const FwdTileChoice &c);
 
@@ -230,7 +224,7 @@ LogicalResult chooseFwdAtoms(Operation *op,
         continue;
       // fwdAtomByWork chips are AMD's: no warpgroup products.
       SmallVector<FwdTileChoice> choices =
-          fwdTileChoices(options, /*warpgroup=*/false, cfg.dv);
+          fwdTileChoices(options, /*warpgroup=*/false);
       if (llvm::any_of(choices, [&](const FwdTileChoice &t) {
             return succeeded(checkDivisible(op, fwdTileNeeds(trial, t), "",
                                             /*report=*/false));
@@ -253,14 +247,14 @@ LogicalResult chooseFwdAtoms(Operation *op,
   return success();
 }
 
-/// The tile shapes to try (`warpgroup`: warpgroup products' first; `dv`
-/// the head dim of V, 0 if not known): the candidates with the explicit
-/// options in place (the host runs one subgroup).
+/// The tile shapes to try (`warpgroup`: warpgroup products' first): the
+/// candidates with the explicit options in place (the host runs one
+/// subgroup).
 SmallVector<FwdTileChoice> fwdTileChoices(const AttentionKernelOptions &options,
-                                          bool warpgroup, int64_t dv) {
+                                          bool warpgroup) {
   const KernelTarget &target = options.target;
   SmallVector<FwdTileChoice> choices;
-  for (const FwdTileChoice &c : fwdTileCandidates(target, warpgroup, dv))
+  for (const FwdTileChoice &c : fwdTileCandidates(target, warpgroup))
     choices.push_back(
         {options.blockQ ? options.blockQ : c.blockQ,
          target.host ? 1 : (options.numWarps ? options.numWarps : c.numWarps),
@@ -417,7 +411,7 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
 
   int64_t limit = workgroupMemoryLimit(options);
   SmallVector<FwdTileChoice> candidates =
-      fwdTileChoices(options, *wantWarpgroup, cfg.dv);
+      fwdTileChoices(options, *wantWarpgroup);
   // The first candidate that divides and fits workgroup memory and the
   // registers, with Q in registers where it fits, else read from memory;
   // else the one with the fewest live registers.
@@ -913,8 +907,7 @@ rocke::checkFwdTileOptions(Operation *anchor,
   }
   if (!haveAtoms)
     return success();
-  SmallVector<FwdTileChoice> choices =
-      fwdTileChoices(options, *warpgroup, /*dv=*/0);
+  SmallVector<FwdTileChoice> choices = fwdTileChoices(options, *warpgroup);
   for (const FwdTileChoice &c : choices)
     if (succeeded(checkDivisible(anchor, fwdTileNeeds(cfg, c),
                                  fwdAtomContext(cfg), /*report=*/false)))

@@ -110,10 +110,8 @@
 // WGJSON: "name": "fmha_fwd_tiled_main"
 // WGJSON: "target": "#nvvm.target<O = 3, chip = \"sm_90a\", features = \"+ptx81\">"
 
-// f16, D = 64: one warpgroup of 64 query rows by 128 keys (the default at
-// Dv <= 64: several workgroups an SM); S over 4 steps of m64n128k16 (SS), O
-// over 8 of m64n64k16 (RS); Q [64 x 64] and two slots of K and V [128 x
-// 64]: 72 KiB.
+// f16, D = 64: S over 4 steps of m64n128k16 (SS), O over 8 of m64n64k16
+// (RS); Q [128 x 64] and two slots of K and V [128 x 64]: 80 KiB.
 // D64S-LABEL: .entry fmha_fwd_tiled_main(
 // D64S-NOT: wgmma.mma_async.sync.aligned.m64n128k16
 // D64S-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 0;
@@ -122,8 +120,8 @@
 // D64PV-NOT: wgmma.mma_async.sync.aligned.m64n64k16
 // D64PV-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
 // D64PV-NOT: wgmma.mma_async.sync.aligned.m64n64k16
-// D64JSON: "dynamic_shared_bytes": 73728,
-// D64JSON: "maxntid": "128, 1, 1",
+// D64JSON: "dynamic_shared_bytes": 81920,
+// D64JSON: "maxntid": "256, 1, 1",
 
 // Without warpgroup products: mma.sync atoms, fragments from ldmatrix, 4
 // warps.
