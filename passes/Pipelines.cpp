@@ -302,6 +302,17 @@ mlir::LogicalResult buildNvvmToPtxPipeline(mlir::OpPassManager &pm,
 
 /// Options of the end-to-end backward pipelines fmha-bwd-nvvm and
 /// fmha-bwd-rocdl (fmha.attention_bwd -> PTX / HSACO).
+/// The values of warpgroup-layout and fwd-warpgroup-layout.
+static llvm::cl::ValuesClass warpgroupLayoutValues() {
+  return llvm::cl::values(
+      clEnumValN(rocke::WarpgroupLayout::Auto, "auto",
+                 "swizzle-128b where the head dims allow"),
+      clEnumValN(rocke::WarpgroupLayout::CoreMatrices, "core-matrices",
+                 "8 x 16-byte core matrices"),
+      clEnumValN(rocke::WarpgroupLayout::Swizzle128B, "swizzle-128b",
+                 "128-byte rows, chunks swizzled by the row"));
+}
+
 struct BwdPipelineOptions
     : public mlir::PassPipelineOptions<BwdPipelineOptions> {
   Option<std::string> chip{
@@ -379,13 +390,7 @@ struct BwdPipelineOptions
       *this, "warpgroup-layout",
       llvm::cl::desc("layout of the backward's warpgroup operands in "
                      "workgroup memory"),
-      llvm::cl::init(rocke::WarpgroupLayout::Auto), llvm::cl::values(
-          clEnumValN(rocke::WarpgroupLayout::Auto, "auto",
-                     "swizzle-128b where the head dims allow"),
-          clEnumValN(rocke::WarpgroupLayout::CoreMatrices, "core-matrices",
-                     "8 x 16-byte core matrices"),
-          clEnumValN(rocke::WarpgroupLayout::Swizzle128B, "swizzle-128b",
-                     "128-byte rows, chunks swizzled by the row"))};
+      llvm::cl::init(rocke::WarpgroupLayout::Auto), warpgroupLayoutValues()};
   Option<rocke::MaskBlocks> maskBlocks{
       *this, "mask-blocks",
       llvm::cl::desc("how the tiled kernels mask their score blocks"),
@@ -439,13 +444,7 @@ struct BwdPipelineOptions
       *this, "fwd-warpgroup-layout",
       llvm::cl::desc("layout of the forward's warpgroup operands in "
                      "workgroup memory"),
-      llvm::cl::init(rocke::WarpgroupLayout::Auto), llvm::cl::values(
-          clEnumValN(rocke::WarpgroupLayout::Auto, "auto",
-                     "swizzle-128b where the head dims allow"),
-          clEnumValN(rocke::WarpgroupLayout::CoreMatrices, "core-matrices",
-                     "8 x 16-byte core matrices"),
-          clEnumValN(rocke::WarpgroupLayout::Swizzle128B, "swizzle-128b",
-                     "128-byte rows, chunks swizzled by the row"))};
+      llvm::cl::init(rocke::WarpgroupLayout::Auto), warpgroupLayoutValues()};
   Option<int64_t> mfmaReadBatch{
       *this, "mfma-read-batch",
       llvm::cl::desc("k steps of a tiled MFMA product whose LDS reads "
