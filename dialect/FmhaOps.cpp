@@ -1594,10 +1594,7 @@ static LogicalResult verifyCopyDests(Operation *op, Type elt, int64_t rows,
     }
     if (shape.size() == 4) {
       // Atoms of 16-byte rows (core matrices) or 128-byte swizzled ones.
-      int64_t width = shape[3];
-      int64_t rowBytes = width * type.getElementTypeBitWidth() / 8;
-      if (shape[2] != 8 || (rowBytes != 16 && rowBytes != 128) ||
-          shape[0] * 8 != r || shape[1] * width != c)
+      if (!atomRowBytes(type) || shape[0] * 8 != r || shape[1] * shape[3] != c)
         return op->emitOpError("stores a ")
                << r << "x" << c << " tile as [" << r / 8 << "][C/W][8][W] "
                << "atoms with rows of 16 bytes (core matrices) or 128 "

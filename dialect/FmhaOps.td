@@ -1080,8 +1080,8 @@ def Fmha_FetchedType : TypeDef<Fmha_Dialect, "Fetched"> {
     same number of pieces. Pieces are numbered along the rows, or with
     `core_matrices` down the 8 rows of one 8-column block first (for
     buffers of core matrices: 8 consecutive threads then store 128
-    consecutive bytes; 128-byte swizzled rows take them along the rows). `fmha-lower-tile-copies` replaces the value by the
-    thread's vectors.
+    consecutive bytes; 128-byte swizzled rows take them along the rows).
+    `fmha-lower-tile-copies` replaces the value by the thread's vectors.
 
     ```mlir
     !fmha.fetched<64x128xbf16, chunk 1x8, threads 256>
