@@ -1265,22 +1265,16 @@ LogicalResult TileMmaWarpgroupOp::verify() {
   if (failed(verifyAtomBuffer(*this, "B", getBuffer().getType(), elt,
                               t ? wholeN : k, t ? k : wholeN)))
     return failure();
-  // An operand whose M or N runs along a swizzled buffer's rows starts at a
-  // 128-byte row and spans whole ones (its descriptor steps between atoms).
-  auto wholeRows = [&](StringRef what, MemRefType buf,
-                       int64_t extent) -> LogicalResult {
-    int64_t width = buf.getDimSize(3);
-    if (atomRowBytes(buf) != 128 || extent % width == 0)
-      return success();
-    return emitOpError() << what << "'s " << extent
-                         << " columns along a swizzled buffer's rows are not "
-                            "whole rows of "
-                         << width;
-  };
-  if (getLhsBuffer() && getLhsTransposed() &&
-      failed(wholeRows("A", getLhsBuffer().getType(), 64)))
-    return failure();
-  return t ? success() : wholeRows("B", getBuffer().getType(), n);
+  // B's N along a swizzled buffer's rows spans whole ones (its descriptor
+  // steps between atoms). A's M along them is the warpgroup's 64, a whole
+  // row of 16-bit elements.
+  MemRefType bBuf = getBuffer().getType();
+  int64_t width = bBuf.getDimSize(3);
+  if (!t && atomRowBytes(bBuf) == 128 && n % width)
+    return emitOpError("B's ")
+           << n << " columns along a swizzled buffer's rows are not whole "
+           << "rows of " << width;
+  return success();
 }
 
 LogicalResult TileConvertOp::verify() {

@@ -459,3 +459,17 @@ func.func @thread_on_subgroup_tiles(%b: memref<2x8x8x8xbf16, #wg>, %a: !fmha.til
   %d = fmha.tile_mma_warpgroup lhs %a : !fmha.tile<16x16xbf16, a, "mma_sync_m16n8k16_bf16">, rhs %b[%c0, %c0] : memref<2x8x8x8xbf16, #wg>, acc %z thread %tid : !fmha.tile<16x64xf32, c, "mma_sync_m16n8k16_bf16">
   return
 }
+
+// -----
+
+// B's N along 128-byte swizzled rows must span whole rows (64 bf16); read
+// transposed (K along the rows' chunks) any N of 8-row groups will do.
+!A = !fmha.tile<16x16xbf16, a, "mma_sync_m16n8k16_bf16">
+!C = !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_bf16">
+#wg = #gpu.address_space<workgroup>
+func.func @b_swizzled_partial_rows(%a: !A, %acc: !C, %buf: memref<2x1x8x64xbf16, #wg>, %i: index) {
+  %ok = fmha.tile_mma_warpgroup lhs %a : !A, rhs %buf[%i, %i] : memref<2x1x8x64xbf16, #wg>, acc %acc {transposed} : !C
+  // expected-error @+1 {{B's 16 columns along a swizzled buffer's rows are not whole rows of 64}}
+  %d = fmha.tile_mma_warpgroup lhs %a : !A, rhs %buf[%i, %i] : memref<2x1x8x64xbf16, #wg>, acc %acc : !C
+  return
+}
