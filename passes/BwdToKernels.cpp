@@ -85,7 +85,8 @@ struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
                                {"num-warps", numWarps},
                                {"fwd-block-q", fwdBlockQ},
                                {"fwd-block-kv", fwdBlockKv},
-                               {"fwd-num-warps", fwdNumWarps}})
+                               {"fwd-num-warps", fwdNumWarps},
+                               {"fwd-kv-slices", fwdKvSlices}})
       if (value < 0)
         return emitError(loc, "fmha-bwd-to-kernels: ")
                << name << " must be positive or 0 (auto), got " << value;
@@ -129,6 +130,7 @@ struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
            {std::pair<StringRef, bool>{"fwd-block-q", fwdBlockQ != 0},
             {"fwd-block-kv", fwdBlockKv != 0},
             {"fwd-num-warps", fwdNumWarps != 0},
+            {"fwd-kv-slices", fwdKvSlices != 0},
             {"fwd-kv-pipelining", fwdKvPipelining != rocke::KvPipelining::Auto},
             {"fwd-warpgroup-mma", fwdWarpgroupMma != rocke::WarpgroupMma::Auto},
             {"fwd-warpgroup-layout",
@@ -273,6 +275,7 @@ struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
     fwd.blockQ = fwdBlockQ;
     fwd.blockKv = fwdBlockKv;
     fwd.numWarps = fwdNumWarps;
+    fwd.kvSlices = fwdKvSlices;
     fwd.scoreLayout = fwdScoreLayout;
     fwd.operandStaging = fwdOperandStaging;
     fwd.kvPipelining = fwdKvPipelining;

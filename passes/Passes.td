@@ -431,6 +431,12 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
              clEnumValN(::rocke::WarpgroupLayout::Swizzle128B, "swizzle-128b",
                         "rows of 128 bytes, 16-byte chunks swizzled by the "
                         "row"))}]>,
+    Option<"fwdKvSlices", "fwd-kv-slices", "int64_t", /*default=*/"0",
+           "Slices each forward KV block's scores are computed in: every "
+           "slice's Q K^T is issued before the first slice's softmax, so a "
+           "slice's softmax runs while the next slice's products do "
+           "(warpgroup products are asynchronous); 0: slices of 64 keys with "
+           "warpgroup products, else 1">,
     Option<"fwdScoreLayout", "fwd-score-layout", "::rocke::ScoreLayout",
            /*default=*/"::rocke::ScoreLayout::Auto",
            "Score tiles of the forward",

@@ -413,6 +413,12 @@ struct BwdPipelineOptions
       *this, "fwd-num-warps",
       llvm::cl::desc("subgroups per forward workgroup; 0 = from the chip"),
       llvm::cl::init(0)};
+  Option<int64_t> fwdKvSlices{
+      *this, "fwd-kv-slices",
+      llvm::cl::desc("slices of a forward KV block whose softmax overlaps the "
+                     "next slice's products; 0 = 64 keys a slice with "
+                     "warpgroup products, else 1"),
+      llvm::cl::init(0)};
   Option<rocke::KvPipelining> fwdKvPipelining{
       *this, "fwd-kv-pipelining",
       llvm::cl::desc("forward's K / V blocks: synchronous, registers or "
@@ -492,6 +498,7 @@ void addBwdKernelPasses(mlir::OpPassManager &pm, const BwdPipelineOptions &opts,
   kernels.fwdBlockQ = opts.fwdBlockQ;
   kernels.fwdBlockKv = opts.fwdBlockKv;
   kernels.fwdNumWarps = opts.fwdNumWarps;
+  kernels.fwdKvSlices = opts.fwdKvSlices;
   kernels.fwdKvPipelining = opts.fwdKvPipelining;
   kernels.fwdWarpgroupMma = opts.fwdWarpgroupMma;
   kernels.fwdWarpgroupLayout = opts.fwdWarpgroupLayout;

@@ -115,6 +115,8 @@ struct AttentionKernelOptions {
   /// Tile sizes and subgroups per workgroup (tiled strategy); 0 = chosen
   /// from the chip and head dims.
   int64_t blockQ = 0, blockKv = 0, numWarps = 0;
+  /// The forward's score slices per KV block (fwd-kv-slices); 0 = auto.
+  int64_t kvSlices = 0;
   ScoreLayout scoreLayout = ScoreLayout::Auto;
   OperandStaging operandStaging = OperandStaging::Auto;
   QueryPipelining queryPipelining = QueryPipelining::Auto;

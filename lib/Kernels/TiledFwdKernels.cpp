@@ -83,6 +83,12 @@ struct FwdConfig {
   bool warpgroup = false;
   /// How those warpgroup operands are laid out (fwd-warpgroup-layout).
   WarpgroupLayout warpgroupLayout = WarpgroupLayout::Auto;
+  /// Slices of a KV block's keys (fwd-kv-slices): every slice's S is
+  /// issued before the first slice's softmax, and each slice's softmax and
+  /// P V follow in turn, so that with asynchronous (warpgroup) products a
+  /// slice's softmax runs while the next slice's S and the previous one's
+  /// P V do.
+  int64_t kvSlices = 1;
   int64_t blockQ = 0, blockKv = 0, numWarps = 0, lanes = 0;
   int64_t dqk = 0, dv = 0, group = 0;
   /// Elements appended to each workgroup-memory row (see TiledBwdKernels).
@@ -134,18 +140,28 @@ struct FwdTileChoice {
   int64_t blockQ, numWarps, blockKv;
 };
 
+/// The slices fwd-kv-slices asks for; auto (0) needs none beyond one.
+int64_t requestedSlices(const AttentionKernelOptions &options) {
+  return options.kvSlices ? options.kvSlices : 1;
+}
+
 /// Tile shapes tried in order when the options leave them at 0 (auto): 128
 /// query rows over 4 subgroups where the registers allow it, as
 /// FlashAttention-2 and CK do; with warpgroup products first two
 /// warpgroups of 64 query rows by 128 or 64 keys, as FlashAttention-3's
 /// consumer warpgroups (16 query rows a subgroup: S and O take 32 + 16 +
-/// Dv / 2 registers a lane at 128 keys).
+/// Dv / 2 registers a lane at 128 keys). At Dv <= 64 (`dv`, 0 if not known)
+/// one warpgroup by 128 keys comes first: its 72 KiB let several
+/// workgroups share an SM, one's softmax running beside another's
+/// products (1.22x two warpgroups on an H100, docs/BENCHMARKS.md run 38).
 SmallVector<FwdTileChoice> fwdTileCandidates(const KernelTarget &target,
-                                             bool warpgroup) {
+                                             bool warpgroup, int64_t dv) {
   if (target.host)
     return {{16, 1, 16}};
   SmallVector<FwdTileChoice> candidates;
-  if (warpgroup)
+  if (warpgroup && dv > 0 && dv <= 64)
+    candidates = {{64, 4, 128}, {128, 8, 128}, {64, 4, 64}};
+  else if (warpgroup)
     candidates = {{128, 8, 128}, {128, 8, 64}, {64, 4, 128}, {64, 4, 64}};
   candidates.append({{128, 4, 64},
                      {64, 4, 64},
@@ -157,9 +173,10 @@ SmallVector<FwdTileChoice> fwdTileCandidates(const KernelTarget &target,
 }
 
 SmallVector<FwdTileChoice>
-fwdTileChoices(const AttentionKernelOptions &options, bool warpgroup);
+fwdTileChoices(const AttentionKernelOptions &options, bool warpgroup,
+               int64_t dv);
 SmallVector<Divisibility> fwdTileNeeds(const FwdConfig &cfg,
-                                       const FwdTileChoice &c);
+                                       const FwdTileChoice &c, int64_t slices);
 
 /// P V's atom for the score atom `a` into `cfg` (and the score
 /// orientation): P straight from the score registers, as S (the A operand
@@ -224,10 +241,11 @@ LogicalResult chooseFwdAtoms(Operation *op,
         continue;
       // fwdAtomByWork chips are AMD's: no warpgroup products.
       SmallVector<FwdTileChoice> choices =
-          fwdTileChoices(options, /*warpgroup=*/false);
+          fwdTileChoices(options, /*warpgroup=*/false, /*dv=*/0);
       if (llvm::any_of(choices, [&](const FwdTileChoice &t) {
-            return succeeded(checkDivisible(op, fwdTileNeeds(trial, t), "",
-                                            /*report=*/false));
+            return succeeded(checkDivisible(
+                op, fwdTileNeeds(trial, t, requestedSlices(options)), "",
+                /*report=*/false));
           })) {
         cfg = trial;
         return success();
@@ -247,14 +265,14 @@ LogicalResult chooseFwdAtoms(Operation *op,
   return success();
 }
 
-/// The tile shapes to try (`warpgroup`: warpgroup products' first): the
-/// candidates with the explicit options in place (the host runs one
-/// subgroup).
+/// The tile shapes to try (`warpgroup`: warpgroup products' first; `dv` as
+/// fwdTileCandidates): the candidates with the explicit options in place
+/// (the host runs one subgroup).
 SmallVector<FwdTileChoice> fwdTileChoices(const AttentionKernelOptions &options,
-                                          bool warpgroup) {
+                                          bool warpgroup, int64_t dv) {
   const KernelTarget &target = options.target;
   SmallVector<FwdTileChoice> choices;
-  for (const FwdTileChoice &c : fwdTileCandidates(target, warpgroup))
+  for (const FwdTileChoice &c : fwdTileCandidates(target, warpgroup, dv))
     choices.push_back(
         {options.blockQ ? options.blockQ : c.blockQ,
          target.host ? 1 : (options.numWarps ? options.numWarps : c.numWarps),
@@ -263,16 +281,18 @@ SmallVector<FwdTileChoice> fwdTileChoices(const AttentionKernelOptions &options,
 }
 
 /// What tile `c` must divide with the atoms of `cfg`: fwd-block-q the
-/// subgroups' query rows, fwd-block-kv the atoms' key extent.
+/// subgroups' query rows, fwd-block-kv `slices` of the atoms' key extent.
 SmallVector<Divisibility> fwdTileNeeds(const FwdConfig &cfg,
-                                       const FwdTileChoice &c) {
+                                       const FwdTileChoice &c, int64_t slices) {
   const MatrixAtom &a = *cfg.atom, &pv = *cfg.pvAtom;
   bool sT = cfg.scoresTransposed;
   int64_t atomQ = sT ? a.n : a.m, atomKv = sT ? a.m : a.n;
   return {{c.blockQ, c.numWarps * atomQ, "fwd-block-q",
            "fwd-num-warps * the atom's query rows"},
-          {c.blockKv, std::max({atomKv, int64_t(pv.k)}), "fwd-block-kv",
-           "the atoms' key extent"}};
+          {c.blockKv, slices * std::max({atomKv, int64_t(pv.k)}),
+           "fwd-block-kv",
+           slices > 1 ? "fwd-kv-slices * the atoms' key extent"
+                      : "the atoms' key extent"}};
 }
 
 std::string fwdAtomContext(const FwdConfig &cfg) {
@@ -354,7 +374,8 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
     cfg.blockQ = c.blockQ;
     cfg.numWarps = c.numWarps;
     cfg.blockKv = c.blockKv;
-    SmallVector<Divisibility> needs = fwdTileNeeds(cfg, c);
+    SmallVector<Divisibility> needs =
+        fwdTileNeeds(cfg, c, requestedSlices(options));
     needs.push_back({cfg.dqk, a.k, "Dqk", "atom K"});
     needs.push_back({cfg.dv, atomDv, "Dv", "the atom's output extent"});
     if (failed(checkDivisible(op, needs, fwdAtomContext(cfg), report)))
@@ -374,6 +395,13 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
             << " rows, fwd-block-kv " << c.blockKv << ", Dv " << cfg.dv;
       return failure();
     }
+    // Asynchronous products overlap a slice's softmax with the next
+    // slice's S when each slice keeps 64 keys (an m64n64 product a k step).
+    constexpr int64_t kSliceKeys = 64;
+    cfg.kvSlices = options.kvSlices ? options.kvSlices
+                   : cfg.warpgroup && c.blockKv % kSliceKeys == 0
+                       ? c.blockKv / kSliceKeys
+                       : 1;
     // Every work-item issues as many 16-byte copies of each block.
     int64_t threads = cfg.threads();
     cfg.asyncCopies = wantAsync &&
@@ -411,7 +439,7 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
 
   int64_t limit = workgroupMemoryLimit(options);
   SmallVector<FwdTileChoice> candidates =
-      fwdTileChoices(options, *wantWarpgroup);
+      fwdTileChoices(options, *wantWarpgroup, cfg.dv);
   // The first candidate that divides and fits workgroup memory and the
   // registers, with Q in registers where it fits, else read from memory;
   // else the one with the fewest live registers.
@@ -524,7 +552,9 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                    const MatrixAtom &a) {
     return tiles.type(rows, cols, role, a).split({1, 1});
   };
-  fmha::TileType scoreType = oriented(cfg.blockKv, TileRole::c, atom);
+  // S of one slice of a KV block's keys.
+  int64_t sliceKv = cfg.blockKv / cfg.kvSlices;
+  fmha::TileType scoreType = oriented(sliceKv, TileRole::c, atom);
   fmha::TileType outType = oriented(cfg.dv, TileRole::c, pvAtom);
   fmha::TileType lineType =
       (sT ? tiles.type(1, cfg.blockQ, TileRole::cols, atom)
@@ -647,111 +677,130 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       }
     }
 
-    Value s;
-    if (cfg.warpgroup) {
-      // The warpgroup's 64 query rows of Q times B = K^T: element (k = d,
-      // n = kv) is K's (kv, d).
-      s = tiles.mmaWarpgroup({qBuf, c0, c0}, cfg.dqk,
-                             {kBuf, c0, c0, /*transposed=*/true},
-                             tiles.zero(scoreType));
-    } else {
-      Value query =
-          qTile ? qTile
-                : tiles.read(qBuf, c0, c0, /*transposed=*/sT, queryType);
-      s = sT ? tiles.mma(
-                   tiles.read(kBuf, c0, c0, /*transposed=*/false,
-                              whole(cfg.blockKv, cfg.dqk, TileRole::a, atom)),
-                   query, tiles.zero(scoreType))
-             : tiles.mma(
-                   query,
-                   tiles.read(kBuf, c0, c0, /*transposed=*/true,
-                              whole(cfg.dqk, cfg.blockKv, TileRole::b, atom)),
-                   tiles.zero(scoreType));
+    // S of every slice of keys first, then each slice's softmax and P V:
+    // the products are asynchronous with warpgroups (the waits go to their
+    // results' first uses, fmha-defer-warpgroup-waits), so the second
+    // slice's S and the first one's P V run during a softmax.
+    Value query;
+    if (!cfg.warpgroup)
+      query = qTile ? qTile
+                    : tiles.read(qBuf, c0, c0, /*transposed=*/sT, queryType);
+    SmallVector<Value> scores;
+    for (int64_t i = 0; i < cfg.kvSlices; ++i) {
+      Value row = constIndex(b, loc, i * sliceKv);
+      if (cfg.warpgroup) {
+        // The warpgroup's 64 query rows of Q times B = K^T: element (k = d,
+        // n = kv) is K's (row + kv, d).
+        scores.push_back(
+            tiles.mmaWarpgroup({qBuf, c0, c0}, cfg.dqk,
+                               {kBuf, row, c0, /*transposed=*/true},
+                               tiles.zero(scoreType)));
+        continue;
+      }
+      scores.push_back(
+          sT ? tiles.mma(tiles.read(kBuf, row, c0, /*transposed=*/false,
+                                    whole(sliceKv, cfg.dqk, TileRole::a, atom)),
+                         query, tiles.zero(scoreType))
+             : tiles.mma(query,
+                         tiles.read(kBuf, row, c0, /*transposed=*/true,
+                                    whole(cfg.dqk, sliceKv, TileRole::b, atom)),
+                         tiles.zero(scoreType)));
     }
-    if (scoreMod)
-      s = modifyScores(tiles, *scoreMod, scale, s, q0, k0, /*keysAlongRows=*/sT,
-                       batchIndexOf(ids), headQ, captures,
-                       /*derivative=*/false)[0];
-    if (bias)
-      s = addBias(tiles, s, scoreMod ? 1.0f : scale,
-                  args[kStats + numStats + numCaptures + sinks], batch, headQ,
-                  q0, k0, /*keysAlongRows=*/sT, sizes);
-    // Keys past Sk and pairs the band hides score -inf.
-    s = maskScoreTile(
-        b, loc, scoreMask, s, q0, k0, tid, sizes, maskAttr,
-        /*keysAlongRows=*/sT,
-        APFloat::getInf(APFloat::IEEEsingle(), /*Negative=*/true));
-    int64_t keyDim = sT ? 0 : 1;
-    Value rowMax = fmha::TileReduceOp::create(
-        b, loc, lineType, fmha::ReductionKind::max, s, keyDim);
-    Value mNew = tiles.map(lineType, {m, rowMax}, [&](ValueRange x) -> Value {
-      return arith::MaxNumFOp::create(
-          b, loc, x[0], arith::MulFOp::create(b, loc, x[1], cLog2));
-    });
-    // A row that has seen no key yet keeps m = -inf; it subtracts 0 instead
-    // so that its P and rescaling factor are 0, not NaN.
-    Value mSub = tiles.map(lineType, mNew, [&](ValueRange x) -> Value {
-      Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
-                                         x[0], negInf);
-      return arith::SelectOp::create(b, loc, none, zeroF, x[0]);
-    });
-    Value alpha = tiles.map(lineType, {m, mSub}, [&](ValueRange x) -> Value {
-      return math::Exp2Op::create(b, loc,
-                                  arith::SubFOp::create(b, loc, x[0], x[1]));
-    });
-    Value p = tiles.map(scoreType, {s, mSub}, [&](ValueRange x) -> Value {
-      Value scaled = arith::MulFOp::create(b, loc, x[0], cLog2);
-      return math::Exp2Op::create(b, loc,
-                                  arith::SubFOp::create(b, loc, scaled, x[1]));
-    });
-    // l' = l alpha + rowsum(P): with warpgroup products after P V is
-    // issued, so that it runs while the product does.
-    auto updateSum = [&] {
-      Value rowSum = fmha::TileReduceOp::create(
-          b, loc, lineType, fmha::ReductionKind::add, p, keyDim);
-      return tiles.map(
-          lineType, {l, alpha, rowSum}, [&](ValueRange x) -> Value {
-            return arith::AddFOp::create(
-                b, loc, arith::MulFOp::create(b, loc, x[0], x[1]), x[2]);
-          });
-    };
-    Value lNew = cfg.warpgroup ? Value() : updateSum();
-    Value oScaled = tiles.map(outType, {o, alpha}, [&](ValueRange x) -> Value {
-      return arith::MulFOp::create(b, loc, x[0], x[1]);
-    });
-    // Dropout: O sums P Z / (1 - p); l, the statistics, the undropped P.
-    Value pKept = p;
-    if (dropoutStream) {
-      Value factors = dropoutFactors(tiles, p, q0, k0, /*keysAlongRows=*/sT,
-                                     *dropoutStream, dropoutP);
-      pKept = tiles.map(scoreType, {p, factors}, [&](ValueRange x) -> Value {
-        return arith::MulFOp::create(b, loc, x[0], x[1]);
+    for (int64_t i = 0; i < cfg.kvSlices; ++i) {
+      Value s = scores[i];
+      Value row = constIndex(b, loc, i * sliceKv);
+      Value key0 = addIdx(b, loc, k0, i * sliceKv);
+      if (scoreMod)
+        s = modifyScores(tiles, *scoreMod, scale, s, q0, key0,
+                         /*keysAlongRows=*/sT, batchIndexOf(ids), headQ,
+                         captures, /*derivative=*/false)[0];
+      if (bias)
+        s = addBias(tiles, s, scoreMod ? 1.0f : scale,
+                    args[kStats + numStats + numCaptures + sinks], batch, headQ,
+                    q0, key0, /*keysAlongRows=*/sT, sizes);
+      // Keys past Sk and pairs the band hides score -inf.
+      s = maskScoreTile(
+          b, loc, scoreMask, s, q0, key0, tid, sizes, maskAttr,
+          /*keysAlongRows=*/sT,
+          APFloat::getInf(APFloat::IEEEsingle(), /*Negative=*/true));
+      int64_t keyDim = sT ? 0 : 1;
+      Value rowMax = fmha::TileReduceOp::create(
+          b, loc, lineType, fmha::ReductionKind::max, s, keyDim);
+      Value mNew = tiles.map(lineType, {m, rowMax}, [&](ValueRange x) -> Value {
+        return arith::MaxNumFOp::create(
+            b, loc, x[0], arith::MulFOp::create(b, loc, x[1], cLog2));
       });
+      // A row that has seen no key yet keeps m = -inf; it subtracts 0 instead
+      // so that its P and rescaling factor are 0, not NaN.
+      Value mSub = tiles.map(lineType, mNew, [&](ValueRange x) -> Value {
+        Value none = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                           x[0], negInf);
+        return arith::SelectOp::create(b, loc, none, zeroF, x[0]);
+      });
+      Value alpha = tiles.map(lineType, {m, mSub}, [&](ValueRange x) -> Value {
+        return math::Exp2Op::create(b, loc,
+                                    arith::SubFOp::create(b, loc, x[0], x[1]));
+      });
+      Value p = tiles.map(scoreType, {s, mSub}, [&](ValueRange x) -> Value {
+        Value scaled = arith::MulFOp::create(b, loc, x[0], cLog2);
+        return math::Exp2Op::create(
+            b, loc, arith::SubFOp::create(b, loc, scaled, x[1]));
+      });
+      // l' = l alpha + rowsum(P): with warpgroup products after P V is
+      // issued, so that it runs while the product does.
+      auto updateSum = [&] {
+        Value rowSum = fmha::TileReduceOp::create(
+            b, loc, lineType, fmha::ReductionKind::add, p, keyDim);
+        return tiles.map(
+            lineType, {l, alpha, rowSum}, [&](ValueRange x) -> Value {
+              return arith::AddFOp::create(
+                  b, loc, arith::MulFOp::create(b, loc, x[0], x[1]), x[2]);
+            });
+      };
+      Value lNew = cfg.warpgroup ? Value() : updateSum();
+      Value oScaled =
+          tiles.map(outType, {o, alpha}, [&](ValueRange x) -> Value {
+            return arith::MulFOp::create(b, loc, x[0], x[1]);
+          });
+      // Dropout: O sums P Z / (1 - p); l, the statistics, the undropped P.
+      Value pKept = p;
+      if (dropoutStream) {
+        Value factors = dropoutFactors(tiles, p, q0, key0, /*keysAlongRows=*/sT,
+                                       *dropoutStream, dropoutP);
+        pKept = tiles.map(scoreType, {p, factors}, [&](ValueRange x) -> Value {
+          return arith::MulFOp::create(b, loc, x[0], x[1]);
+        });
+      }
+      // O += P V with P as the A operand, or O^T += V^T P^T with P^T as B.
+      Value pOperand = fmha::TileConvertOp::create(
+          b, loc,
+          sT ? oriented(sliceKv, TileRole::b, pvAtom)
+             : oriented(sliceKv, TileRole::a, pvAtom),
+          pKept);
+      Value oNew;
+      if (cfg.warpgroup) {
+        // V [kv x Dv] is B as it lies.
+        oNew = tiles.mmaWarpgroup(pOperand, {vBuf, row, c0}, oScaled);
+        lNew = updateSum();
+      } else {
+        oNew =
+            sT ? tiles.mma(
+                     tiles.read(vBuf, cfg.valueRows ? row : c0,
+                                cfg.valueRows ? c0 : row,
+                                /*transposed=*/cfg.valueRows,
+                                whole(cfg.dv, sliceKv, TileRole::a, pvAtom)),
+                     pOperand, oScaled)
+               : tiles.mma(
+                     pOperand,
+                     tiles.read(vBuf, row, c0, /*transposed=*/false,
+                                whole(sliceKv, cfg.dv, TileRole::b, pvAtom)),
+                     oScaled);
+      }
+      o = oNew;
+      m = mNew;
+      l = lNew;
     }
-    // O += P V with P as the A operand, or O^T += V^T P^T with P^T as B.
-    Value pOperand = fmha::TileConvertOp::create(
-        b, loc,
-        sT ? oriented(cfg.blockKv, TileRole::b, pvAtom)
-           : oriented(cfg.blockKv, TileRole::a, pvAtom),
-        pKept);
-    Value oNew;
-    if (cfg.warpgroup) {
-      // V [kv x Dv] is B as it lies.
-      oNew = tiles.mmaWarpgroup(pOperand, {vBuf, c0, c0}, oScaled);
-      lNew = updateSum();
-    } else {
-      oNew =
-          sT ? tiles.mma(
-                   tiles.read(vBuf, c0, c0, /*transposed=*/cfg.valueRows,
-                              whole(cfg.dv, cfg.blockKv, TileRole::a, pvAtom)),
-                   pOperand, oScaled)
-             : tiles.mma(
-                   pOperand,
-                   tiles.read(vBuf, c0, c0, /*transposed=*/false,
-                              whole(cfg.blockKv, cfg.dv, TileRole::b, pvAtom)),
-                   oScaled);
-    }
-    scf::YieldOp::create(b, loc, ValueRange{oNew, mNew, lNew});
+    scf::YieldOp::create(b, loc, ValueRange{o, m, l});
     return kvLoop;
   };
   // With whole-block loops, the blocks whose keys every query of the block
@@ -907,11 +956,13 @@ rocke::checkFwdTileOptions(Operation *anchor,
   }
   if (!haveAtoms)
     return success();
-  SmallVector<FwdTileChoice> choices = fwdTileChoices(options, *warpgroup);
+  SmallVector<FwdTileChoice> choices =
+      fwdTileChoices(options, *warpgroup, /*dv=*/0);
+  int64_t slices = requestedSlices(options);
   for (const FwdTileChoice &c : choices)
-    if (succeeded(checkDivisible(anchor, fwdTileNeeds(cfg, c),
+    if (succeeded(checkDivisible(anchor, fwdTileNeeds(cfg, c, slices),
                                  fwdAtomContext(cfg), /*report=*/false)))
       return success();
-  return checkDivisible(anchor, fwdTileNeeds(cfg, choices.front()),
+  return checkDivisible(anchor, fwdTileNeeds(cfg, choices.front(), slices),
                         fwdAtomContext(cfg), /*report=*/true);
 }

@@ -216,6 +216,9 @@ LogicalResult rocke::checkTileBounds(Operation *op,
     return op->emitOpError()
            << prefix << "block-q and " << prefix << "block-kv must be at most "
            << kMaxBlockRows << " rows";
+  if (options.kvSlices > kMaxBlockRows)
+    return op->emitOpError() << "fwd-kv-slices must be at most "
+                             << kMaxBlockRows << ", got " << options.kvSlices;
   int64_t pairs = options.blockQ * options.blockKv;
   if (options.target.host && pairs > kMaxHostTileElements)
     return op->emitOpError()
