@@ -133,7 +133,7 @@ def config_name(c):
         m = "swa%d_%d" % (c["left"], c["right"])
     if c["stats"] == "log2_max_sum":
         m += "_l2ms"
-    tiles = "_t%dx%dx%d" % tuple(c["tiles"]) if c.get("tiles") else ""
+    tiles = "_t" + "x".join(map(str, c["tiles"])) if c.get("tiles") else ""
     return "%s%s_%s_d%d_h%d_%d_%s%s%s" % (
         KIND_PREFIX[c["kind"]], c["strategy"], c["dtype"], c["D"], c["Hq"],
         c["Hkv"], m, "_det" if c["deterministic"] else "", tiles)
@@ -183,9 +183,9 @@ def tile_options(c):
     if not c.get("tiles"):
         return ""
     if c["kind"] == "fwd":
-        q, warps, kv = c["tiles"]
-        return " fwd-block-q=%d fwd-block-kv=%d fwd-num-warps=%d" % (q, kv,
-                                                                     warps)
+        q, warps, kv, *slices = c["tiles"]
+        return " fwd-block-q=%d fwd-block-kv=%d fwd-num-warps=%d%s" % (
+            q, kv, warps, "".join(" fwd-kv-slices=%d" % n for n in slices))
     kv, warps, q = c["tiles"]
     return " block-q=%d block-kv=%d num-warps=%d" % (q, kv, warps)
 
@@ -229,7 +229,8 @@ def main():
                     "fwd-kv-pipelining=synchronous")
     ap.add_argument("--fwd-tile-variants", default="",
                     help="forward variants to explore, e.g. 128x4x64 "
-                    "(block-q x num-warps x block-kv)")
+                    "(block-q x num-warps x block-kv), 128x8x128x2 (and "
+                    "fwd-kv-slices)")
     ap.add_argument("--tile-variants", default="",
                     help="tiled variants to explore, e.g. 128x8x64,64x4x32 "
                     "(block-kv x num-warps x block-q)")

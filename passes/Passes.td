@@ -436,7 +436,7 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
            "slice's Q K^T is issued before the first slice's softmax, so a "
            "slice's softmax runs while the next slice's products do "
            "(warpgroup products are asynchronous); 0: slices of 64 keys with "
-           "warpgroup products, else 1">,
+           "warpgroup products at Dv >= 128, else 1">,
     Option<"fwdScoreLayout", "fwd-score-layout", "::rocke::ScoreLayout",
            /*default=*/"::rocke::ScoreLayout::Auto",
            "Score tiles of the forward",

@@ -417,7 +417,7 @@ struct BwdPipelineOptions
       *this, "fwd-kv-slices",
       llvm::cl::desc("slices of a forward KV block whose softmax overlaps the "
                      "next slice's products; 0 = 64 keys a slice with "
-                     "warpgroup products, else 1"),
+                     "warpgroup products at Dv >= 128, else 1"),
       llvm::cl::init(0)};
   Option<rocke::KvPipelining> fwdKvPipelining{
       *this, "fwd-kv-pipelining",

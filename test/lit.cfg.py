@@ -25,6 +25,14 @@ config.substitutions.append(
      "fmha-bwd-to-kernels{strategy=tiled target=host block-q=16 block-kv=32 "
      "forward=true},"
      "fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,fmha-lower-mma,fmha-lower-to-loops"))
+# The tiled forward with each KV block's scores in two slices
+# (fwd-kv-slices=2, as sm_90a's warpgroup forward at Dv >= 128): the
+# slices' masks, dropout and online softmax on the CPU.
+config.substitutions.append(
+    ("%fwd_sliced_host",
+     "fmha-bwd-to-kernels{strategy=tiled target=host block-q=16 block-kv=32 "
+     "forward=true fwd-block-kv=32 fwd-kv-slices=2},"
+     "fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,fmha-lower-mma,fmha-lower-to-loops"))
 # The same with the schedules MFMA targets run: backward scores held as S [q
 # x kv] (score-layout=q-kv), Q and dO staged as rows and transposed, K in
 # registers (operand-staging=transposed-copies); forward scores as S^T [kv x

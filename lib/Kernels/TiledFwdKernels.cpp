@@ -396,10 +396,15 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
       return failure();
     }
     // Asynchronous products overlap a slice's softmax with the next
-    // slice's S when each slice keeps 64 keys (an m64n64 product a k step).
+    // slice's S and the previous one's P V: slices of 64 keys (an m64n64
+    // product a k step) at Dv >= 128, 1.02-1.04x whole blocks on an H100;
+    // at Dv = 64 P V is too short to hide a softmax and the extra O
+    // rescaling costs more (0.97-0.99x, and one warpgroup by 128 keys
+    // needs 182 registers instead of 148, 0.8x: docs/BENCHMARKS.md run 39).
     constexpr int64_t kSliceKeys = 64;
     cfg.kvSlices = options.kvSlices ? options.kvSlices
-                   : cfg.warpgroup && c.blockKv % kSliceKeys == 0
+                   : cfg.warpgroup && cfg.dv >= 128 &&
+                           c.blockKv % kSliceKeys == 0
                        ? c.blockKv / kSliceKeys
                        : 1;
     // Every work-item issues as many 16-byte copies of each block.
@@ -708,7 +713,6 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     }
     for (int64_t i = 0; i < cfg.kvSlices; ++i) {
       Value s = scores[i];
-      Value row = constIndex(b, loc, i * sliceKv);
       Value key0 = addIdx(b, loc, k0, i * sliceKv);
       if (scoreMod)
         s = modifyScores(tiles, *scoreMod, scale, s, q0, key0,
@@ -777,6 +781,8 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
           sT ? oriented(sliceKv, TileRole::b, pvAtom)
              : oriented(sliceKv, TileRole::a, pvAtom),
           pKept);
+      // The slice's rows of V.
+      Value row = constIndex(b, loc, i * sliceKv);
       Value oNew;
       if (cfg.warpgroup) {
         // V [kv x Dv] is B as it lies.

@@ -1,14 +1,17 @@
 // RUN: rocke-run %s | FileCheck %s
 // RUN: rocke-run --lowering='%tiled_host' %s | FileCheck %s
 // RUN: rocke-run --lowering='%tiled_mfma_host' %s | FileCheck %s
+// RUN: rocke-run --lowering='%fwd_sliced_host' %s | FileCheck %s
 // RUN: rocke-run --lowering='fmha-bwd-to-kernels{strategy=tiled target=host block-q=32 block-kv=16 forward=true fwd-block-q=32 fwd-block-kv=16},fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,fmha-lower-mma,fmha-lower-to-loops' %s | FileCheck %s
 //
 // Dropout's mask (issue 33) does not depend on the tiling: the tiled
 // kernels with 16 x 32 blocks (%tiled_host), with the forward's S^T [kv x
 // q] and the backward's S [q x kv] (%tiled_mfma_host: keys along the rows
 // of one, the columns of the other), and with 32 x 16 blocks all match the
-// float64 reference (and fmha-lower-to-loops) on the same seed and offset;
-// with p = 0.5 one element of Z that differs would be far outside the
+// float64 reference (and fmha-lower-to-loops) on the same seed and offset,
+// as does the forward with each KV block's scores in two slices
+// (%fwd_sliced_host); with p = 0.5 one element of Z that differs would be
+// far outside the
 // tolerance. D = 32.
 
 // GQA, causal, f32, p = 0.5; the seed's and the offset's high words are

@@ -2,6 +2,7 @@
 // RUN: rocke-run --split-input-file --lowering='%warp_host' %s | FileCheck %s
 // RUN: rocke-run --split-input-file --lowering='%tiled_host' %s | FileCheck %s
 // RUN: rocke-run --split-input-file --lowering='%tiled_mfma_host' %s | FileCheck %s
+// RUN: rocke-run --split-input-file --lowering='%fwd_sliced_host' %s | FileCheck %s
 // To check another lowering against the same cases, add one RUN line with
 // --lowering='<its pipeline>,fmha-lower-to-loops' (the trailing
 // fmha-lower-to-loops lowers whatever op the strategy leaves alone).

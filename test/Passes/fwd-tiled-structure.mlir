@@ -52,16 +52,19 @@
 // NV: gpu.return
 
 // sm_90a (warpgroup products: 128 query rows over 8 warps, two warpgroups
-// of 64; 128 KV rows; the default there): Q copied once into 128-byte
-// swizzled rows (fwd-warpgroup-layout), then per block the
-// same single barrier and two warpgroup products, no per-subgroup atom: S =
-// Q K^T, A and B by descriptor (8 k steps over D = 128), waited for right
-// before its first use (the branch around the mask); O += P V with P's
-// fragments in registers and V by descriptor (8 k steps over the 128
-// keys), issued before the row sums, which run while it does; its wait
-// last. Both waits let nothing run on (pending 0, not printed). One cross-lane reduction per row a lane holds (2 of 16 rows).
-// The copies the products read (Q's stores, K and V's cp.async) are
-// fenced for the async proxy before the barrier.
+// of 64; 128 KV rows in two slices of 64, fwd-kv-slices; the default
+// there): Q copied once into 128-byte swizzled rows (fwd-warpgroup-layout),
+// then per block the same single barrier and no per-subgroup atom: both
+// slices' S = Q K^T first (A and B by descriptor, 8 k steps over D = 128),
+// then per slice its softmax and O += P V (P's fragments in registers, V by
+// descriptor, 4 k steps over the slice's 64 keys). Each wait sits at its
+// product's first use: the first slice's S lets the second run on
+// (pending 1), the second slice's S lets the first P V run on (pending 1)
+// while its mask and row maxima run, the first P V is waited for where the
+// second slice rescales O, the second P V last (pending 0, not printed).
+// The row sums run while a P V does. One cross-lane reduction per row a
+// lane holds (2 of 16 rows). The copies the products read (Q's stores, K
+// and V's cp.async) are fenced for the async proxy before the barrier.
 // WG-LABEL: gpu.func @fmha_fwd_tiled_main
 // WG: vector.store {{.*}} : memref<16x2x8x64xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
 // WG-COUNT-16: nvgpu.device_async_copy
@@ -72,22 +75,39 @@
 // WG-NOT: gpu.barrier
 // WG-COUNT-16: nvgpu.device_async_copy
 // WG-NOT: {{gpu.barrier|fmha.mma|fmha.warpgroup}}
-// WG: %[[S:.*]] = fmha.warpgroup_mma %{{.*}}, a[], a_desc[{{(%[0-9]+, ){7}%[0-9]+}}], b_desc[{{(%[0-9]+, ){7}%[0-9]+}}] reads
+// WG: %[[S0:.*]] = fmha.warpgroup_mma %{{.*}}, a[], a_desc[{{(%[0-9]+, ){7}%[0-9]+}}], b_desc[{{(%[0-9]+, ){7}%[0-9]+}}] reads
 // WG-NOT: {{gpu.barrier|fmha.mma|fmha.warpgroup}}
-// WG: fmha.warpgroup_wait %[[S]] reads {{[^{]*}}: vector<64xf32>
+// WG: %[[S1:.*]] = fmha.warpgroup_mma %{{.*}}, a[], a_desc[{{(%[0-9]+, ){7}%[0-9]+}}], b_desc[{{(%[0-9]+, ){7}%[0-9]+}}] reads
+// WG-NOT: {{gpu.barrier|fmha.mma|fmha.warpgroup}}
+// WG: fmha.warpgroup_wait %[[S0]] reads {{[^{]*}} {pending = 1 : i64} : vector<32xf32>
 // WG-NOT: {{gpu.barrier|fmha.mma|fmha.warpgroup}}
 // WG: scf.if
 // WG-NEXT: scf.yield
 // WG-NEXT: } else {
-// WG-COUNT-16: fmha.mask_fragment
+// WG-COUNT-8: fmha.mask_fragment
 // WG: }
 // WG-COUNT-2: gpu.subgroup_reduce maxnumf {{.*}} cluster(size = 4)
 // WG-NOT: {{gpu.barrier|fmha.mma|fmha.warpgroup|vector.store|gpu.subgroup_reduce}}
-// WG: %[[O:.*]] = fmha.warpgroup_mma %{{.*}}, a[{{(%[0-9]+, ){7}%[0-9]+}} : {{.*}}], a_desc[], b_desc[{{(%[0-9]+, ){7}%[0-9]+}}] reads {{.*}} {mn_major_b}
+// WG: %[[O0:.*]] = fmha.warpgroup_mma %{{.*}}, a[{{(%[0-9]+, ){3}%[0-9]+}} : {{.*}}], a_desc[], b_desc[{{(%[0-9]+, ){3}%[0-9]+}}] reads {{.*}} {mn_major_b}
 // WG-NOT: {{gpu.barrier|fmha.mma|fmha.warpgroup}}
 // WG-COUNT-2: gpu.subgroup_reduce add {{.*}} cluster(size = 4)
 // WG-NOT: {{gpu.barrier|fmha.mma|fmha.warpgroup}}
-// WG: fmha.warpgroup_wait %[[O]] reads {{[^{]*}}: vector<64xf32>
+// WG: fmha.warpgroup_wait %[[S1]] reads {{[^{]*}} {pending = 1 : i64} : vector<32xf32>
+// WG-NOT: {{gpu.barrier|fmha.mma|fmha.warpgroup}}
+// WG: scf.if
+// WG-NEXT: scf.yield
+// WG-NEXT: } else {
+// WG-COUNT-8: fmha.mask_fragment
+// WG: }
+// WG-COUNT-2: gpu.subgroup_reduce maxnumf {{.*}} cluster(size = 4)
+// WG-NOT: {{gpu.barrier|fmha.mma|fmha.warpgroup|vector.store|gpu.subgroup_reduce}}
+// WG: fmha.warpgroup_wait %[[O0]] reads {{[^{]*}}: vector<64xf32>
+// WG-NOT: {{gpu.barrier|fmha.mma|fmha.warpgroup}}
+// WG: %[[O1:.*]] = fmha.warpgroup_mma %{{.*}}, a[{{(%[0-9]+, ){3}%[0-9]+}} : {{.*}}], a_desc[], b_desc[{{(%[0-9]+, ){3}%[0-9]+}}] reads {{.*}} {mn_major_b}
+// WG-NOT: {{gpu.barrier|fmha.mma|fmha.warpgroup}}
+// WG-COUNT-2: gpu.subgroup_reduce add {{.*}} cluster(size = 4)
+// WG-NOT: {{gpu.barrier|fmha.mma|fmha.warpgroup}}
+// WG: fmha.warpgroup_wait %[[O1]] reads {{[^{]*}}: vector<64xf32>
 // WG-NOT: {{gpu.barrier|fmha.mma|fmha.warpgroup}}
 // WG: scf.yield
 // WG-NOT: {{fmha.mma|fmha.warpgroup}}
