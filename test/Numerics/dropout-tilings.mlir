@@ -11,8 +11,7 @@
 // float64 reference (and fmha-lower-to-loops) on the same seed and offset,
 // as does the forward with each KV block's scores in two slices
 // (%fwd_sliced_host); with p = 0.5 one element of Z that differs would be
-// far outside the
-// tolerance. D = 32.
+// far outside the tolerance. D = 32.
 
 // GQA, causal, f32, p = 0.5; the seed's and the offset's high words are
 // not 0 (rocke-run's defaults: n carries into the counter's high word).
