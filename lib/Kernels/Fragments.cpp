@@ -202,14 +202,6 @@ void contract(OpBuilder &b, Location loc, const MatrixAtom &atom, AccTile &acc,
   }
 }
 
-SmallVector<Value> bufferIndices(OpBuilder &b, Location loc, Value buf, Value r,
-                                 Value c) {
-  auto type = cast<MemRefType>(buf.getType());
-  if (type.getRank() != 4)
-    return {r, c};
-  return atomIndices(b, loc, type, r, c);
-}
-
 SmallVector<Value> atomIndices(OpBuilder &b, Location loc, MemRefType atoms,
                                Value r, Value c) {
   int64_t width = atoms.getDimSize(atoms.getRank() - 1);
@@ -233,15 +225,57 @@ SmallVector<Value> atomIndices(OpBuilder &b, Location loc, MemRefType atoms,
 void storeAccTile(OpBuilder &b, Location loc, const MatrixAtom &atom,
                   const AccTile &tile, LaneCoords laneC, Value buf,
                   bool transposed, Value rowBase, Value colBase) {
-  Type elt = cast<MemRefType>(buf.getType()).getElementType();
+  auto type = cast<MemRefType>(buf.getType());
+  Type elt = type.getElementType();
   int64_t regs = atom.regs(MatrixOperand::C);
+  // Into a buffer of atoms, a run at (rowOff, colOff) from the lane's first
+  // element goes through a subview offset by the whole atoms of that offset
+  // (a constant address offset), at the lane's indices of the rest: one
+  // index tuple (swizzle xor) per remainder. Indices holding the whole
+  // atoms let LLVM merge them into each store's xor, an address register
+  // per store, all live across the loops the stores are invariant in
+  // (spilled on sm_90a).
+  Value laneRow, laneCol;
+  int64_t width = 0;
+  std::map<std::pair<int64_t, int64_t>, SmallVector<Value>> laneIndices;
+  if (type.getRank() == 4) {
+    laneRow = arith::AddIOp::create(b, loc, rowBase,
+                                    transposed ? laneC.col : laneC.row);
+    laneCol = arith::AddIOp::create(b, loc, colBase,
+                                    transposed ? laneC.row : laneC.col);
+    width = type.getDimSize(3);
+  }
+  auto storeToAtoms = [&](Value part, int64_t rowOff, int64_t colOff) {
+    Value atoms = buf;
+    if (rowOff >= 8 || colOff >= width) {
+      SmallVector<int64_t> atomOffsets{rowOff / 8, colOff / width, 0, 0};
+      SmallVector<OpFoldResult> offsets, sizes, unit(4, b.getIndexAttr(1));
+      for (auto [dim, off] : llvm::enumerate(atomOffsets)) {
+        offsets.push_back(b.getIndexAttr(off));
+        sizes.push_back(b.getIndexAttr(type.getDimSize(dim) - off));
+      }
+      atoms = memref::SubViewOp::create(b, loc, buf, offsets, sizes, unit);
+    }
+    SmallVector<Value> &indices = laneIndices[{rowOff % 8, colOff % width}];
+    if (indices.empty()) {
+      Value r = addIdx(b, loc, laneRow, rowOff % 8);
+      Value c = addIdx(b, loc, laneCol, colOff % width);
+      indices = atomIndices(b, loc, type, r, c);
+    }
+    vector::StoreOp::create(b, loc, part, atoms, indices);
+  };
   for (int64_t mi = 0; mi < tile.mAtoms; ++mi)
     for (int64_t ni = 0; ni < tile.nAtoms; ++ni) {
       Value frag = truncVector(b, loc, tile.at(mi, ni), elt);
-      Value i0 = addIdx(b, loc, laneC.row, mi * atom.m);
-      Value j0 = addIdx(b, loc, laneC.col, ni * atom.n);
-      Value r = arith::AddIOp::create(b, loc, rowBase, transposed ? j0 : i0);
-      Value c = arith::AddIOp::create(b, loc, colBase, transposed ? i0 : j0);
+      int64_t rowOff = transposed ? ni * atom.n : mi * atom.m;
+      int64_t colOff = transposed ? mi * atom.m : ni * atom.n;
+      Value r, c;
+      if (!laneRow) {
+        Value i0 = addIdx(b, loc, laneC.row, mi * atom.m);
+        Value j0 = addIdx(b, loc, laneC.col, ni * atom.n);
+        r = arith::AddIOp::create(b, loc, rowBase, transposed ? j0 : i0);
+        c = arith::AddIOp::create(b, loc, colBase, transposed ? i0 : j0);
+      }
       if (atom.lanes == 1) {
         Value block = vector::ShapeCastOp::create(
             b, loc, VectorType::get({atom.m, atom.n}, elt), frag);
@@ -261,11 +295,14 @@ void storeAccTile(OpBuilder &b, Location loc, const MatrixAtom &atom,
         Value part = run.length == regs
                          ? frag
                          : vector::ShuffleOp::create(b, loc, frag, frag, picks);
-        vector::StoreOp::create(b, loc, part, buf,
-                                bufferIndices(b, loc, buf,
-                                              addIdx(b, loc, r, run.row),
-                                              addIdx(b, loc, c, run.col)));
         reg += run.length;
+        if (laneRow) {
+          storeToAtoms(part, rowOff + run.row, colOff + run.col);
+          continue;
+        }
+        vector::StoreOp::create(
+            b, loc, part, buf,
+            ValueRange{addIdx(b, loc, r, run.row), addIdx(b, loc, c, run.col)});
       }
     }
 }

@@ -357,10 +357,6 @@ void contract(OpBuilder &b, Location loc, const MatrixAtom &atom, AccTile &acc,
               llvm::function_ref<Value(int64_t, int64_t)> bFrag,
               AtomOrder order);
 
-/// The indices of element (r, c) of a 2-D workgroup buffer, or of a
-/// [R/8][C/W][8][W] buffer of atoms (warpgroup products' operands).
-SmallVector<Value> bufferIndices(OpBuilder &b, Location loc, Value buf, Value r,
-                                 Value c);
 /// Element (r, c) among the atoms of `atoms` (fmha::atomRowBytes; a slot
 /// dimension first is left out): [r / 8, c / W, r % 8, c % W], the 16-byte
 /// chunk of c % W swizzled by r % 8 in 128-byte rows.
@@ -368,8 +364,8 @@ SmallVector<Value> atomIndices(OpBuilder &b, Location loc, MemRefType atoms,
                                Value r, Value c);
 
 /// Writes a C-layout tile holding X (rows x cols from the atom grid) into a
-/// row-major 2-D buffer (or one of 8-row atoms, bufferIndices): X[i][j]
-/// goes to buf[rowBase + i][colBase + j], or to
+/// row-major 2-D buffer (or a [R/8][C/W][8][W] one of atoms, atomIndices):
+/// X[i][j] goes to buf[rowBase + i][colBase + j], or to
 /// buf[rowBase + j][colBase + i] when `transposed`; converted to the buffer's
 /// element type.
 void storeAccTile(OpBuilder &b, Location loc, const MatrixAtom &atom,

@@ -213,3 +213,37 @@ func.func @f16_n64(%a0: vector<8xf16>, %buf: memref<2x8x8x8xf16, #wg>) -> vector
   %f:8 = fmha.tile_unpack %d : !C -> vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>
   return %f#7 : vector<4xf32>
 }
+
+// -----
+
+// fmha.tile_write into 128-byte swizzled atoms (an operand of warpgroup
+// products): each lane's 2-element runs sit at rows +0 and +8 and columns
+// +0, +8, ..., +72 of its first element. Whole atoms of that offset
+// (rows +8, columns +64) are a subview's static offset, the rest one index
+// tuple per chunk (8 swizzle xors), shared by the runs in other atoms: LLVM
+// keeps the atoms' offsets constant offsets of one address per chunk.
+// CHECK-LABEL: func.func @write_swizzled
+// CHECK-SAME: %[[BUF:[^:]*]]: memref<2x2x8x64xbf16, #gpu.address_space<workgroup>>
+// CHECK: arith.xori
+// CHECK: vector.store %{{.*}}, %[[BUF]][%[[R:.*]], %[[C:.*]], %[[I:.*]], %[[J:.*]]] : memref<2x2x8x64xbf16
+// CHECK: %[[DOWN:.*]] = memref.subview %[[BUF]][1, 0, 0, 0] [1, 2, 8, 64] [1, 1, 1, 1]
+// CHECK: vector.store %{{.*}}, %[[DOWN]][%[[R]], %[[C]], %[[I]], %[[J]]] : memref<1x2x8x64xbf16, strided<[1024, 512, 64, 1], offset: 1024>
+// CHECK-COUNT-7: arith.xori
+// CHECK: %[[RIGHT:.*]] = memref.subview %[[BUF]][0, 1, 0, 0] [2, 1, 8, 64] [1, 1, 1, 1]
+// CHECK: vector.store %{{.*}}, %[[RIGHT]][%[[R]], %[[C]], %[[I]], %[[J]]] : memref<2x1x8x64xbf16, strided<[1024, 512, 64, 1], offset: 512>
+// CHECK: %[[BOTH:.*]] = memref.subview %[[BUF]][1, 1, 0, 0] [1, 1, 8, 64] [1, 1, 1, 1]
+// CHECK: vector.store %{{.*}}, %[[BOTH]][%[[R]], %[[C]], %[[I]], %[[J]]] : memref<1x1x8x64xbf16, strided<[1024, 512, 64, 1], offset: 1536>
+// CHECK-NOT: arith.xori
+// CHECK: return
+!C = !fmha.tile<16x80xf32, c, "mma_sync_m16n8k16_bf16">
+#wg = #gpu.address_space<workgroup>
+func.func @write_swizzled(%c: vector<4xf32>, %buf: memref<2x2x8x64xbf16, #wg>,
+    %r: index, %lane: index) {
+  %c0 = arith.constant 0 : index
+  %t = fmha.tile_pack %c, %c, %c, %c, %c, %c, %c, %c, %c, %c
+      : vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>,
+        vector<4xf32>, vector<4xf32>, vector<4xf32>, vector<4xf32>,
+        vector<4xf32>, vector<4xf32> -> !C
+  fmha.tile_write %t, %buf[%r, %c0] lane %lane : !C, memref<2x2x8x64xbf16, #wg>
+  return
+}
