@@ -33,22 +33,30 @@ def RocdlExp2 : Pass<"fmha-exp2-to-rocdl", "::mlir::gpu::GPUModuleOp"> {
 }
 
 def RocdlFloatMode : Pass<"fmha-rocdl-float-mode"> {
-  let summary = "AMD kernels: IEEE mode off, f32 multiply-adds contracted";
+  let summary = "AMD kernels: IEEE mode off";
   let description = [{
-    Sets LLVM's "amdgpu-ieee"="false" on each kernel (the IEEE mode bit only
+    Sets LLVM's "amdgpu-ieee"="false" on each kernel: the IEEE mode bit only
     changes how v_min / v_max treat signaling NaNs; with it on, LLVM
     canonicalizes every maxnum input it cannot prove canonical, such as MFMA
-    accumulators) and the `contract` fast-math flag on arith.addf / subf /
-    mulf, so LLVM fuses multiplies and adds into v_fma_f32 / v_pk_fma_f32, as
-    hipcc does by default. fmha-rocdl-to-hsaco runs it before
-    convert-gpu-to-rocdl; it runs on any op, so the CPU oracle can run the
-    forward's arithmetic as AMD chips do (%fwd_value_rows_host).
+    accumulators. No kernel relies on signaling-NaN handling.
+    fmha-rocdl-to-hsaco runs it before convert-gpu-to-rocdl.
+  }];
+}
+
+def ContractMultiplyAdds : Pass<"fmha-contract-multiply-adds"> {
+  let summary = "f32 multiply-adds contracted";
+  let description = [{
+    Sets the `contract` fast-math flag on arith.addf / subf / mulf, so LLVM
+    fuses multiplies and adds into v_fma_f32 / v_pk_fma_f32 on AMD chips and
+    fma.rn.f32 in PTX, as hipcc and nvcc do by default. fmha-rocdl-to-hsaco
+    and fmha-nvvm-to-ptx run it before the conversion to LLVM; it runs on
+    any op, so the CPU oracle can run the kernels' arithmetic as the GPUs do
+    (%fwd_value_rows_host).
 
     Safe for the kernels' numerics: contraction only drops the rounding of
     the product (an ulp), and -inf scores stay -inf (fma(-inf, c, m) is
     -inf, as the unfused form), so a row that sees no key still gets O = 0
-    and LSE = -inf. IEEE mode off only changes signaling-NaN handling in
-    v_min / v_max, which no kernel relies on.
+    and LSE = -inf.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }

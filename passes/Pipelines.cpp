@@ -181,6 +181,7 @@ mlir::LogicalResult buildRocdlToHsacoPipeline(mlir::OpPassManager &pm,
       rocke::createPlaceWorkgroupBarriers());
   kernels.addPass(rocke::createRocdlExp2());
   kernels.addPass(rocke::createRocdlFloatMode());
+  kernels.addPass(rocke::createContractMultiplyAdds());
   kernels.addPass(rocke::createRocdlSchedHints());
   if (!rocke::lookupChip(opts.chip, rocke::GpuVendor::Amd)->bf16Conversion)
     kernels.addPass(rocke::createRocdlTruncBf16());
@@ -275,6 +276,7 @@ mlir::LogicalResult buildNvvmToPtxPipeline(mlir::OpPassManager &pm,
       rocke::createPlaceWorkgroupBarriers());
   kernels.addPass(rocke::createLowerWarpgroupMma());
   kernels.addPass(rocke::createNvvmExp2());
+  kernels.addPass(rocke::createContractMultiplyAdds());
   kernels.addPass(rocke::createNvgpuMmaBf16());
   rocke::LowerAtomicAddOptions atomics;
   atomics.chip = opts.chip;

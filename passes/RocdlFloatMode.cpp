@@ -1,21 +1,16 @@
 //===- RocdlFloatMode.cpp - AMD kernels' floating-point mode --------------===//
 //
 // What AMD's own compilers give kernels and the fmha kernels need: IEEE mode
-// off and multiply-adds contracted.
-//  - IEEE mode (the kernel descriptor's ENABLE_IEEE_MODE, LLVM's
-//    "amdgpu-ieee") only changes how v_min / v_max treat signaling NaNs;
-//    with it on, LLVM puts a v_max_f32 x, x before every maxnum input it
-//    cannot prove canonical (every MFMA accumulator: one per score of the
-//    forward's row maximum). Off, v_max_f32 returns the other operand of a
-//    NaN, as arith.maxnumf does.
-//  - `contract` on f32 arithmetic lets LLVM fuse a multiply and an add into
-//    v_fma_f32 / v_pk_fma_f32 (the forward's s * c - m), as hipcc does by
-//    default (-ffp-contract=fast-honor-pragmas): one rounding instead of two.
+// off (multiply-adds are contracted by fmha-contract-multiply-adds). IEEE
+// mode (the kernel descriptor's ENABLE_IEEE_MODE, LLVM's "amdgpu-ieee") only
+// changes how v_min / v_max treat signaling NaNs; with it on, LLVM puts a
+// v_max_f32 x, x before every maxnum input it cannot prove canonical (every
+// MFMA accumulator: one per score of the forward's row maximum). Off,
+// v_max_f32 returns the other operand of a NaN, as arith.maxnumf does.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
 namespace rocke {
@@ -42,18 +37,9 @@ namespace {
 struct RocdlFloatModePass
     : public rocke::impl::RocdlFloatModeBase<RocdlFloatModePass> {
   void runOnOperation() override {
-    MLIRContext *ctx = &getContext();
     getOperation()->walk([&](gpu::GPUFuncOp kernel) {
       if (kernel.isKernel())
         rocke::addPassthroughAttr(kernel, "amdgpu-ieee", "false");
-    });
-    getOperation()->walk([&](arith::ArithFastMathInterface op) {
-      if (!isa<arith::AddFOp, arith::SubFOp, arith::MulFOp>(op))
-        return;
-      op->setAttr(op.getFastMathAttrName(),
-                  arith::FastMathFlagsAttr::get(
-                      ctx, op.getFastMathFlagsAttr().getValue() |
-                               arith::FastMathFlags::contract));
     });
   }
 };

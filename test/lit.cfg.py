@@ -50,9 +50,9 @@ config.substitutions.append(
 # K and V blocks fetched into registers while this one computes, as on
 # gfx950; the backward's scores as S [q x kv] with Q, dO and K staged as
 # rows only, dO, Q and K^T read down their columns (score-layout=q-kv
-# operand-staging=transposing-reads); fmha-rocdl-float-mode: multiply-adds
-# contracted, as on AMD chips): checks that staging, pipelining and
-# arithmetic on the CPU.
+# operand-staging=transposing-reads); fmha-contract-multiply-adds:
+# multiply-adds contracted, as on the GPUs): checks that staging, pipelining
+# and arithmetic on the CPU.
 config.substitutions.append(
     ("%fwd_value_rows_host",
      "fmha-bwd-to-kernels{strategy=tiled target=host block-q=16 block-kv=32 "
@@ -60,7 +60,7 @@ config.substitutions.append(
      "forward=true fwd-score-layout=kv-q fwd-operand-staging=transposing-reads "
      "fwd-kv-pipelining=registers},"
      "fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,fmha-lower-mma,fmha-lower-to-loops,"
-     "fmha-rocdl-float-mode"))
+     "fmha-contract-multiply-adds"))
 # The same with each KV loop's first block also placed before the loop
 # (fmha-pipeline-tile-fetches place-first, as on gfx942): checks the cloned
 # placement and the repeated one of the first iteration on the CPU.
@@ -71,7 +71,7 @@ config.substitutions.append(
      "forward=true fwd-score-layout=kv-q fwd-operand-staging=transposing-reads "
      "fwd-kv-pipelining=registers},"
      "fmha-pipeline-tile-fetches{place-first=true},fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,fmha-lower-mma,fmha-lower-to-loops,"
-     "fmha-rocdl-float-mode"))
+     "fmha-contract-multiply-adds"))
 llvm_config.use_default_substitutions()
 
 tool_dirs = [os.path.join(config.rocke_obj_root, "bin"), config.llvm_tools_dir]

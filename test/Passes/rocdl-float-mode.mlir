@@ -2,21 +2,15 @@
 // RUN: rocke-opt %s -split-input-file -pass-pipeline='builtin.module(gpu.module(fmha-rocdl-float-mode,fmha-rocdl-float-mode))' | FileCheck %s
 
 // Kernels get IEEE mode off (once, after the passthrough attributes they
-// have); f32 adds, subtracts and multiplies get `contract` next to the flags
-// they carry, scalar and vector; other arithmetic and non-kernel functions'
-// attributes stay.
+// have); the arithmetic (fmha-contract-multiply-adds' business) and
+// non-kernel functions' attributes stay.
 // CHECK-LABEL: gpu.module @kernels
 // CHECK-LABEL: gpu.func @kernel
 // CHECK-SAME: passthrough = {{\[\["amdgpu-waves-per-eu", "1,2"\], \["amdgpu-ieee", "false"\]\]}}
-// CHECK: arith.mulf %{{.*}}, %{{.*}} fastmath<contract> : f32
-// CHECK: arith.subf %{{.*}}, %{{.*}} fastmath<contract> : f32
-// CHECK: arith.addf %{{.*}}, %{{.*}} fastmath<contract> : vector<4xf32>
-// CHECK: arith.mulf %{{.*}}, %{{.*}} fastmath<arcp,contract> : f32
-// CHECK: arith.divf %{{.*}}, %{{.*}} : f32
-// CHECK: arith.maxnumf %{{.*}}, %{{.*}} : f32
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK: arith.subf %{{.*}}, %{{.*}} : f32
 // CHECK-LABEL: gpu.func @helper
 // CHECK-NOT: passthrough
-// CHECK: arith.addf %{{.*}}, %{{.*}} fastmath<contract> : f32
 gpu.module @kernels {
   gpu.func @kernel(%x: f32, %y: f32, %m: f32, %v: vector<4xf32>,
                    %out: memref<4xf32>) kernel
