@@ -433,6 +433,9 @@ def runner_arguments(doc):
     ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("--budget-s", type=float, default=480,
                     help="stop starting new work after this many seconds")
+    ap.add_argument("--no-peers", action="store_true",
+                    help="time ours only (a second kernel set beside a run "
+                    "that timed the peers)")
     ap.add_argument("--sanitize", action="store_true",
                     help="validate only the small tail shapes of "
                     "cases.sanitize_sizes, B=1 (run under compute-sanitizer "
@@ -597,7 +600,7 @@ def main():
                       a.bench_strategy, d, "causal" if causal else "none"),
                   lambda bw, s, d, causal: bench_point(
                       bw, bw.cfg if bw else None, s, d, causal, a.iters,
-                      budget_left),
+                      budget_left, baselines=not a.no_peers),
                   a, budget_left, results)
 
     if a.explore:

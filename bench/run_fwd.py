@@ -243,8 +243,9 @@ def main():
         run_bench(modules,
                   lambda d, causal: "fwd_tiled_bf16_d%d_h16_16_%s" % (
                       d, "causal" if causal else "none"),
-                  lambda fm, s, d, causal: bench_point(fm, s, d, causal,
-                                                       a.iters, budget_left),
+                  lambda fm, s, d, causal: bench_point(
+                      fm, s, d, causal, a.iters, budget_left,
+                      baselines=not a.no_peers),
                   a, budget_left, results)
 
     if a.explore:
