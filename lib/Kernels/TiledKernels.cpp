@@ -71,14 +71,20 @@ Value rocke::maskScoreTile(OpBuilder &b, Location loc, ScoreMask scoreMask,
       /*cut_only=*/scoreMask == ScoreMask::cutBlocks, fill);
 }
 
+/// Elements of `elt` in one row of an 8-row atom of `layout`: 128 bytes
+/// swizzled, 16 bytes a core matrix.
+static int64_t atomRowElements(WarpgroupLayout layout, Type elt) {
+  int64_t rowBytes = layout == WarpgroupLayout::Swizzle128B ? 128 : 16;
+  return rowBytes * 8 / elt.getIntOrFloatBitWidth();
+}
+
 MemRefType rocke::operandTileType(Type elt, int64_t rows, int64_t cols,
                                   int64_t pad,
                                   std::optional<WarpgroupLayout> atoms,
                                   bool doubleBuffered) {
   SmallVector<int64_t> shape{rows, cols + pad};
   if (atoms) {
-    int64_t rowBytes = *atoms == WarpgroupLayout::Swizzle128B ? 128 : 16;
-    int64_t width = rowBytes * 8 / elt.getIntOrFloatBitWidth();
+    int64_t width = atomRowElements(*atoms, elt);
     shape = {rows / 8, cols / width, 8, width};
   }
   if (doubleBuffered)
@@ -119,7 +125,7 @@ rocke::resolveWarpgroupLayout(Operation *op,
     return op->emitOpError(option)
            << " lays out the operands of warpgroup products, which this "
               "kernel does not use";
-  int64_t rowElems = 128 * 8 / elt.getIntOrFloatBitWidth();
+  int64_t rowElems = atomRowElements(WarpgroupLayout::Swizzle128B, elt);
   bool wholeRows =
       llvm::all_of(dims, [&](int64_t d) { return d % rowElems == 0; });
   if (asked == WarpgroupLayout::Swizzle128B && !wholeRows) {
