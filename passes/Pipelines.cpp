@@ -302,8 +302,6 @@ mlir::LogicalResult buildNvvmToPtxPipeline(mlir::OpPassManager &pm,
   return mlir::success();
 }
 
-/// Options of the end-to-end backward pipelines fmha-bwd-nvvm and
-/// fmha-bwd-rocdl (fmha.attention_bwd -> PTX / HSACO).
 /// The values of warpgroup-layout and fwd-warpgroup-layout.
 static llvm::cl::ValuesClass warpgroupLayoutValues() {
   return llvm::cl::values(
@@ -315,6 +313,8 @@ static llvm::cl::ValuesClass warpgroupLayoutValues() {
                  "128-byte rows, chunks swizzled by the row"));
 }
 
+/// Options of the end-to-end backward pipelines fmha-bwd-nvvm and
+/// fmha-bwd-rocdl (fmha.attention_bwd -> PTX / HSACO).
 struct BwdPipelineOptions
     : public mlir::PassPipelineOptions<BwdPipelineOptions> {
   Option<std::string> chip{
