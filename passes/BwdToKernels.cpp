@@ -14,6 +14,7 @@
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -132,6 +133,8 @@ struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
             {"fwd-num-warps", fwdNumWarps != 0},
             {"fwd-kv-slices", fwdKvSlices != 0},
             {"fwd-kv-pipelining", fwdKvPipelining != rocke::KvPipelining::Auto},
+            {"fwd-warpgroup-schedule",
+             fwdWarpgroupSchedule != rocke::WarpgroupSchedule::Auto},
             {"fwd-warpgroup-mma", fwdWarpgroupMma != rocke::WarpgroupMma::Auto},
             {"fwd-warpgroup-layout",
              fwdWarpgroupLayout != rocke::WarpgroupLayout::Auto},
@@ -279,6 +282,7 @@ struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
     fwd.scoreLayout = fwdScoreLayout;
     fwd.operandStaging = fwdOperandStaging;
     fwd.kvPipelining = fwdKvPipelining;
+    fwd.warpgroupSchedule = fwdWarpgroupSchedule;
     fwd.warpgroupMma = fwdWarpgroupMma;
     fwd.warpgroupLayout = fwdWarpgroupLayout;
     return fwd;

@@ -3,7 +3,8 @@
 // fmha-distribute-tiles waits for each warpgroup product right after issuing
 // it. This pass moves each fmha.warpgroup_wait down its block to the first op
 // that uses the product's result (or writes workgroup memory the product
-// reads, or ends the block), so the products run while the subgroup does
+// reads, or arrives on an mbarrier, which hands what it read to other
+// work-items, or ends the block), so the products run while the subgroup does
 // other work: the score products while the other is issued, dV and dK
 // while dS goes to workgroup memory and dQ is computed. The wait then lets
 // the products issued after its own keep running (`pending`).
@@ -13,6 +14,7 @@
 #include "passes/Passes.h"
 #include "passes/WorkgroupAccess.h"
 
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 namespace rocke {
@@ -68,10 +70,15 @@ void defer(WarpgroupWaitOp wait) {
           });
         });
   };
+  // An mbarrier arrival tells other work-items that this one is done
+  // reading (a slot handed back to its producer).
+  auto releasesReads = [](Operation &op) {
+    return isa<nvgpu::MBarrierArriveOp>(op);
+  };
   Operation *stop = nullptr;
   for (Operation &op : llvm::make_range(std::next(wait->getIterator()),
                                         block->end()))
-    if (usesResult(op) || overwritesOperand(op) ||
+    if (usesResult(op) || overwritesOperand(op) || releasesReads(op) ||
         op.hasTrait<OpTrait::IsTerminator>()) {
       stop = &op;
       break;

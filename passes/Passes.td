@@ -411,7 +411,11 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
                         "one computes"),
              clEnumValN(::rocke::KvPipelining::AsyncCopies, "async-copies",
                         "cp.async of the next block into double-buffered "
-                        "tiles (NVIDIA sm_80+)"))}]>,
+                        "tiles (NVIDIA sm_80+)"),
+             clEnumValN(::rocke::KvPipelining::ProducerWarpgroup, "producer-warpgroup",
+                        "a producer subgroup copies the blocks by cp.async, "
+                        "mbarriers hand the slots over (warpgroup products, "
+                        "sm_90a)"))}]>,
     Option<"fwdWarpgroupMma", "fwd-warpgroup-mma", "::rocke::WarpgroupMma",
            /*default=*/"::rocke::WarpgroupMma::Auto",
            "Whether the forward's S and O products are issued by "
@@ -439,6 +443,19 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
              clEnumValN(::rocke::WarpgroupLayout::Swizzle128B, "swizzle-128b",
                         "rows of 128 bytes, 16-byte chunks swizzled by the "
                         "row"))}]>,
+    Option<"fwdWarpgroupSchedule", "fwd-warpgroup-schedule",
+           "::rocke::WarpgroupSchedule",
+           /*default=*/"::rocke::WarpgroupSchedule::Auto",
+           "How the forward's computing warpgroups share the matrix cores "
+           "(fwd-kv-pipelining=producer-warpgroup)",
+           [{::llvm::cl::values(
+             clEnumValN(::rocke::WarpgroupSchedule::Auto, "auto",
+                        "independent"),
+             clEnumValN(::rocke::WarpgroupSchedule::Independent,
+                        "independent", "each runs its loop on its own"),
+             clEnumValN(::rocke::WarpgroupSchedule::PingPong, "ping-pong",
+                        "they take turns issuing their score products, one's "
+                        "softmax beside the other's products"))}]>,
     Option<"fwdKvSlices", "fwd-kv-slices", "int64_t", /*default=*/"0",
            "Slices each forward KV block's scores are computed in: every "
            "slice's Q K^T is issued before the first slice's softmax, so a "
@@ -476,7 +493,8 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
     "::mlir::gpu::GPUDialect", "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect", "::rocke::fmha::FmhaDialect",
-    "::mlir::nvgpu::NVGPUDialect", "::mlir::amdgpu::AMDGPUDialect",
+    "::mlir::nvgpu::NVGPUDialect", "::mlir::NVVM::NVVMDialect",
+    "::mlir::amdgpu::AMDGPUDialect",
   ];
 }
 
@@ -629,7 +647,8 @@ def DeferWarpgroupWaits : Pass<"fmha-defer-warpgroup-waits"> {
     Warpgroup products (fmha.warpgroup_mma, wgmma) run asynchronously until
     a wait. fmha-distribute-tiles waits right after each; this pass moves each
     wait down its block to the first op that uses the result, writes
-    workgroup memory the product reads, or ends the block, and sets its
+    workgroup memory the product reads, arrives on an mbarrier (which hands
+    what the product read to other work-items), or ends the block, and sets its
     `pending` to the products issued in between (certainly issued, so
     waiting until that many are left completes it), lowered where an
     earlier wait of the block already bounds what is in flight (ptxas

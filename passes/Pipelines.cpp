@@ -8,6 +8,7 @@
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
 #include "mlir/Conversion/GPUToROCDL/GPUToROCDLPass.h"
 #include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
@@ -285,6 +286,9 @@ mlir::LogicalResult buildNvvmToPtxPipeline(mlir::OpPassManager &pm,
   addKernelPrelowering(kernels);
   kernels.addPass(mlir::createConvertNVGPUToNVVMPass());
   kernels.addPass(mlir::createConvertGpuOpsToNVVMOps());
+  // NVVM ops LLVM has no intrinsic for (the mbarrier waits' retry loop) as
+  // inline PTX.
+  kernels.addPass(mlir::createConvertNVVMToLLVMPass());
   // 128-byte swizzled buffers need 1024-byte addresses.
   kernels.addPass(rocke::createAlignDynamicSharedMemory());
   // Vector ops the NVVM conversions leave behind (shape_cast, from_elements)
@@ -423,9 +427,9 @@ struct BwdPipelineOptions
       llvm::cl::init(0)};
   Option<rocke::KvPipelining> fwdKvPipelining{
       *this, "fwd-kv-pipelining",
-      llvm::cl::desc("forward's K / V blocks: synchronous, registers or "
-                     "async-copies; auto = async copies on NVIDIA, registers "
-                     "on gfx950"),
+      llvm::cl::desc("forward's K / V blocks: synchronous, registers, "
+                     "async-copies or producer-warpgroup; auto = async copies on "
+                     "NVIDIA, registers on gfx950"),
       llvm::cl::init(rocke::KvPipelining::Auto),
       llvm::cl::values(
           clEnumValN(rocke::KvPipelining::Auto, "auto",
@@ -437,7 +441,10 @@ struct BwdPipelineOptions
                      "load the next block into registers while this one "
                      "computes"),
           clEnumValN(rocke::KvPipelining::AsyncCopies, "async-copies",
-                     "cp.async into double-buffered tiles"))};
+                     "cp.async into double-buffered tiles"),
+          clEnumValN(rocke::KvPipelining::ProducerWarpgroup, "producer-warpgroup",
+                     "a producer subgroup's cp.async into double-buffered "
+                     "tiles, handed over by mbarriers (sm_90a warpgroups)"))};
   Option<rocke::WarpgroupMma> fwdWarpgroupMma{
       *this, "fwd-warpgroup-mma",
       llvm::cl::desc("forward S and O products issued by warpgroups (wgmma; "
@@ -448,6 +455,17 @@ struct BwdPipelineOptions
                      "where the chip has them and the tiles allow"),
           clEnumValN(rocke::WarpgroupMma::Off, "off", "per subgroup"),
           clEnumValN(rocke::WarpgroupMma::On, "on", "per warpgroup"))};
+  Option<rocke::WarpgroupSchedule> fwdWarpgroupSchedule{
+      *this, "fwd-warpgroup-schedule",
+      llvm::cl::desc("how the forward's computing warpgroups share the matrix "
+                     "cores with fwd-kv-pipelining=producer-warpgroup"),
+      llvm::cl::init(rocke::WarpgroupSchedule::Auto),
+      llvm::cl::values(
+          clEnumValN(rocke::WarpgroupSchedule::Auto, "auto", "independent"),
+          clEnumValN(rocke::WarpgroupSchedule::Independent, "independent",
+                     "each runs its loop on its own"),
+          clEnumValN(rocke::WarpgroupSchedule::PingPong, "ping-pong",
+                     "they take turns issuing their score products"))};
   Option<rocke::WarpgroupLayout> fwdWarpgroupLayout{
       *this, "fwd-warpgroup-layout",
       llvm::cl::desc("layout of the forward's warpgroup operands in "
@@ -504,6 +522,7 @@ void addBwdKernelPasses(mlir::OpPassManager &pm, const BwdPipelineOptions &opts,
   kernels.fwdKvPipelining = opts.fwdKvPipelining;
   kernels.fwdWarpgroupMma = opts.fwdWarpgroupMma;
   kernels.fwdWarpgroupLayout = opts.fwdWarpgroupLayout;
+  kernels.fwdWarpgroupSchedule = opts.fwdWarpgroupSchedule;
   pm.addPass(rocke::createBwdToKernels(kernels));
   rocke::PipelineTileFetchesOptions pipelining;
   pipelining.placeFirst = chip.placeFirstBlock;

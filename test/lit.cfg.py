@@ -86,5 +86,7 @@ if os.path.isfile(config.rocke_llvm_mca):
 
 # NVVM cubin tests need CUDA's ptxas (PATH or /usr/local/cuda/bin).
 import shutil
-if shutil.which("ptxas") or os.path.exists("/usr/local/cuda/bin/ptxas"):
+ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+if os.path.exists(ptxas):
     config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))

@@ -89,10 +89,30 @@ enum class WarpgroupLayout { Auto, CoreMatrices, Swizzle128B };
 ///   AsyncCopies: 16-byte cp.async copies (nvgpu.device_async_copy) of the
 ///     next block into the other half of double-buffered K / V tiles while
 ///     this one computes (NVIDIA; V as rows, the mma.sync schedule).
+///   ProducerWarpgroup: one more warpgroup, the producer, copies each block
+///     into a slot of those tiles by cp.async and signals it on an
+///     mbarrier; the computing warpgroups wait for it there and hand the
+///     slot back on another, so no workgroup barrier ties them together in
+///     the loop, and take the producer's registers (setmaxnreg). The
+///     forward with warpgroup products, sm_90a.
 /// Auto: AsyncCopies where the chip and tiles allow it, else Registers where
 /// the chip has the registers for it (ChipInfo::kvFetchAhead), else
 /// Synchronous.
-enum class KvPipelining { Auto, Synchronous, Registers, AsyncCopies };
+enum class KvPipelining {
+  Auto,
+  Synchronous,
+  Registers,
+  AsyncCopies,
+  ProducerWarpgroup,
+};
+
+/// How the forward's computing warpgroups share the matrix cores when a
+/// producer warpgroup feeds them (KvPipelining::ProducerWarpgroup).
+///   Independent: each runs its loop on its own.
+///   PingPong: they take turns issuing their blocks' score products (named
+///     barriers), so that one's softmax runs while the other's products do.
+/// Auto: Independent.
+enum class WarpgroupSchedule { Auto, Independent, PingPong };
 
 /// How the tiled kernels (backward and forward) apply the mask to the score
 /// blocks of their loops.
@@ -123,6 +143,7 @@ struct AttentionKernelOptions {
   WarpgroupMma warpgroupMma = WarpgroupMma::Auto;
   WarpgroupLayout warpgroupLayout = WarpgroupLayout::Auto;
   KvPipelining kvPipelining = KvPipelining::Auto;
+  WarpgroupSchedule warpgroupSchedule = WarpgroupSchedule::Auto;
   MaskBlocks maskBlocks = MaskBlocks::Auto;
 };
 

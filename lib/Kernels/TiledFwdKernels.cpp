@@ -20,7 +20,10 @@
 // Where the chip has warpgroup products (sm_90a), S = Q K^T and O += P V
 // are fmha.tile_mma_warpgroup: four subgroups of 16 query rows multiply
 // together, reading Q, K and V once per warpgroup from buffers of 8-row atoms;
-// P stays in registers.
+// P stays in registers. With fwd-kv-pipelining=producer-warpgroup a third
+// warpgroup copies the KV blocks and hands them over by mbarriers
+// (SlotHandover), so the computing warpgroups meet no workgroup barrier in
+// the loop.
 // A packed (varlen) batch runs the same body on each sequence's views
 // (KernelLaunch::varlen), grid x over its longest sequence's query blocks.
 // Everything past the copies is written on the workgroup's fmha tiles
@@ -35,6 +38,7 @@
 #include "lib/Kernels/TiledKernels.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -66,6 +70,13 @@ struct FwdConfig {
   /// KvPipelining::AsyncCopies: K and V tiles have two slots, the next
   /// block's rows land in one by cp.async while the other is read.
   bool asyncCopies = false;
+  /// KvPipelining::ProducerWarpgroup (with asyncCopies): the copies are a
+  /// producer warpgroup's, after the computing subgroups; the slots are
+  /// handed over by mbarriers instead of workgroup barriers.
+  bool producerWarpgroup = false;
+  /// WarpgroupSchedule::PingPong: the two computing warpgroups take turns
+  /// issuing their score products.
+  bool pingPong = false;
   /// KvPipelining::Registers: K and V are fetched into registers and
   /// placed in workgroup memory (fmha-pipeline-tile-fetches fetches the
   /// next block while this one computes).
@@ -96,7 +107,13 @@ struct FwdConfig {
   bool dynamicWorkgroupMemory = false;
   Type elt;
 
+  /// The work-items of the subgroups that compute (the tiles' threads).
   int64_t threads() const { return numWarps * lanes; }
+  /// Those and the producer's.
+  int64_t launchThreads() const {
+    return threads() + (producerWarpgroup ? producerThreads() : 0);
+  }
+  int64_t producerThreads() const { return kWarpgroupWarps * lanes; }
   int64_t queryRowsPerWarp() const { return blockQ / numWarps; }
   bool valueTransposed() const { return scoresTransposed && !valueRows; }
   /// K [blockKv x Dqk]; V [blockKv x Dv] or, staged transposed with S^T,
@@ -330,16 +347,19 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
   // cp.async moves 16 bytes of consecutive elements: K and V rows with a
   // unit inner stride, head dims in whole chunks, V staged as rows.
   bool asyncRequested = options.kvPipelining == KvPipelining::AsyncCopies;
+  bool producerRequested =
+      options.kvPipelining == KvPipelining::ProducerWarpgroup;
   bool nvidia = !target.host && options.chip && options.chip->isNvidia();
   int64_t chunkElems = 128 / cfg.elt.getIntOrFloatBitWidth();
   bool asyncPossible = nvidia && !sT && hasUnitInnerStride(op.getKey()) &&
                        hasUnitInnerStride(op.getValue()) &&
                        cfg.dqk % chunkElems == 0 && cfg.dv % chunkElems == 0;
-  if (asyncRequested && !asyncPossible)
-    return op.emitOpError("fwd-kv-pipelining=async-copies needs an NVIDIA "
-                          "chip (cp.async), K and V rows of consecutive "
-                          "elements in whole 16-byte chunks, and scores as S "
-                          "(fwd-score-layout=q-kv)");
+  if ((asyncRequested || producerRequested) && !asyncPossible)
+    return op.emitOpError("fwd-kv-pipelining=")
+           << (producerRequested ? "producer-warpgroup" : "async-copies")
+           << " needs an NVIDIA chip (cp.async), K and V rows of consecutive "
+              "elements in whole 16-byte chunks, and scores as S "
+              "(fwd-score-layout=q-kv)";
   bool wantAsync =
       asyncPossible && options.kvPipelining != KvPipelining::Synchronous;
   // Warpgroup products: S [q x kv] in accumulators of an mma.sync atom that
@@ -407,16 +427,40 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
                            c.blockKv % kSliceKeys == 0
                        ? c.blockKv / kSliceKeys
                        : 1;
-    // Every work-item issues as many 16-byte copies of each block.
+    // Every copying work-item (the producer's, else all) issues as many
+    // 16-byte copies of each block.
     int64_t threads = cfg.threads();
+    cfg.producerWarpgroup = producerRequested && cfg.warpgroup;
+    int64_t copiers = cfg.producerWarpgroup ? cfg.producerThreads() : threads;
     cfg.asyncCopies = wantAsync &&
-                      cfg.blockKv * cfg.dqk / chunkElems % threads == 0 &&
-                      cfg.blockKv * cfg.dv / chunkElems % threads == 0;
-    if (asyncRequested && !cfg.asyncCopies) {
+                      cfg.blockKv * cfg.dqk / chunkElems % copiers == 0 &&
+                      cfg.blockKv * cfg.dv / chunkElems % copiers == 0;
+    if ((asyncRequested || producerRequested) && !cfg.asyncCopies) {
       if (report)
-        op.emitOpError("fwd-kv-pipelining=async-copies: the ")
-            << cfg.blockKv << "-row K and V blocks do not split evenly into "
-            << "16-byte copies over the " << threads << " work-items";
+        op.emitOpError("fwd-kv-pipelining=")
+            << (producerRequested ? "producer-warpgroup" : "async-copies")
+            << ": the " << cfg.blockKv
+            << "-row K and V blocks do not split evenly into "
+            << "16-byte copies over the " << copiers << " work-items";
+      return failure();
+    }
+    if (producerRequested && !cfg.producerWarpgroup) {
+      if (report)
+        op.emitOpError("fwd-kv-pipelining=producer-warpgroup needs warpgroup "
+                       "products (fwd-warpgroup-mma, sm_90a)");
+      return failure();
+    }
+    bool pingPongRequested =
+        options.warpgroupSchedule == WarpgroupSchedule::PingPong;
+    cfg.pingPong = pingPongRequested && cfg.producerWarpgroup &&
+                   c.numWarps == 2 * kWarpgroupWarps;
+    if (pingPongRequested && !cfg.pingPong) {
+      if (report)
+        op.emitOpError("fwd-warpgroup-schedule=ping-pong needs "
+                       "fwd-kv-pipelining=producer-warpgroup and two "
+                       "computing warpgroups (fwd-num-warps=8); got ")
+            << c.numWarps << " subgroups"
+            << (cfg.producerWarpgroup ? "" : " without a producer warpgroup");
       return failure();
     }
     // Fetched tiles hold the same number of chunks in every work-item.
@@ -490,6 +534,76 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
          << " the target has; lower fwd-block-q or fwd-block-kv";
 }
 
+/// setmaxnreg's registers a lane for the producer warpgroup and for the
+/// computing ones, where the launch's even share (what ptxas gives every
+/// lane of a kernel that needs more) is short of what the computing ones
+/// may use: the workgroup's registers split unevenly. An increase waits
+/// for registers the decreases freed, so the split never asks for more
+/// than the launch holds. The producer keeps a 64-bit global and a 32-bit
+/// shared address per 16-byte chunk it copies live across its loop (ptxas
+/// spilled the D = 128 block's 32 chunks a lane below about 110
+/// registers), plus the loop's own.
+std::optional<std::pair<int32_t, int32_t>>
+registerSplit(const FwdConfig &cfg) {
+  constexpr int64_t kMostConsumerRegisters = 240;
+  int64_t evenShare =
+      std::min(kNvidiaMaxRegistersPerThread,
+               kNvidiaRegistersPerBlock / cfg.launchThreads() / 8 * 8);
+  if (evenShare >= kMostConsumerRegisters)
+    return std::nullopt;
+  int64_t chunkElems = 128 / cfg.elt.getIntOrFloatBitWidth();
+  int64_t chunks =
+      cfg.blockKv * (cfg.dqk + cfg.dv) / chunkElems / cfg.producerThreads();
+  int64_t producer =
+      std::min(evenShare, int64_t(llvm::alignTo(24 + 3 * chunks, 8)));
+  int64_t warpgroups = cfg.numWarps / kWarpgroupWarps;
+  int64_t consumer =
+      std::min(kMostConsumerRegisters,
+               (evenShare * (warpgroups + 1) - producer) / warpgroups / 8 * 8);
+  return std::make_pair(producer, consumer);
+}
+
+/// The two computing warpgroups' turns at issuing their score products
+/// (WarpgroupSchedule::PingPong): warpgroup w waits at named barrier
+/// kFirstTurnBarrier + w until the other arrives there, having issued its
+/// own. Barrier 0 is the workgroup's.
+struct ProductTurns {
+  static constexpr int64_t kFirstTurnBarrier = 1;
+  Value mine, other, threads;
+
+  /// For work-item `tid` of the computing warpgroups of `lanes`-lane
+  /// subgroups; the second warpgroup hands the first its first turn.
+  static ProductTurns create(OpBuilder &b, Location loc, Value tid,
+                             int64_t lanes) {
+    Value warpgroup = arith::DivUIOp::create(
+        b, loc, tid, constIndex(b, loc, kWarpgroupWarps * lanes));
+    auto id = [&](Value w) {
+      return arith::IndexCastOp::create(
+          b, loc, b.getI32Type(), addIdx(b, loc, w, kFirstTurnBarrier));
+    };
+    Value otherWarpgroup = arith::SubIOp::create(
+        b, loc, constIndex(b, loc, 1), warpgroup);
+    ProductTurns turns{id(warpgroup), id(otherWarpgroup),
+                       arith::ConstantIntOp::create(
+                           b, loc, b.getI32Type(),
+                           2 * kWarpgroupWarps * lanes)};
+    Value second = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         warpgroup, constIndex(b, loc, 1));
+    auto ifSecond = scf::IfOp::create(b, loc, second);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPoint(ifSecond.thenBlock()->getTerminator());
+    turns.pass(b, loc);
+    return turns;
+  }
+  void take(OpBuilder &b, Location loc) const {
+    NVVM::BarrierOp::create(b, loc, Type(), mine, threads,
+                            NVVM::BarrierReductionAttr(), Value());
+  }
+  void pass(OpBuilder &b, Location loc) const {
+    NVVM::BarrierArriveOp::create(b, loc, other, threads);
+  }
+};
+
 struct FwdKernel {
   const FwdConfig &cfg;
   const KernelTarget &target;
@@ -520,6 +634,8 @@ struct FwdKernel {
 
 void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                       ValueRange args, ValueRange wgBuffers) const {
+  // The kernel body may end inside the consumers' branch (producerWarpgroup).
+  OpBuilder::InsertionGuard bodyEnd(b);
   const MatrixAtom &atom = *cfg.atom, &pvAtom = *cfg.pvAtom;
   const bool sT = cfg.scoresTransposed;
   Value q = args[kQ], k = args[kK], v = args[kV], out = args[kO];
@@ -571,7 +687,9 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                                 : oriented(cfg.dqk, TileRole::a, atom);
   Value qTile;
   Value qBuf = cfg.queryInRegisters ? Value() : wgBuffers[2];
-  TileCopier copier{b, loc, tid, cfg.threads(), !target.host};
+  // Every work-item copies (a producer warpgroup takes part in Q's copy,
+  // its only one outside its own loop).
+  TileCopier copier{b, loc, tid, cfg.launchThreads(), !target.host};
   if (cfg.queryInRegisters) {
     auto load = fmha::TileLoadOp::create(b, loc, queryType, q, batch, q0, headQ,
                                          c0, tid, sizes.seqQ);
@@ -632,6 +750,8 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   if (cfg.asyncCopies)
     rowEnd = arith::MinUIOp::create(
         b, loc, sizes.seqK, arith::MulIOp::create(b, loc, kbEnd, cBlockKv));
+  std::optional<SlotHandover> handover;
+  std::optional<ProductTurns> turns;
   // The KV blocks [lo, hi), carrying `carriedIn`, their scores masked as
   // `scoreMask` says.
   auto emitKvLoop = [&](Value lo, Value hi, ValueRange carriedIn,
@@ -647,7 +767,13 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     // K and V of this block: with async copies, in a slot of the tiles,
     // both groups waited for (they complete in order).
     Value kBuf = wgBuffers[0], vBuf = wgBuffers[1];
-    if (cfg.asyncCopies) {
+    Value slot;
+    if (cfg.producerWarpgroup) {
+      slot = handover->slotOf(b, loc, kb);
+      handover->waitFull(b, loc, kb);
+      kBuf = slotView(b, loc, kBuf, slot);
+      vBuf = slotView(b, loc, vBuf, slot);
+    } else if (cfg.asyncCopies) {
       std::tie(kBuf, vBuf) = copier.copyBlockPairAsync(
           kb, {k, v}, {kBuf, vBuf}, batch, k0, headKv, rowEnd, cfg.blockKv);
     } else {
@@ -691,6 +817,8 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       query = qTile ? qTile
                     : tiles.read(qBuf, c0, c0, /*transposed=*/sT, queryType);
     SmallVector<Value> scores;
+    if (turns)
+      turns->take(b, loc);
     for (int64_t i = 0; i < cfg.kvSlices; ++i) {
       Value row = constIndex(b, loc, i * sliceKv);
       if (cfg.warpgroup) {
@@ -711,6 +839,10 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                                     whole(cfg.dqk, sliceKv, TileRole::b, atom)),
                          tiles.zero(scoreType)));
     }
+    // The other warpgroup's turn: its products run during this one's
+    // softmax.
+    if (turns)
+      turns->pass(b, loc);
     for (int64_t i = 0; i < cfg.kvSlices; ++i) {
       Value s = scores[i];
       Value key0 = addIdx(b, loc, k0, i * sliceKv);
@@ -806,9 +938,47 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       m = mNew;
       l = lNew;
     }
+    // The slot's last reader (P V) has been waited for: hand it back.
+    if (cfg.producerWarpgroup)
+      handover->release(b, loc, slot);
     scf::YieldOp::create(b, loc, ValueRange{o, m, l});
     return kvLoop;
   };
+  // With a producer warpgroup: it runs the copies' loop with few
+  // registers, the others the rest of the kernel with the registers it
+  // gave up.
+  if (cfg.producerWarpgroup) {
+    handover = SlotHandover::create(b, loc, kbBegin, tid, cfg.producerThreads(),
+                                    cfg.threads());
+    Value isProducer =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, tid,
+                              constIndex(b, loc, cfg.threads()));
+    auto roles = scf::IfOp::create(b, loc, isProducer, /*withElse=*/true);
+    b.setInsertionPoint(roles.thenBlock()->getTerminator());
+    std::optional<std::pair<int32_t, int32_t>> registers = registerSplit(cfg);
+    if (registers)
+      NVVM::SetMaxRegisterOp::create(b, loc, registers->first,
+                                     NVVM::SetMaxRegisterAction::decrease);
+    TileCopier producer{b, loc, addIdx(b, loc, tid, -cfg.threads()),
+                        cfg.producerThreads(), /*alignedRows=*/true};
+    auto copyLoop = scf::ForOp::create(b, loc, kbBegin, kbEnd, c1);
+    b.setInsertionPoint(copyLoop.getBody()->getTerminator());
+    Value kb = copyLoop.getInductionVar();
+    Value slot = handover->slotOf(b, loc, kb);
+    handover->waitEmpty(b, loc, kb);
+    Value k0 = arith::MulIOp::create(b, loc, kb, cBlockKv);
+    producer.copyAsync(k, batch, k0, headKv, rowEnd, cfg.blockKv, wgBuffers[0],
+                       slot);
+    Value copies = producer.copyAsync(v, batch, k0, headKv, rowEnd, cfg.blockKv,
+                                      wgBuffers[1], slot);
+    handover->fill(b, loc, copies, slot);
+    b.setInsertionPoint(roles.elseBlock()->getTerminator());
+    if (registers)
+      NVVM::SetMaxRegisterOp::create(b, loc, registers->second,
+                                     NVVM::SetMaxRegisterAction::increase);
+    if (cfg.pingPong)
+      turns = ProductTurns::create(b, loc, tid, cfg.lanes);
+  }
   // With whole-block loops, the blocks whose keys every query of the block
   // sees run without the mask, in a loop of their own: no selects, no
   // branch per block. The cut ones (the band's edges, the block past Sk)
@@ -911,7 +1081,7 @@ rocke::buildTiledFwdKernels(fmha::AttentionFwdOp op,
         qSizes[2], qSizes[0]};
     launch.gridExpr = {"ceildiv(Sq," + blockQ + ")", "Hq", "B"};
   }
-  launch.blockSize = cfg.threads();
+  launch.blockSize = cfg.launchThreads();
   launch.workgroupBuffers = cfg.workgroupBuffers();
   launch.dynamicWorkgroupMemory = cfg.dynamicWorkgroupMemory;
   FwdKernel kernel{cfg,

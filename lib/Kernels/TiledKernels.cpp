@@ -5,7 +5,10 @@
 #include "lib/Target/ChipInfo.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -255,6 +258,86 @@ Value rocke::slotView(OpBuilder &b, Location loc, Value tile, Value slot) {
   }
   return memref::SubViewOp::create(b, loc, viewType, tile, offsets, sizes,
                                    unit);
+}
+
+namespace {
+/// The suspend-time hint of the mbarrier waits (ns): long enough that a
+/// waiting work-item sleeps until the phase completes rather than polling
+/// (the wait retries until it does either way).
+constexpr int64_t kMbarrierSuspendNs = 10'000'000;
+/// Positions in the handover's barrier group.
+constexpr int64_t kFullBarriers = 0, kEmptyBarriers = 2;
+} // namespace
+
+SlotHandover SlotHandover::create(OpBuilder &b, Location loc, Value first,
+                                  Value tid, int64_t producers,
+                                  int64_t consumers) {
+  MLIRContext *ctx = b.getContext();
+  auto type = nvgpu::MBarrierGroupType::get(
+      ctx, gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup),
+      /*num_barriers=*/4);
+  Value barriers = nvgpu::MBarrierCreateOp::create(b, loc, type);
+  Value initializer = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq, tid, constIndex(b, loc, 0));
+  for (int64_t slot : {0, 1}) {
+    nvgpu::MBarrierInitOp::create(b, loc, barriers,
+                                  constIndex(b, loc, producers),
+                                  constIndex(b, loc, kFullBarriers + slot),
+                                  initializer);
+    nvgpu::MBarrierInitOp::create(b, loc, barriers,
+                                  constIndex(b, loc, consumers),
+                                  constIndex(b, loc, kEmptyBarriers + slot),
+                                  initializer);
+  }
+  gpu::BarrierOp::create(b, loc);
+  return {barriers, first};
+}
+
+Value SlotHandover::slotOf(OpBuilder &b, Location loc, Value block) const {
+  return arith::RemUIOp::create(b, loc,
+                                arith::SubIOp::create(b, loc, block, first),
+                                constIndex(b, loc, 2));
+}
+
+void SlotHandover::wait(OpBuilder &b, Location loc, Value index, Value block,
+                        bool previous) const {
+  Value use = arith::DivUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, block, first),
+      constIndex(b, loc, 2));
+  // Phase n has parity n mod 2; a barrier in its first phase counts the one
+  // before (parity 1) as complete.
+  Value parity = arith::CmpIOp::create(
+      b, loc, previous ? arith::CmpIPredicate::eq : arith::CmpIPredicate::ne,
+      arith::RemUIOp::create(b, loc, use, constIndex(b, loc, 2)),
+      constIndex(b, loc, 0));
+  nvgpu::MBarrierTryWaitParityOp::create(
+      b, loc, barriers, parity, constIndex(b, loc, kMbarrierSuspendNs), index);
+}
+
+void SlotHandover::waitFull(OpBuilder &b, Location loc, Value block) const {
+  wait(b, loc, addIdx(b, loc, slotOf(b, loc, block), kFullBarriers), block,
+       /*previous=*/false);
+}
+
+void SlotHandover::waitEmpty(OpBuilder &b, Location loc, Value block) const {
+  wait(b, loc, addIdx(b, loc, slotOf(b, loc, block), kEmptyBarriers), block,
+       /*previous=*/true);
+}
+
+void SlotHandover::fill(OpBuilder &b, Location loc, Value copies,
+                        Value slot) const {
+  nvgpu::DeviceAsyncWaitOp::create(b, loc, copies, IntegerAttr());
+  MLIRContext *ctx = b.getContext();
+  NVVM::FenceProxyOp::create(
+      b, loc, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
+      NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+  nvgpu::MBarrierArriveOp::create(b, loc, barriers,
+                                  addIdx(b, loc, slot, kFullBarriers));
+}
+
+void SlotHandover::release(OpBuilder &b, Location loc, Value slot) const {
+  nvgpu::MBarrierArriveOp::create(b, loc, barriers,
+                                  addIdx(b, loc, slot, kEmptyBarriers));
 }
 
 fmha::TileType TileBuilder::type(int64_t rows, int64_t cols,

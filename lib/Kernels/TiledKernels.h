@@ -219,6 +219,42 @@ LogicalResult checkTileBounds(Operation *op,
 /// slot dimension.
 Value slotView(OpBuilder &b, Location loc, Value tile, Value slot);
 
+/// The two slots of double-buffered workgroup tiles handed between a
+/// producer subgroup, which fills them by cp.async, and the consumer
+/// work-items, which read them, by mbarriers instead of workgroup barriers:
+/// block kb goes to slot (kb - first) mod 2, and its n-th use (n =
+/// (kb - first) / 2) is the n-th phase of the slot's "full" barrier (each
+/// producer lane arrives once its copies have landed) and then of its
+/// "empty" one (each consumer arrives once done reading). NVIDIA sm_90.
+struct SlotHandover {
+  /// !nvgpu.mbarrier.group of four: full 0 and 1, empty 0 and 1.
+  Value barriers;
+  Value first;
+
+  /// The barriers, initialised by work-item 0 for `producers` and
+  /// `consumers` arrivals, then a workgroup barrier that publishes them.
+  static SlotHandover create(OpBuilder &b, Location loc, Value first,
+                             Value tid, int64_t producers, int64_t consumers);
+  Value slotOf(OpBuilder &b, Location loc, Value block) const;
+  /// The consumers' wait for block `block`'s rows.
+  void waitFull(OpBuilder &b, Location loc, Value block) const;
+  /// The producer's wait until the consumers are done with the block two
+  /// before `block` in its slot (at once for the first two).
+  void waitEmpty(OpBuilder &b, Location loc, Value block) const;
+  /// The producer lane's copies `copies` (its last group) into `slot`
+  /// waited for and made visible to the matrix cores' async proxy, then its
+  /// arrival.
+  void fill(OpBuilder &b, Location loc, Value copies, Value slot) const;
+  /// A consumer's arrival: it reads `slot` no more.
+  void release(OpBuilder &b, Location loc, Value slot) const;
+
+private:
+  /// Waits for the phase of barrier `index` of `block`'s use of its slot,
+  /// or, `previous`, for the phase before it.
+  void wait(OpBuilder &b, Location loc, Value index, Value block,
+            bool previous) const;
+};
+
 /// Creates fmha tile ops of one kernel: tiles of `elt` operands and f32
 /// accumulators, read by lane `lane`.
 struct TileBuilder {

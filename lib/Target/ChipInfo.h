@@ -137,6 +137,8 @@ constexpr uint64_t kNvidiaStaticSharedBytes = 48 * 1024;
 /// one block share (sm_80 to sm_90).
 constexpr int64_t kNvidiaMaxRegistersPerThread = 255;
 constexpr int64_t kNvidiaRegistersPerBlock = 64 * 1024;
+/// A warpgroup: four consecutive warps (wgmma, setmaxnreg).
+constexpr int64_t kWarpgroupWarps = 4;
 /// A CDNA lane's arch VGPRs and AGPRs (MFMA accumulators and operands; on
 /// gfx90a and later both come out of ChipInfo::vgprsPerSimd).
 constexpr int64_t kAmdArchVgprs = 256;

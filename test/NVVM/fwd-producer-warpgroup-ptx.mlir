@@ -1,0 +1,68 @@
+// fwd-kv-pipelining=producer-warpgroup (sm_90a, warpgroup products): a third
+// warpgroup copies the KV blocks by cp.async and hands each slot to the two
+// computing warpgroups on an mbarrier ("full"); they hand it back on another
+// ("empty") once their last product reading it has completed. The workgroup
+// barrier that tied the warpgroups together at every block is gone: one
+// bar.sync is left, publishing Q and the barriers' initialisation.
+// bf16 D=128 causal (two computing warpgroups of 64 query rows, 128-key
+// blocks): 384 threads; the producer gives registers to the others
+// (setmaxnreg), its 32 16-byte copies a lane (16 of K, 16 of V) waited for,
+// made visible to the matrix cores' async proxy, then signalled.
+// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-kv-pipelining=producer-warpgroup},fmha-dump-binary{output=%t.ptx})'
+// RUN: FileCheck %s --check-prefix=PW < %t.ptx
+// RUN: grep -c "bar.sync" %t.ptx | FileCheck %s --check-prefix=ONEBAR
+// RUN: grep -A2 "wgmma.wait_group.sync.aligned 0;" %t.ptx | grep -c "mbarrier.arrive" | FileCheck %s --check-prefix=RELEASE
+// fwd-warpgroup-schedule=ping-pong: the computing warpgroups take turns
+// issuing their score products on named barriers 1 and 2 (256 threads: one
+// warpgroup waits, the other arrives); the second hands the first its first
+// turn before the loop, and each hands the turn over right after issuing
+// its 16 m64n64k16 steps (two 64-key slices), before its softmax.
+// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-kv-pipelining=producer-warpgroup fwd-warpgroup-schedule=ping-pong},fmha-dump-binary{output=%t.pp.ptx})'
+// RUN: FileCheck %s --check-prefix=PP < %t.pp.ptx
+// RUN: not grep -q "bar.arrive" %t.ptx
+// f16 D=64 causal (one computing warpgroup): 256 threads, whose even share
+// of the register file needs no setmaxnreg; 16 copies a lane.
+// RUN: rocke-opt %S/Inputs/fwd_f16_d64_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-kv-pipelining=producer-warpgroup},fmha-dump-binary{output=%t.d64.ptx})'
+// RUN: FileCheck %s --check-prefix=D64 --implicit-check-not=setmaxnreg < %t.d64.ptx
+// RUN: grep -c "bar.sync" %t.d64.ptx | FileCheck %s --check-prefix=ONEBAR
+// RUN: grep -c "cp.async.cg" %t.d64.ptx | FileCheck %s --check-prefix=D64COPIES
+
+// PW-LABEL: .entry fmha_fwd_tiled_main
+// PW: .maxntid 384, 1, 1
+// PW: .shared .align 8 .b8 __mbarrier[32];
+// PW-COUNT-4: @%p{{[0-9]+}} mbarrier.init.shared.b64
+// PW: fence.proxy.async.shared::cta;
+// PW-NEXT: bar.sync 0;
+// PW: setmaxnreg.dec.sync.aligned.u32 120;
+// PW: mbarrier.try_wait.parity.shared.b64
+// PW-COUNT-32: cp.async.cg.shared.global
+// PW-NOT: cp.async.cg
+// PW: cp.async.wait_group 0;
+// PW-NEXT: fence.proxy.async.shared::cta;
+// PW-NEXT: mbarrier.arrive.shared.b64
+// PW: setmaxnreg.inc.sync.aligned.u32 192;
+// PW-NOT: cp.async
+// PW: mbarrier.try_wait.parity.shared.b64
+// PW: wgmma.mma_async
+
+// ONEBAR: 1
+
+// PP: bar.sync 0;
+// PP: setmaxnreg.inc.sync.aligned.u32 192;
+// PP: bar.arrive [[TURN:%r[0-9]+]], 256;
+// PP: mbarrier.try_wait.parity.shared.b64
+// PP: bar.sync {{%r[0-9]+}}, 256;
+// PP-COUNT-16: wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16
+// PP-NOT: wgmma.mma_async
+// PP: bar.arrive [[TURN]], 256;
+
+// The computing loop hands its slot back right after waiting for its last
+// product (P V reads V from it).
+// RELEASE: 1
+
+// D64: .maxntid 256, 1, 1
+// D64: cp.async.wait_group 0;
+// D64-NEXT: fence.proxy.async.shared::cta;
+// D64-NEXT: mbarrier.arrive.shared.b64
+
+// D64COPIES: 16
