@@ -6,7 +6,6 @@
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -268,8 +267,6 @@ namespace {
 constexpr int64_t kMbarrierSuspendNs = 10'000'000;
 /// Positions in the handover's barrier group.
 constexpr int64_t kFullBarriers = 0, kEmptyBarriers = 2;
-/// NVVM's shared address space.
-constexpr unsigned kSharedAddressSpace = 3;
 } // namespace
 
 SlotHandover SlotHandover::create(OpBuilder &b, Location loc, Value first,
@@ -317,20 +314,9 @@ void SlotHandover::wait(OpBuilder &b, Location loc, Value index, Value block,
       b, loc, barriers, parity, constIndex(b, loc, kMbarrierSuspendNs), index);
 }
 
-/// Orders the executing work-item's view of workgroup memory (the copies
-/// it has seen land) before its matrix cores' reads, which go through the
-/// async proxy.
-static void fenceAsyncProxy(OpBuilder &b, Location loc) {
-  MLIRContext *ctx = b.getContext();
-  NVVM::FenceProxyOp::create(
-      b, loc, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
-      NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-}
-
 void SlotHandover::waitFull(OpBuilder &b, Location loc, Value block) const {
   wait(b, loc, addIdx(b, loc, slotOf(b, loc, block), kFullBarriers), block,
        /*previous=*/false);
-  fenceAsyncProxy(b, loc);
 }
 
 void SlotHandover::waitEmpty(OpBuilder &b, Location loc, Value block) const {
@@ -338,13 +324,15 @@ void SlotHandover::waitEmpty(OpBuilder &b, Location loc, Value block) const {
        /*previous=*/true);
 }
 
-void SlotHandover::fill(OpBuilder &b, Location loc, Value slot) const {
-  Value address = nvgpu::MBarrierGetOp::create(
-      b, loc, b.getI32Type(), barriers, addIdx(b, loc, slot, kFullBarriers));
-  Value barrier = LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext(), kSharedAddressSpace),
-      address);
-  NVVM::CpAsyncMBarrierArriveOp::create(b, loc, barrier, /*noinc=*/true);
+void SlotHandover::fill(OpBuilder &b, Location loc, Value copies,
+                        Value slot) const {
+  nvgpu::DeviceAsyncWaitOp::create(b, loc, copies, IntegerAttr());
+  MLIRContext *ctx = b.getContext();
+  NVVM::FenceProxyOp::create(
+      b, loc, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
+      NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+  nvgpu::MBarrierArriveOp::create(b, loc, barriers,
+                                  addIdx(b, loc, slot, kFullBarriers));
 }
 
 void SlotHandover::release(OpBuilder &b, Location loc, Value slot) const {
