@@ -1448,6 +1448,13 @@ LogicalResult TileWriteOp::verify() {
            << buf;
   if (failed(verifyAccumulatorTile(*this, getValue().getType())))
     return failure();
+  // A one-lane (host) atom is written as whole 2-D blocks, which a buffer of
+  // 8-row atoms does not hold.
+  if (buf.getRank() == 4 && getValue().getType().getMatrixAtom().lanes == 1)
+    return emitOpError("writes a tile of one-lane atoms ('")
+           << getValue().getType().getMatrixAtom().name
+           << "') into a 4-D buffer of 8-row atoms; those atoms go to 2-D "
+              "buffers";
   return verifyTileInBuffer(*this, /*writes=*/true, getValue().getType(),
                             getTransposed(), buf, getRow(), getCol());
 }

@@ -364,7 +364,8 @@ SmallVector<Value> atomIndices(OpBuilder &b, Location loc, MemRefType atoms,
                                Value r, Value c);
 
 /// Writes a C-layout tile holding X (rows x cols from the atom grid) into a
-/// row-major 2-D buffer (or a [R/8][C/W][8][W] one of atoms, atomIndices):
+/// row-major 2-D buffer (or, for atoms of several lanes, a [R/8][C/W][8][W]
+/// one of atoms, atomIndices; fmha.tile_write's verifier holds to that):
 /// X[i][j] goes to buf[rowBase + i][colBase + j], or to
 /// buf[rowBase + j][colBase + i] when `transposed`; converted to the buffer's
 /// element type.

@@ -419,6 +419,17 @@ func.func @write_core_matrix_shape(%t: !C, %buf: memref<2x2x16x8xbf16, #wg>, %i:
 
 // -----
 
+// One-lane (host) atoms are written as whole 2-D blocks: not into atoms.
+!C = !fmha.tile<16x16xf32, c, "host_16x16x16">
+#wg = #gpu.address_space<workgroup>
+func.func @write_host_atoms(%t: !C, %buf: memref<2x2x8x64xbf16, #wg>, %i: index) {
+  // expected-error @+1 {{writes a tile of one-lane atoms ('host_16x16x16') into a 4-D buffer of 8-row atoms; those atoms go to 2-D buffers}}
+  fmha.tile_write %t, %buf[%i, %i] lane %i : !C, memref<2x2x8x64xbf16, #wg>
+  return
+}
+
+// -----
+
 !C = !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_bf16">
 #wg = #gpu.address_space<workgroup>
 func.func @write_rank3(%t: !C, %buf: memref<2x16x8xbf16, #wg>, %i: index) {
