@@ -240,9 +240,23 @@ def main():
     if set(kinds) - set(KINDS):
         ap.error("--kinds: %s unknown (want %s)" % (
             ",".join(sorted(set(kinds) - set(KINDS))), ",".join(KINDS)))
-    variants, fwd_variants = (
-        [tuple(int(x) for x in v.split("x")) for v in arg.split(",") if v]
-        for arg in (a.tile_variants, a.fwd_tile_variants))
+
+    def parse_variants(arg, option, lengths, form):
+        """Comma-separated tiles of positive integers joined by x."""
+        try:
+            tiles = [tuple(int(x) for x in v.split("x"))
+                     for v in arg.split(",") if v]
+        except ValueError:
+            tiles = None
+        if tiles is None or any(len(t) not in lengths or min(t) <= 0
+                                for t in tiles):
+            ap.error("%s: want %s" % (option, form))
+        return tiles
+    variants = parse_variants(a.tile_variants, "--tile-variants", (3,),
+                              "BKVxWARPSxBQ, e.g. 128x8x64")
+    fwd_variants = parse_variants(a.fwd_tile_variants, "--fwd-tile-variants",
+                                  (3, 4), "BQxWARPSxBKV[xSLICES], e.g. "
+                                  "128x8x128x2")
     names = registered(a.rocke_opt)
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
