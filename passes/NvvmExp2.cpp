@@ -4,9 +4,14 @@
 // convert-gpu-to-nvvm lowers math.exp2 to a call of libdevice's __nv_exp2f,
 // which gpu-module-to-binary can only resolve when it finds a CUDA toolkit
 // (absent on CI); without it the PTX keeps an unresolved call. Attention
-// kernels want the single ex2.approx.f32 instruction anyway (2 ulp, the same
+// kernels want the single ex2.approx instruction anyway (2 ulp, the same
 // one libdevice uses), as fmha-exp2-to-rocdl gives v_exp_f32 on AMD; and
-// lg2.approx.f32 for the forward's log2 of the row sum.
+// lg2.approx.f32 for the forward's log2 of the row sum. Its .ftz form:
+// without it ptxas wraps each MUFU.EX2 in a compare and two multiplies that
+// keep results below 2^-126 denormal (3 of the 4 instructions of every
+// probability, a fifth of the forward's loop at D = 128); such a
+// probability beside the row's largest, 1, changes no sum, and bf16 (P's
+// type in P V) has the same smallest normal.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
@@ -34,7 +39,8 @@ struct Exp2ToNvvm : OpRewritePattern<math::Exp2Op> {
     if (!op.getType().isF32())
       return rewriter.notifyMatchFailure(op, "only scalar f32");
     rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
-        op, op.getType(), rewriter.getStringAttr("llvm.nvvm.ex2.approx.f32"),
+        op, op.getType(),
+        rewriter.getStringAttr("llvm.nvvm.ex2.approx.ftz.f32"),
         op.getOperand());
     return success();
   }

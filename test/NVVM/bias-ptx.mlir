@@ -17,7 +17,7 @@
 // CHECK-LABEL: .entry fmha_bwd_tiled_main(
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK-COUNT-64: cvt.f32.bf16
-// CHECK: ex2.approx.f32
+// CHECK: ex2.approx.ftz.f32
 // CHECK-COUNT-64: atom.global.add.f32
 // CHECK: wgmma.mma_async
 // CHECK-LABEL: .entry fmha_bwd_convert_dq(

@@ -11,7 +11,7 @@
 // WARP-LABEL: .entry fmha_bwd_warp(
 // WARP: .maxntid 32, 1, 1
 // WARP: shfl.sync.bfly.b32
-// WARP: ex2.approx.f32
+// WARP: ex2.approx.ftz.f32
 // WARP: {{atom|red}}.global.add.f32
 
 // WARPJSON: "launch": {
@@ -27,7 +27,7 @@
 // TILED: .version 8.1
 // TILED-LABEL: .entry fmha_bwd_tiled_main(
 // TILED: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
-// TILED-DAG: ex2.approx.f32
+// TILED-DAG: ex2.approx.ftz.f32
 // TILED-DAG: red.global.add.v4.f32 [%rd{{[0-9]+}}], {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}};
 // TILED-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // TILED-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16

@@ -13,7 +13,7 @@
 // SM80: .target sm_80
 // CHECK-LABEL: .entry dq_accum(
 // CHECK: .maxntid 32, 1, 1
-// CHECK: ex2.approx.f32
+// CHECK: ex2.approx.ftz.f32
 // CHECK: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
 // CHECK: shfl.sync.bfly.b32 {{.*}}, 2, 31, -1;
 // CHECK: {{atom|red}}.global.add.f32

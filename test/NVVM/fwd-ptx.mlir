@@ -32,7 +32,7 @@
 // CHECK-DAG: ldmatrix.sync.aligned.m8n8.{{x[124]}}.trans.shared.b16
 // BF16-DAG: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // F16-DAG: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
-// CHECK-DAG: ex2.approx.f32
+// CHECK-DAG: ex2.approx.ftz.f32
 // CHECK-DAG: lg2.approx.f32
 // CHECK: ret;
 // In the KV loop, the barrier comes right after the wait for this block's

@@ -11,7 +11,7 @@
 // CHECK-LABEL: .entry fmha_bwd_tiled_main(
 // SM90: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 // SM90A: wgmma.mma_async
-// CHECK-DAG: ex2.approx.f32
+// CHECK-DAG: ex2.approx.ftz.f32
 // CHECK-DAG: div.approx.f32
 // CHECK: ret;
 func.func @softcap_bwd(%q: memref<?x?x16x64xbf16>, %k: memref<?x?x4x64xbf16>, %v: memref<?x?x4x64xbf16>,

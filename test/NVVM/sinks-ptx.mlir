@@ -11,7 +11,7 @@
 // CHECK-LABEL: .entry fmha_bwd_preprocess(
 // CHECK-LABEL: .entry fmha_bwd_sink_grad(
 // CHECK-NOT: atom
-// CHECK: ex2.approx.f32
+// CHECK: ex2.approx.ftz.f32
 // CHECK-COUNT-5: shfl.sync.bfly.b32
 // CHECK-NOT: atom
 // CHECK: st.global.b32

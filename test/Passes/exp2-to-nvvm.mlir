@@ -2,7 +2,7 @@
 
 gpu.module @m {
   // CHECK-LABEL: func.func @exp2_f32
-  // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"(%{{.*}}) : (f32) -> f32
+  // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%{{.*}}) : (f32) -> f32
   // CHECK-NOT: math.exp2
   func.func @exp2_f32(%x: f32) -> f32 {
     %e = math.exp2 %x : f32
@@ -17,7 +17,7 @@ gpu.module @m {
   }
   // Whole-fragment softmax: one instruction per element.
   // CHECK-LABEL: func.func @exp2_vector_f32
-  // CHECK-COUNT-4: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"
+  // CHECK-COUNT-4: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
   // CHECK: vector.from_elements
   // CHECK-NOT: math.exp2
   func.func @exp2_vector_f32(%x: vector<4xf32>) -> vector<4xf32> {
