@@ -219,9 +219,10 @@ LogicalResult checkTileBounds(Operation *op,
 /// slot dimension.
 Value slotView(OpBuilder &b, Location loc, Value tile, Value slot);
 
-/// The two slots of double-buffered workgroup tiles handed between a
-/// producer subgroup, which fills them by cp.async, and the consumer
-/// work-items, which read them, by mbarriers instead of workgroup barriers:
+/// The two slots of double-buffered workgroup tiles handed between the
+/// producer work-items (a warpgroup), which fill them by cp.async, and the
+/// consumer work-items, which read them, by mbarriers instead of workgroup
+/// barriers:
 /// block kb goes to slot (kb - first) mod 2, and its n-th use (n =
 /// (kb - first) / 2) is the n-th phase of the slot's "full" barrier (each
 /// producer lane arrives once its copies have landed) and then of its
