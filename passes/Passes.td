@@ -412,8 +412,9 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
              clEnumValN(::rocke::KvPipelining::AsyncCopies, "async-copies",
                         "cp.async of the next block into double-buffered "
                         "tiles (NVIDIA sm_80+)"),
-             clEnumValN(::rocke::KvPipelining::ProducerWarpgroup, "producer-warpgroup",
-                        "a producer subgroup copies the blocks by cp.async, "
+             clEnumValN(::rocke::KvPipelining::ProducerWarpgroup,
+                        "producer-warpgroup",
+                        "a producer warpgroup copies the blocks by cp.async, "
                         "mbarriers hand the slots over (warpgroup products, "
                         "sm_90a)"))}]>,
     Option<"fwdWarpgroupMma", "fwd-warpgroup-mma", "::rocke::WarpgroupMma",
@@ -648,8 +649,8 @@ def DeferWarpgroupWaits : Pass<"fmha-defer-warpgroup-waits"> {
     a wait. fmha-distribute-tiles waits right after each; this pass moves each
     wait down its block to the first op that uses the result, writes
     workgroup memory the product reads, arrives on an mbarrier (which hands
-    what the product read to other work-items), or ends the block, and sets its
-    `pending` to the products issued in between (certainly issued, so
+    what the product read to other work-items), or ends the block, and sets
+    its `pending` to the products issued in between (certainly issued, so
     waiting until that many are left completes it), lowered where an
     earlier wait of the block already bounds what is in flight (ptxas
     serialises the products of a kernel whose counts rise). Run before

@@ -428,8 +428,8 @@ struct BwdPipelineOptions
   Option<rocke::KvPipelining> fwdKvPipelining{
       *this, "fwd-kv-pipelining",
       llvm::cl::desc("forward's K / V blocks: synchronous, registers, "
-                     "async-copies or producer-warpgroup; auto = async copies on "
-                     "NVIDIA, registers on gfx950"),
+                     "async-copies or producer-warpgroup; auto = async copies "
+                     "on NVIDIA, registers on gfx950"),
       llvm::cl::init(rocke::KvPipelining::Auto),
       llvm::cl::values(
           clEnumValN(rocke::KvPipelining::Auto, "auto",
@@ -442,8 +442,9 @@ struct BwdPipelineOptions
                      "computes"),
           clEnumValN(rocke::KvPipelining::AsyncCopies, "async-copies",
                      "cp.async into double-buffered tiles"),
-          clEnumValN(rocke::KvPipelining::ProducerWarpgroup, "producer-warpgroup",
-                     "a producer subgroup's cp.async into double-buffered "
+          clEnumValN(rocke::KvPipelining::ProducerWarpgroup,
+                     "producer-warpgroup",
+                     "a producer warpgroup's cp.async into double-buffered "
                      "tiles, handed over by mbarriers (sm_90a warpgroups)"))};
   Option<rocke::WarpgroupMma> fwdWarpgroupMma{
       *this, "fwd-warpgroup-mma",

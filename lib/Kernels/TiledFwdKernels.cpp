@@ -114,6 +114,10 @@ struct FwdConfig {
     return threads() + (producerWarpgroup ? producerThreads() : 0);
   }
   int64_t producerThreads() const { return kWarpgroupWarps * lanes; }
+  /// Elements of one 16-byte copy (cp.async) of K or V.
+  int64_t chunkElements() const {
+    return 128 / elt.getIntOrFloatBitWidth();
+  }
   int64_t queryRowsPerWarp() const { return blockQ / numWarps; }
   bool valueTransposed() const { return scoresTransposed && !valueRows; }
   /// K [blockKv x Dqk]; V [blockKv x Dv] or, staged transposed with S^T,
@@ -350,7 +354,7 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
   bool producerRequested =
       options.kvPipelining == KvPipelining::ProducerWarpgroup;
   bool nvidia = !target.host && options.chip && options.chip->isNvidia();
-  int64_t chunkElems = 128 / cfg.elt.getIntOrFloatBitWidth();
+  int64_t chunkElems = cfg.chunkElements();
   bool asyncPossible = nvidia && !sT && hasUnitInnerStride(op.getKey()) &&
                        hasUnitInnerStride(op.getValue()) &&
                        cfg.dqk % chunkElems == 0 && cfg.dv % chunkElems == 0;
@@ -551,9 +555,8 @@ registerSplit(const FwdConfig &cfg) {
                kNvidiaRegistersPerBlock / cfg.launchThreads() / 8 * 8);
   if (evenShare >= kMostConsumerRegisters)
     return std::nullopt;
-  int64_t chunkElems = 128 / cfg.elt.getIntOrFloatBitWidth();
-  int64_t chunks =
-      cfg.blockKv * (cfg.dqk + cfg.dv) / chunkElems / cfg.producerThreads();
+  int64_t chunks = cfg.blockKv * (cfg.dqk + cfg.dv) / cfg.chunkElements() /
+                   cfg.producerThreads();
   int64_t producer =
       std::min(evenShare, int64_t(llvm::alignTo(24 + 3 * chunks, 8)));
   int64_t warpgroups = cfg.numWarps / kWarpgroupWarps;
@@ -765,12 +768,12 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     Value kb = kvLoop.getInductionVar();
     Value k0 = arith::MulIOp::create(b, loc, kb, cBlockKv);
     // K and V of this block: with async copies, in a slot of the tiles,
-    // both groups waited for (they complete in order).
+    // both groups waited for (they complete in order), or the slot the
+    // producer warpgroup hands over.
     Value kBuf = wgBuffers[0], vBuf = wgBuffers[1];
     Value slot;
     if (cfg.producerWarpgroup) {
-      slot = handover->slotOf(b, loc, kb);
-      handover->waitFull(b, loc, kb);
+      slot = handover->waitFull(b, loc, kb);
       kBuf = slotView(b, loc, kBuf, slot);
       vBuf = slotView(b, loc, vBuf, slot);
     } else if (cfg.asyncCopies) {
@@ -964,8 +967,7 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     auto copyLoop = scf::ForOp::create(b, loc, kbBegin, kbEnd, c1);
     b.setInsertionPoint(copyLoop.getBody()->getTerminator());
     Value kb = copyLoop.getInductionVar();
-    Value slot = handover->slotOf(b, loc, kb);
-    handover->waitEmpty(b, loc, kb);
+    Value slot = handover->waitEmpty(b, loc, kb);
     Value k0 = arith::MulIOp::create(b, loc, kb, cBlockKv);
     producer.copyAsync(k, batch, k0, headKv, rowEnd, cfg.blockKv, wgBuffers[0],
                        slot);

@@ -293,35 +293,29 @@ SlotHandover SlotHandover::create(OpBuilder &b, Location loc, Value first,
   return {barriers, first};
 }
 
-Value SlotHandover::slotOf(OpBuilder &b, Location loc, Value block) const {
-  return arith::RemUIOp::create(b, loc,
-                                arith::SubIOp::create(b, loc, block, first),
-                                constIndex(b, loc, 2));
-}
-
-void SlotHandover::wait(OpBuilder &b, Location loc, Value index, Value block,
-                        bool previous) const {
-  Value use = arith::DivUIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, block, first),
-      constIndex(b, loc, 2));
+Value SlotHandover::wait(OpBuilder &b, Location loc, int64_t group,
+                         Value block, bool previous) const {
+  Value c2 = constIndex(b, loc, 2);
+  Value sinceFirst = arith::SubIOp::create(b, loc, block, first);
+  Value slot = arith::RemUIOp::create(b, loc, sinceFirst, c2);
+  Value use = arith::DivUIOp::create(b, loc, sinceFirst, c2);
   // Phase n has parity n mod 2; a barrier in its first phase counts the one
   // before (parity 1) as complete.
   Value parity = arith::CmpIOp::create(
       b, loc, previous ? arith::CmpIPredicate::eq : arith::CmpIPredicate::ne,
-      arith::RemUIOp::create(b, loc, use, constIndex(b, loc, 2)),
-      constIndex(b, loc, 0));
+      arith::RemUIOp::create(b, loc, use, c2), constIndex(b, loc, 0));
   nvgpu::MBarrierTryWaitParityOp::create(
-      b, loc, barriers, parity, constIndex(b, loc, kMbarrierSuspendNs), index);
+      b, loc, barriers, parity, constIndex(b, loc, kMbarrierSuspendNs),
+      addIdx(b, loc, slot, group));
+  return slot;
 }
 
-void SlotHandover::waitFull(OpBuilder &b, Location loc, Value block) const {
-  wait(b, loc, addIdx(b, loc, slotOf(b, loc, block), kFullBarriers), block,
-       /*previous=*/false);
+Value SlotHandover::waitFull(OpBuilder &b, Location loc, Value block) const {
+  return wait(b, loc, kFullBarriers, block, /*previous=*/false);
 }
 
-void SlotHandover::waitEmpty(OpBuilder &b, Location loc, Value block) const {
-  wait(b, loc, addIdx(b, loc, slotOf(b, loc, block), kEmptyBarriers), block,
-       /*previous=*/true);
+Value SlotHandover::waitEmpty(OpBuilder &b, Location loc, Value block) const {
+  return wait(b, loc, kEmptyBarriers, block, /*previous=*/true);
 }
 
 void SlotHandover::fill(OpBuilder &b, Location loc, Value copies,

@@ -236,12 +236,12 @@ struct SlotHandover {
   /// `consumers` arrivals, then a workgroup barrier that publishes them.
   static SlotHandover create(OpBuilder &b, Location loc, Value first,
                              Value tid, int64_t producers, int64_t consumers);
-  Value slotOf(OpBuilder &b, Location loc, Value block) const;
-  /// The consumers' wait for block `block`'s rows.
-  void waitFull(OpBuilder &b, Location loc, Value block) const;
+  /// The consumers' wait for block `block`'s rows; returns its slot.
+  Value waitFull(OpBuilder &b, Location loc, Value block) const;
   /// The producer's wait until the consumers are done with the block two
-  /// before `block` in its slot (at once for the first two).
-  void waitEmpty(OpBuilder &b, Location loc, Value block) const;
+  /// before `block` in its slot (at once for the first two); returns the
+  /// slot.
+  Value waitEmpty(OpBuilder &b, Location loc, Value block) const;
   /// The producer lane's copies `copies` (its last group) into `slot`
   /// waited for and made visible to the matrix cores' async proxy, then its
   /// arrival.
@@ -250,10 +250,11 @@ struct SlotHandover {
   void release(OpBuilder &b, Location loc, Value slot) const;
 
 private:
-  /// Waits for the phase of barrier `index` of `block`'s use of its slot,
-  /// or, `previous`, for the phase before it.
-  void wait(OpBuilder &b, Location loc, Value index, Value block,
-            bool previous) const;
+  /// Waits for the phase of `block`'s use of its slot (or, `previous`, the
+  /// phase before it) of the slot's barrier among those from `group`
+  /// (kFullBarriers or kEmptyBarriers); returns the slot.
+  Value wait(OpBuilder &b, Location loc, int64_t group, Value block,
+             bool previous) const;
 };
 
 /// Creates fmha tile ops of one kernel: tiles of `elt` operands and f32
