@@ -971,9 +971,9 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     Value k0 = arith::MulIOp::create(b, loc, kb, cBlockKv);
     producer.copyAsync(k, batch, k0, headKv, rowEnd, cfg.blockKv, wgBuffers[0],
                        slot);
-    Value copies = producer.copyAsync(v, batch, k0, headKv, rowEnd, cfg.blockKv,
-                                      wgBuffers[1], slot);
-    handover->fill(b, loc, copies, slot);
+    producer.copyAsync(v, batch, k0, headKv, rowEnd, cfg.blockKv, wgBuffers[1],
+                       slot);
+    handover->fill(b, loc, slot);
     b.setInsertionPoint(roles.elseBlock()->getTerminator());
     if (registers)
       NVVM::SetMaxRegisterOp::create(b, loc, registers->second,

@@ -6,6 +6,7 @@
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -267,6 +268,8 @@ namespace {
 constexpr int64_t kMbarrierSuspendNs = 10'000'000;
 /// Positions in the handover's barrier group.
 constexpr int64_t kFullBarriers = 0, kEmptyBarriers = 2;
+/// NVVM's shared address space.
+constexpr unsigned kSharedAddressSpace = 3;
 } // namespace
 
 SlotHandover SlotHandover::create(OpBuilder &b, Location loc, Value first,
@@ -310,23 +313,33 @@ Value SlotHandover::wait(OpBuilder &b, Location loc, int64_t group,
   return slot;
 }
 
+/// Orders the executing work-item's view of workgroup memory (the copies
+/// it has seen land) before its matrix cores' reads, which go through the
+/// async proxy.
+static void fenceAsyncProxy(OpBuilder &b, Location loc) {
+  MLIRContext *ctx = b.getContext();
+  NVVM::FenceProxyOp::create(
+      b, loc, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
+      NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+}
+
 Value SlotHandover::waitFull(OpBuilder &b, Location loc, Value block) const {
-  return wait(b, loc, kFullBarriers, block, /*previous=*/false);
+  Value slot = wait(b, loc, kFullBarriers, block, /*previous=*/false);
+  fenceAsyncProxy(b, loc);
+  return slot;
 }
 
 Value SlotHandover::waitEmpty(OpBuilder &b, Location loc, Value block) const {
   return wait(b, loc, kEmptyBarriers, block, /*previous=*/true);
 }
 
-void SlotHandover::fill(OpBuilder &b, Location loc, Value copies,
-                        Value slot) const {
-  nvgpu::DeviceAsyncWaitOp::create(b, loc, copies, IntegerAttr());
-  MLIRContext *ctx = b.getContext();
-  NVVM::FenceProxyOp::create(
-      b, loc, NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
-      NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-  nvgpu::MBarrierArriveOp::create(b, loc, barriers,
-                                  addIdx(b, loc, slot, kFullBarriers));
+void SlotHandover::fill(OpBuilder &b, Location loc, Value slot) const {
+  Value address = nvgpu::MBarrierGetOp::create(
+      b, loc, b.getI32Type(), barriers, addIdx(b, loc, slot, kFullBarriers));
+  Value barrier = LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), kSharedAddressSpace),
+      address);
+  NVVM::CpAsyncMBarrierArriveOp::create(b, loc, barrier, /*noinc=*/true);
 }
 
 void SlotHandover::release(OpBuilder &b, Location loc, Value slot) const {

@@ -225,8 +225,9 @@ Value slotView(OpBuilder &b, Location loc, Value tile, Value slot);
 /// barriers:
 /// block kb goes to slot (kb - first) mod 2, and its n-th use (n =
 /// (kb - first) / 2) is the n-th phase of the slot's "full" barrier (each
-/// producer lane arrives once its copies have landed) and then of its
-/// "empty" one (each consumer arrives once done reading). NVIDIA sm_90.
+/// producer lane's arrival is its copies landing, cp.async.mbarrier.arrive)
+/// and then of its "empty" one (each consumer arrives once done reading).
+/// NVIDIA sm_90.
 struct SlotHandover {
   /// !nvgpu.mbarrier.group of four: full 0 and 1, empty 0 and 1.
   Value barriers;
@@ -236,16 +237,16 @@ struct SlotHandover {
   /// `consumers` arrivals, then a workgroup barrier that publishes them.
   static SlotHandover create(OpBuilder &b, Location loc, Value first,
                              Value tid, int64_t producers, int64_t consumers);
-  /// The consumers' wait for block `block`'s rows; returns its slot.
+  /// The consumers' wait for block `block`'s rows, then a proxy fence
+  /// (their matrix cores read what the copies wrote); returns its slot.
   Value waitFull(OpBuilder &b, Location loc, Value block) const;
   /// The producer's wait until the consumers are done with the block two
   /// before `block` in its slot (at once for the first two); returns the
   /// slot.
   Value waitEmpty(OpBuilder &b, Location loc, Value block) const;
-  /// The producer lane's copies `copies` (its last group) into `slot`
-  /// waited for and made visible to the matrix cores' async proxy, then its
-  /// arrival.
-  void fill(OpBuilder &b, Location loc, Value copies, Value slot) const;
+  /// The producer lane's arrival on `slot`'s full barrier once every copy
+  /// it has issued has landed (without waiting for them).
+  void fill(OpBuilder &b, Location loc, Value slot) const;
   /// A consumer's arrival: it reads `slot` no more.
   void release(OpBuilder &b, Location loc, Value slot) const;
 
