@@ -1,14 +1,17 @@
-// fwd-kv-pipelining=producer-warpgroup (sm_90a, warpgroup products): a third
-// warpgroup copies the KV blocks by cp.async and hands each slot to the two
-// computing warpgroups on an mbarrier ("full"); they hand it back on another
-// ("empty") once their last product reading it has completed. The workgroup
-// barrier that tied the warpgroups together at every block is gone: one
-// bar.sync is left, publishing Q and the barriers' initialisation.
-// bf16 D=128 causal (two computing warpgroups of 64 query rows, 128-key
-// blocks): 384 threads; the producer gives registers to the others
-// (setmaxnreg), its 32 16-byte copies a lane (16 of K, 16 of V) waited for,
-// made visible to the matrix cores' async proxy, then signalled.
-// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-kv-pipelining=producer-warpgroup},fmha-dump-binary{output=%t.ptx})'
+// fwd-kv-pipelining=producer-warpgroup (sm_90a, warpgroup products; the
+// default for two computing warpgroups at Dv <= 128): a third warpgroup
+// copies the KV blocks by cp.async and hands each slot to the computing
+// warpgroups on an mbarrier ("full"), each copy arriving there as it lands
+// (cp.async.mbarrier.arrive.noinc); they wait, fence the slot for their
+// matrix cores' async proxy, and hand it back on another ("empty") once
+// their last product reading it has completed. The workgroup barrier that
+// tied the warpgroups together at every block is gone: one bar.sync is
+// left, publishing Q and the barriers' initialisation.
+// bf16 D=128 causal at the default (two computing warpgroups of 64 query
+// rows, 128-key blocks): 384 threads; the producer gives registers to the
+// others (setmaxnreg) and issues 32 16-byte copies a lane (16 of K, 16 of
+// V) a block, never waiting for them itself.
+// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a},fmha-dump-binary{output=%t.ptx})'
 // RUN: FileCheck %s --check-prefix=PW < %t.ptx
 // RUN: grep -c "bar.sync" %t.ptx | FileCheck %s --check-prefix=ONEBAR
 // RUN: grep -A2 "wgmma.wait_group.sync.aligned 0;" %t.ptx | grep -c "mbarrier.arrive" | FileCheck %s --check-prefix=RELEASE
@@ -17,7 +20,7 @@
 // warpgroup waits, the other arrives); the second hands the first its first
 // turn before the loop, and each hands the turn over right after issuing
 // its 16 m64n64k16 steps (two 64-key slices), before its softmax.
-// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-kv-pipelining=producer-warpgroup fwd-warpgroup-schedule=ping-pong},fmha-dump-binary{output=%t.pp.ptx})'
+// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-warpgroup-schedule=ping-pong},fmha-dump-binary{output=%t.pp.ptx})'
 // RUN: FileCheck %s --check-prefix=PP < %t.pp.ptx
 // RUN: not grep -q "bar.arrive" %t.ptx
 // f16 D=64 causal (one computing warpgroup): 256 threads, whose even share
@@ -37,12 +40,13 @@
 // PW: mbarrier.try_wait.parity.shared.b64
 // PW-COUNT-32: cp.async.cg.shared.global
 // PW-NOT: cp.async.cg
-// PW: cp.async.wait_group 0;
-// PW-NEXT: fence.proxy.async.shared::cta;
-// PW-NEXT: mbarrier.arrive.shared.b64
+// PW-NOT: cp.async.wait
+// PW: cp.async.mbarrier.arrive.noinc.shared.b64
 // PW: setmaxnreg.inc.sync.aligned.u32 192;
 // PW-NOT: cp.async
 // PW: mbarrier.try_wait.parity.shared.b64
+// PW: fence.proxy.async.shared::cta;
+// PW-NOT: mbarrier
 // PW: wgmma.mma_async
 
 // ONEBAR: 1
@@ -61,8 +65,6 @@
 // RELEASE: 1
 
 // D64: .maxntid 256, 1, 1
-// D64: cp.async.wait_group 0;
-// D64-NEXT: fence.proxy.async.shared::cta;
-// D64-NEXT: mbarrier.arrive.shared.b64
+// D64: cp.async.mbarrier.arrive.noinc.shared.b64
 
 // D64COPIES: 16
