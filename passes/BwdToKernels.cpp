@@ -135,6 +135,7 @@ struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
             {"fwd-kv-pipelining", fwdKvPipelining != rocke::KvPipelining::Auto},
             {"fwd-warpgroup-schedule",
              fwdWarpgroupSchedule != rocke::WarpgroupSchedule::Auto},
+            {"fwd-pv-schedule", fwdPvSchedule != rocke::PvSchedule::Auto},
             {"fwd-warpgroup-mma", fwdWarpgroupMma != rocke::WarpgroupMma::Auto},
             {"fwd-warpgroup-layout",
              fwdWarpgroupLayout != rocke::WarpgroupLayout::Auto},
@@ -283,6 +284,7 @@ struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
     fwd.operandStaging = fwdOperandStaging;
     fwd.kvPipelining = fwdKvPipelining;
     fwd.warpgroupSchedule = fwdWarpgroupSchedule;
+    fwd.pvSchedule = fwdPvSchedule;
     fwd.warpgroupMma = fwdWarpgroupMma;
     fwd.warpgroupLayout = fwdWarpgroupLayout;
     return fwd;

@@ -458,6 +458,17 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
              clEnumValN(::rocke::WarpgroupSchedule::PingPong, "ping-pong",
                         "they take turns issuing their score products, one's "
                         "softmax beside the other's products"))}]>,
+    Option<"fwdPvSchedule", "fwd-pv-schedule", "::rocke::PvSchedule",
+           /*default=*/"::rocke::PvSchedule::Auto",
+           "When the forward's warpgroups issue a KV block's P V product "
+           "(fwd-kv-pipelining=producer-warpgroup)",
+           [{::llvm::cl::values(
+             clEnumValN(::rocke::PvSchedule::Auto, "auto", "same-block"),
+             clEnumValN(::rocke::PvSchedule::SameBlock, "same-block",
+                        "after the block's softmax"),
+             clEnumValN(::rocke::PvSchedule::NextBlock, "next-block",
+                        "after the next block's score product, during its "
+                        "softmax (one score slice a block)"))}]>,
     Option<"fwdKvSlices", "fwd-kv-slices", "int64_t", /*default=*/"0",
            "Slices each forward KV block's scores are computed in: every "
            "slice's Q K^T is issued before the first slice's softmax, so a "

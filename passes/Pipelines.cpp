@@ -468,6 +468,17 @@ struct BwdPipelineOptions
                      "each runs its loop on its own"),
           clEnumValN(rocke::WarpgroupSchedule::PingPong, "ping-pong",
                      "they take turns issuing their score products"))};
+  Option<rocke::PvSchedule> fwdPvSchedule{
+      *this, "fwd-pv-schedule",
+      llvm::cl::desc("when the forward's warpgroups issue a KV block's P V "
+                     "product with fwd-kv-pipelining=producer-warpgroup"),
+      llvm::cl::init(rocke::PvSchedule::Auto),
+      llvm::cl::values(
+          clEnumValN(rocke::PvSchedule::Auto, "auto", "same-block"),
+          clEnumValN(rocke::PvSchedule::SameBlock, "same-block",
+                     "after the block's softmax"),
+          clEnumValN(rocke::PvSchedule::NextBlock, "next-block",
+                     "after the next block's score product"))};
   Option<rocke::WarpgroupLayout> fwdWarpgroupLayout{
       *this, "fwd-warpgroup-layout",
       llvm::cl::desc("layout of the forward's warpgroup operands in "
@@ -525,6 +536,7 @@ void addBwdKernelPasses(mlir::OpPassManager &pm, const BwdPipelineOptions &opts,
   kernels.fwdWarpgroupMma = opts.fwdWarpgroupMma;
   kernels.fwdWarpgroupLayout = opts.fwdWarpgroupLayout;
   kernels.fwdWarpgroupSchedule = opts.fwdWarpgroupSchedule;
+  kernels.fwdPvSchedule = opts.fwdPvSchedule;
   pm.addPass(rocke::createBwdToKernels(kernels));
   rocke::PipelineTileFetchesOptions pipelining;
   pipelining.placeFirst = chip.placeFirstBlock;

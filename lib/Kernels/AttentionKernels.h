@@ -115,6 +115,15 @@ enum class KvPipelining {
 /// Auto: Independent.
 enum class WarpgroupSchedule { Auto, Independent, PingPong };
 
+/// When the forward's warpgroups issue a KV block's O += P V product (with
+/// a producer warpgroup, KvPipelining::ProducerWarpgroup).
+///   SameBlock: in the block's own iteration, after its softmax.
+///   NextBlock: right after the next block's score product, so that it runs
+///     during that block's softmax (FlashAttention-3's intra-warpgroup
+///     overlap; one score slice a block).
+/// Auto: SameBlock.
+enum class PvSchedule { Auto, SameBlock, NextBlock };
+
 /// How the tiled kernels (backward and forward) apply the mask to the score
 /// blocks of their loops.
 ///   WholeBlockLoops: the blocks the band or the sequence end cuts run in
@@ -145,6 +154,7 @@ struct AttentionKernelOptions {
   WarpgroupLayout warpgroupLayout = WarpgroupLayout::Auto;
   KvPipelining kvPipelining = KvPipelining::Auto;
   WarpgroupSchedule warpgroupSchedule = WarpgroupSchedule::Auto;
+  PvSchedule pvSchedule = PvSchedule::Auto;
   MaskBlocks maskBlocks = MaskBlocks::Auto;
 };
 

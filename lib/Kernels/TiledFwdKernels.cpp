@@ -77,6 +77,9 @@ struct FwdConfig {
   /// WarpgroupSchedule::PingPong: the two computing warpgroups take turns
   /// issuing their score products.
   bool pingPong = false;
+  /// PvSchedule::NextBlock (with producerWarpgroup and one slice a block):
+  /// a block's P V is issued after the next block's S, its P carried over.
+  bool pvNextBlock = false;
   /// KvPipelining::Registers: K and V are fetched into registers and
   /// placed in workgroup memory (fmha-pipeline-tile-fetches fetches the
   /// next block while this one computes).
@@ -425,9 +428,11 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
     // at Dv = 64 P V is too short to hide a softmax and the extra O
     // rescaling costs more (0.97-0.99x, and one warpgroup by 128 keys
     // needs 182 registers instead of 148, 0.8x: docs/BENCHMARKS.md run 39).
+    // Deferred P V overlaps the whole block's softmax instead (one slice).
     constexpr int64_t kSliceKeys = 64;
+    bool nextBlockRequested = options.pvSchedule == PvSchedule::NextBlock;
     cfg.kvSlices = options.kvSlices ? options.kvSlices
-                   : cfg.warpgroup && cfg.dv >= 128 &&
+                   : cfg.warpgroup && cfg.dv >= 128 && !nextBlockRequested &&
                            c.blockKv % kSliceKeys == 0
                        ? c.blockKv / kSliceKeys
                        : 1;
@@ -474,6 +479,17 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
                        "fwd-kv-pipelining=producer-warpgroup and two "
                        "computing warpgroups (fwd-num-warps=8); got ")
             << c.numWarps << " subgroups"
+            << (cfg.producerWarpgroup ? "" : " without a producer warpgroup");
+      return failure();
+    }
+    cfg.pvNextBlock = nextBlockRequested && cfg.producerWarpgroup &&
+                      cfg.kvSlices == 1;
+    if (nextBlockRequested && !cfg.pvNextBlock) {
+      if (report)
+        op.emitOpError("fwd-pv-schedule=next-block needs "
+                       "fwd-kv-pipelining=producer-warpgroup and one score "
+                       "slice a block (fwd-kv-slices=1); got ")
+            << cfg.kvSlices << " slices"
             << (cfg.producerWarpgroup ? "" : " without a producer warpgroup");
       return failure();
     }
@@ -765,25 +781,27 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
         b, loc, sizes.seqK, arith::MulIOp::create(b, loc, kbEnd, cBlockKv));
   std::optional<SlotHandover> handover;
   std::optional<ProductTurns> turns;
-  // The KV blocks [lo, hi), carrying `carriedIn`, their scores masked as
-  // `scoreMask` says.
-  auto emitKvLoop = [&](Value lo, Value hi, ValueRange carriedIn,
-                        ScoreMask scoreMask) -> scf::ForOp {
-    auto kvLoop = scf::ForOp::create(b, loc, lo, hi, c1, carriedIn);
-    kvLoop->setAttr(fmha::kMfmaExpLoopAttrName, b.getUnitAttr());
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(kvLoop.getBody());
-    ValueRange carried = kvLoop.getRegionIterArgs();
+  // The handover's tiles: K and V together, or with deferred P V each on
+  // its own (K's slot goes back once the block's scores are in, V's a block
+  // later, once its P V is).
+  constexpr int64_t kKeys = 0, kValues = 1;
+  const int64_t handedTiles = cfg.pvNextBlock ? 2 : 1;
+  // One KV block kb, carrying `carried` (O, m, l, and with deferred P V
+  // the previous block's P), its scores masked as `scoreMask` says; returns
+  // what it carries on. With `previous` (deferred P V, a block before this
+  // one), the previous block's P V is issued right after this block's S,
+  // so that it runs during this block's softmax.
+  auto emitBlock = [&](Value kb, ValueRange carried, ScoreMask scoreMask,
+                       bool previous) -> SmallVector<Value> {
     Value o = carried[0], m = carried[1], l = carried[2];
-    Value kb = kvLoop.getInductionVar();
     Value k0 = arith::MulIOp::create(b, loc, kb, cBlockKv);
     // K and V of this block: with async copies, in a slot of the tiles,
     // both groups waited for (they complete in order), or the slot the
-    // producer warpgroup hands over.
+    // producer warpgroup hands over (V's a block later with deferred P V).
     Value kBuf = wgBuffers[0], vBuf = wgBuffers[1];
     Value slot;
     if (cfg.producerWarpgroup) {
-      slot = handover->waitFull(b, loc, kb);
+      slot = handover->waitFull(b, loc, kKeys, kb);
       kBuf = slotView(b, loc, kBuf, slot);
       vBuf = slotView(b, loc, vBuf, slot);
     } else if (cfg.asyncCopies) {
@@ -820,7 +838,6 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                     vRows, vCols, /*tailUnspecified=*/true);
       }
     }
-
     // S of every slice of keys first, then each slice's softmax and P V:
     // the products are asynchronous with warpgroups (the waits go to their
     // results' first uses, fmha-defer-warpgroup-waits), so the second
@@ -852,10 +869,21 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                                     whole(cfg.dqk, sliceKv, TileRole::b, atom)),
                          tiles.zero(scoreType)));
     }
+    // Deferred P V: O += P V of the previous block (O and P relative to its
+    // maximum), while this block's softmax runs.
+    Value previousSlot;
+    if (previous) {
+      previousSlot = handover->waitFull(b, loc, kValues, addIdx(b, loc, kb, -1));
+      o = tiles.mmaWarpgroup(carried[3],
+                             {slotView(b, loc, wgBuffers[1], previousSlot), c0,
+                              c0},
+                             o);
+    }
     // The other warpgroup's turn: its products run during this one's
     // softmax.
     if (turns)
       turns->pass(b, loc);
+    Value pDeferred;
     for (int64_t i = 0; i < cfg.kvSlices; ++i) {
       Value s = scores[i];
       Value key0 = addIdx(b, loc, k0, i * sliceKv);
@@ -907,10 +935,17 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
             });
       };
       Value lNew = cfg.warpgroup ? Value() : updateSum();
+      // With deferred P V the keys' slot is read no more (the scores are
+      // in), and the previous block's values once O has been rescaled
+      // (which waits for their product).
+      if (cfg.pvNextBlock)
+        handover->release(b, loc, kKeys, slot);
       Value oScaled =
           tiles.map(outType, {o, alpha}, [&](ValueRange x) -> Value {
             return arith::MulFOp::create(b, loc, x[0], x[1]);
           });
+      if (previous)
+        handover->release(b, loc, kValues, previousSlot);
       // Dropout: O sums P Z / (1 - p); l, the statistics, the undropped P.
       Value pKept = p;
       if (dropoutStream) {
@@ -929,7 +964,12 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       // The slice's rows of V.
       Value row = constIndex(b, loc, i * sliceKv);
       Value oNew;
-      if (cfg.warpgroup) {
+      if (cfg.pvNextBlock) {
+        // Issued with the next block's scores (or after the last block).
+        pDeferred = pOperand;
+        oNew = oScaled;
+        lNew = updateSum();
+      } else if (cfg.warpgroup) {
         // V [kv x Dv] is B as it lies.
         oNew = tiles.mmaWarpgroup(pOperand, {vBuf, row, c0}, oScaled);
         lNew = updateSum();
@@ -951,10 +991,25 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       m = mNew;
       l = lNew;
     }
+    if (cfg.pvNextBlock)
+      return {o, m, l, pDeferred};
     // The slot's last reader (P V) has been waited for: hand it back.
     if (cfg.producerWarpgroup)
-      handover->release(b, loc, slot);
-    scf::YieldOp::create(b, loc, ValueRange{o, m, l});
+      handover->release(b, loc, kKeys, slot);
+    return {o, m, l};
+  };
+  // The KV blocks [lo, hi), carrying `carriedIn`, their scores masked as
+  // `scoreMask` says.
+  auto emitKvLoop = [&](Value lo, Value hi, ValueRange carriedIn,
+                        ScoreMask scoreMask) -> scf::ForOp {
+    auto kvLoop = scf::ForOp::create(b, loc, lo, hi, c1, carriedIn);
+    kvLoop->setAttr(fmha::kMfmaExpLoopAttrName, b.getUnitAttr());
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(kvLoop.getBody());
+    scf::YieldOp::create(b, loc,
+                         emitBlock(kvLoop.getInductionVar(),
+                                   kvLoop.getRegionIterArgs(), scoreMask,
+                                   /*previous=*/cfg.pvNextBlock));
     return kvLoop;
   };
   // With a producer warpgroup: it runs the copies' loop with few
@@ -962,7 +1017,7 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   // gave up.
   if (cfg.producerWarpgroup) {
     handover = SlotHandover::create(b, loc, kbBegin, tid, cfg.producerThreads(),
-                                    cfg.threads());
+                                    cfg.threads(), handedTiles);
     Value isProducer =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, tid,
                               constIndex(b, loc, cfg.threads()));
@@ -977,13 +1032,17 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     auto copyLoop = scf::ForOp::create(b, loc, kbBegin, kbEnd, c1);
     b.setInsertionPoint(copyLoop.getBody()->getTerminator());
     Value kb = copyLoop.getInductionVar();
-    Value slot = handover->waitEmpty(b, loc, kb);
     Value k0 = arith::MulIOp::create(b, loc, kb, cBlockKv);
+    Value slot = handover->waitEmpty(b, loc, kKeys, kb);
     producer.copyAsync(k, batch, k0, headKv, rowEnd, cfg.blockKv, wgBuffers[0],
                        slot);
+    if (cfg.pvNextBlock) {
+      handover->fill(b, loc, kKeys, slot);
+      slot = handover->waitEmpty(b, loc, kValues, kb);
+    }
     producer.copyAsync(v, batch, k0, headKv, rowEnd, cfg.blockKv, wgBuffers[1],
                        slot);
-    handover->fill(b, loc, slot);
+    handover->fill(b, loc, handedTiles - 1, slot);
     b.setInsertionPoint(roles.elseBlock()->getTerminator());
     if (registers)
       NVVM::SetMaxRegisterOp::create(b, loc, registers->second,
@@ -995,23 +1054,57 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   // sees run without the mask, in a loop of their own: no selects, no
   // branch per block. The cut ones (the band's edges, the block past Sk)
   // come after them and, for bands that hide keys far before the diagonal,
-  // before them.
-  scf::ForOp kvLoop;
-  if (cfg.wholeBlockLoops) {
+  // before them. The loops start at `begin` (past a block run on its own).
+  auto emitKvLoops = [&](Value begin, ValueRange init) -> ValueRange {
+    if (!cfg.wholeBlockLoops)
+      return emitKvLoop(begin, kbEnd, init, ScoreMask::cutBlocks).getResults();
     auto [wholeBegin, wholeEnd] = mask.wholeKeyBlocks(
         b, loc, q0, addIdx(b, loc, qEnd, -1), cfg.blockKv, kbBegin, kbEnd);
-    SmallVector<Value> carried(init);
-    if (mask.limitsBelowDiagonal()) {
-      kvLoop = emitKvLoop(kbBegin, wholeBegin, carried, ScoreMask::every);
-      carried = kvLoop.getResults();
+    if (begin != kbBegin) {
+      wholeBegin = arith::MaxUIOp::create(b, loc, wholeBegin, begin);
+      wholeEnd = arith::MaxUIOp::create(b, loc, wholeEnd, begin);
     }
-    kvLoop = emitKvLoop(wholeBegin, wholeEnd, carried, ScoreMask::none);
-    kvLoop = emitKvLoop(wholeEnd, kbEnd, kvLoop.getResults(), ScoreMask::every);
+    ValueRange carried = init;
+    if (mask.limitsBelowDiagonal())
+      carried = emitKvLoop(begin, wholeBegin, carried, ScoreMask::every)
+                    .getResults();
+    carried = emitKvLoop(wholeBegin, wholeEnd, carried, ScoreMask::none)
+                  .getResults();
+    return emitKvLoop(wholeEnd, kbEnd, carried, ScoreMask::every).getResults();
+  };
+  Value o, m, l;
+  if (cfg.pvNextBlock) {
+    // Deferred P V: the first block on its own (no P V before it), then the
+    // loops, then the last block's P V; nothing where no key is visible.
+    Value anyBlock = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                           kbBegin, kbEnd);
+    auto ifAny = scf::IfOp::create(b, loc, ValueRange(init).getTypes(),
+                                   anyBlock, /*withElse=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(ifAny.elseBlock());
+      scf::YieldOp::create(b, loc, init);
+      b.setInsertionPointToStart(ifAny.thenBlock());
+      SmallVector<Value> first =
+          emitBlock(kbBegin, init, ScoreMask::every, /*previous=*/false);
+      ValueRange last = emitKvLoops(addIdx(b, loc, kbBegin, 1), first);
+      // The producer copies no block after the last: its values' slot
+      // needs no release.
+      Value lastValues = slotView(
+          b, loc, wgBuffers[1],
+          handover->waitFull(b, loc, kValues, addIdx(b, loc, kbEnd, -1)));
+      Value oLast = tiles.mmaWarpgroup(last[3], {lastValues, c0, c0}, last[0]);
+      scf::YieldOp::create(b, loc, ValueRange{oLast, last[1], last[2]});
+    }
+    o = ifAny.getResult(0);
+    m = ifAny.getResult(1);
+    l = ifAny.getResult(2);
   } else {
-    kvLoop = emitKvLoop(kbBegin, kbEnd, init, ScoreMask::cutBlocks);
+    ValueRange last = emitKvLoops(kbBegin, init);
+    o = last[0];
+    m = last[1];
+    l = last[2];
   }
-  Value o = kvLoop.getResult(0), m = kvLoop.getResult(1),
-        l = kvLoop.getResult(2);
 
   // O / l; rows that saw no key (l = 0) get O = 0.
   Value invL = tiles.map(lineType, l, [&](ValueRange x) -> Value {

@@ -266,38 +266,44 @@ namespace {
 /// waiting work-item sleeps until the phase completes rather than polling
 /// (the wait retries until it does either way).
 constexpr int64_t kMbarrierSuspendNs = 10'000'000;
-/// Positions in the handover's barrier group.
-constexpr int64_t kFullBarriers = 0, kEmptyBarriers = 2;
+/// A tile's barriers in the handover's group: full 0 and 1, empty 0 and 1.
+constexpr int64_t kFull = 0, kEmpty = 2, kBarriersPerTile = 4;
+
+/// The barrier of `kind` (kFull or kEmpty) of `slot` of tile `tile`.
+Value barrierIndex(OpBuilder &b, Location loc, int64_t kind, int64_t tile,
+                   Value slot) {
+  return addIdx(b, loc, slot, tile * kBarriersPerTile + kind);
+}
 /// NVVM's shared address space.
 constexpr unsigned kSharedAddressSpace = 3;
 } // namespace
 
 SlotHandover SlotHandover::create(OpBuilder &b, Location loc, Value first,
                                   Value tid, int64_t producers,
-                                  int64_t consumers) {
+                                  int64_t consumers, int64_t numTiles) {
   MLIRContext *ctx = b.getContext();
   auto type = nvgpu::MBarrierGroupType::get(
       ctx, gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup),
-      /*num_barriers=*/4);
+      /*num_barriers=*/kBarriersPerTile * numTiles);
   Value barriers = nvgpu::MBarrierCreateOp::create(b, loc, type);
   Value initializer = arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::eq, tid, constIndex(b, loc, 0));
-  for (int64_t slot : {0, 1}) {
-    nvgpu::MBarrierInitOp::create(b, loc, barriers,
-                                  constIndex(b, loc, producers),
-                                  constIndex(b, loc, kFullBarriers + slot),
-                                  initializer);
-    nvgpu::MBarrierInitOp::create(b, loc, barriers,
-                                  constIndex(b, loc, consumers),
-                                  constIndex(b, loc, kEmptyBarriers + slot),
-                                  initializer);
-  }
+  for (int64_t tile = 0; tile < numTiles; ++tile)
+    for (int64_t slot : {0, 1}) {
+      Value slotIndex = constIndex(b, loc, slot);
+      nvgpu::MBarrierInitOp::create(
+          b, loc, barriers, constIndex(b, loc, producers),
+          barrierIndex(b, loc, kFull, tile, slotIndex), initializer);
+      nvgpu::MBarrierInitOp::create(
+          b, loc, barriers, constIndex(b, loc, consumers),
+          barrierIndex(b, loc, kEmpty, tile, slotIndex), initializer);
+    }
   gpu::BarrierOp::create(b, loc);
   return {barriers, first};
 }
 
-Value SlotHandover::wait(OpBuilder &b, Location loc, int64_t group,
-                         Value block, bool previous) const {
+Value SlotHandover::wait(OpBuilder &b, Location loc, int64_t kind,
+                         int64_t tile, Value block, bool previous) const {
   Value c2 = constIndex(b, loc, 2);
   Value sinceFirst = arith::SubIOp::create(b, loc, block, first);
   Value slot = arith::RemUIOp::create(b, loc, sinceFirst, c2);
@@ -309,7 +315,7 @@ Value SlotHandover::wait(OpBuilder &b, Location loc, int64_t group,
       arith::RemUIOp::create(b, loc, use, c2), constIndex(b, loc, 0));
   nvgpu::MBarrierTryWaitParityOp::create(
       b, loc, barriers, parity, constIndex(b, loc, kMbarrierSuspendNs),
-      addIdx(b, loc, slot, group));
+      barrierIndex(b, loc, kind, tile, slot));
   return slot;
 }
 
@@ -323,28 +329,33 @@ static void fenceAsyncProxy(OpBuilder &b, Location loc) {
       NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
 }
 
-Value SlotHandover::waitFull(OpBuilder &b, Location loc, Value block) const {
-  Value slot = wait(b, loc, kFullBarriers, block, /*previous=*/false);
+Value SlotHandover::waitFull(OpBuilder &b, Location loc, int64_t tile,
+                             Value block) const {
+  Value slot = wait(b, loc, kFull, tile, block, /*previous=*/false);
   fenceAsyncProxy(b, loc);
   return slot;
 }
 
-Value SlotHandover::waitEmpty(OpBuilder &b, Location loc, Value block) const {
-  return wait(b, loc, kEmptyBarriers, block, /*previous=*/true);
+Value SlotHandover::waitEmpty(OpBuilder &b, Location loc, int64_t tile,
+                              Value block) const {
+  return wait(b, loc, kEmpty, tile, block, /*previous=*/true);
 }
 
-void SlotHandover::fill(OpBuilder &b, Location loc, Value slot) const {
+void SlotHandover::fill(OpBuilder &b, Location loc, int64_t tile,
+                        Value slot) const {
   Value address = nvgpu::MBarrierGetOp::create(
-      b, loc, b.getI32Type(), barriers, addIdx(b, loc, slot, kFullBarriers));
+      b, loc, b.getI32Type(), barriers,
+      barrierIndex(b, loc, kFull, tile, slot));
   Value barrier = LLVM::IntToPtrOp::create(
       b, loc, LLVM::LLVMPointerType::get(b.getContext(), kSharedAddressSpace),
       address);
   NVVM::CpAsyncMBarrierArriveOp::create(b, loc, barrier, /*noinc=*/true);
 }
 
-void SlotHandover::release(OpBuilder &b, Location loc, Value slot) const {
+void SlotHandover::release(OpBuilder &b, Location loc, int64_t tile,
+                           Value slot) const {
   nvgpu::MBarrierArriveOp::create(b, loc, barriers,
-                                  addIdx(b, loc, slot, kEmptyBarriers));
+                                  barrierIndex(b, loc, kEmpty, tile, slot));
 }
 
 fmha::TileType TileBuilder::type(int64_t rows, int64_t cols,

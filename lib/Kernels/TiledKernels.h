@@ -222,40 +222,46 @@ Value slotView(OpBuilder &b, Location loc, Value tile, Value slot);
 /// The two slots of double-buffered workgroup tiles handed between the
 /// producer work-items (a warpgroup), which fill them by cp.async, and the
 /// consumer work-items, which read them, by mbarriers instead of workgroup
-/// barriers:
-/// block kb goes to slot (kb - first) mod 2, and its n-th use (n =
-/// (kb - first) / 2) is the n-th phase of the slot's "full" barrier (each
-/// producer lane's arrival is its copies landing, cp.async.mbarrier.arrive)
-/// and then of its "empty" one (each consumer arrives once done reading).
-/// NVIDIA sm_90.
+/// barriers. Each of `numTiles` tiles (K and V) is handed over on barriers
+/// of its own, so that a tile's slot goes back as soon as its last reader
+/// is done. Block kb goes to slot (kb - first) mod 2, and its n-th use (n =
+/// (kb - first) / 2) is the n-th phase of the tile slot's "full" barrier
+/// (each producer lane's arrival is its copies landing,
+/// cp.async.mbarrier.arrive) and then of its "empty" one (each consumer
+/// arrives once done reading). NVIDIA sm_90.
 struct SlotHandover {
-  /// !nvgpu.mbarrier.group of four: full 0 and 1, empty 0 and 1.
+  /// !nvgpu.mbarrier.group of 4 * numTiles: full 0 and 1, empty 0 and 1 of
+  /// each tile in turn.
   Value barriers;
   Value first;
 
-  /// The barriers, initialised by work-item 0 for `producers` and
-  /// `consumers` arrivals, then a workgroup barrier that publishes them.
+  /// The barriers of `numTiles` tiles, initialised by work-item 0 for
+  /// `producers` and `consumers` arrivals, then a workgroup barrier that
+  /// publishes them.
   static SlotHandover create(OpBuilder &b, Location loc, Value first,
-                             Value tid, int64_t producers, int64_t consumers);
-  /// The consumers' wait for block `block`'s rows, then a proxy fence
-  /// (their matrix cores read what the copies wrote); returns its slot.
-  Value waitFull(OpBuilder &b, Location loc, Value block) const;
+                             Value tid, int64_t producers, int64_t consumers,
+                             int64_t numTiles);
+  /// The consumers' wait for block `block`'s rows of tile `tile`, then a
+  /// proxy fence (their matrix cores read what the copies wrote); returns
+  /// its slot.
+  Value waitFull(OpBuilder &b, Location loc, int64_t tile, Value block) const;
   /// The producer's wait until the consumers are done with the block two
-  /// before `block` in its slot (at once for the first two); returns the
-  /// slot.
-  Value waitEmpty(OpBuilder &b, Location loc, Value block) const;
-  /// The producer lane's arrival on `slot`'s full barrier once every copy
-  /// it has issued has landed (without waiting for them).
-  void fill(OpBuilder &b, Location loc, Value slot) const;
-  /// A consumer's arrival: it reads `slot` no more.
-  void release(OpBuilder &b, Location loc, Value slot) const;
+  /// before `block` in its slot of tile `tile` (at once for the first two);
+  /// returns the slot.
+  Value waitEmpty(OpBuilder &b, Location loc, int64_t tile, Value block) const;
+  /// The producer lane's arrival on the full barrier of `slot` of tile
+  /// `tile` once every copy it has issued has landed (without waiting for
+  /// them).
+  void fill(OpBuilder &b, Location loc, int64_t tile, Value slot) const;
+  /// A consumer's arrival: it reads `slot` of tile `tile` no more.
+  void release(OpBuilder &b, Location loc, int64_t tile, Value slot) const;
 
 private:
   /// Waits for the phase of `block`'s use of its slot (or, `previous`, the
-  /// phase before it) of the slot's barrier among those from `group`
-  /// (kFullBarriers or kEmptyBarriers); returns the slot.
-  Value wait(OpBuilder &b, Location loc, int64_t group, Value block,
-             bool previous) const;
+  /// phase before it) of barrier `kind` (kFull or kEmpty) of tile `tile`;
+  /// returns the slot.
+  Value wait(OpBuilder &b, Location loc, int64_t kind, int64_t tile,
+             Value block, bool previous) const;
 };
 
 /// Creates fmha tile ops of one kernel: tiles of `elt` operands and f32

@@ -23,6 +23,19 @@
 // RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-warpgroup-schedule=ping-pong},fmha-dump-binary{output=%t.pp.ptx})'
 // RUN: FileCheck %s --check-prefix=PP < %t.pp.ptx
 // RUN: not grep -q "bar.arrive" %t.ptx
+// fwd-pv-schedule=next-block: a block's P V is issued right after the next
+// block's score product and runs during that block's softmax (one 128-key
+// slice a block). K and V are handed over on barriers of their own (eight):
+// the producer waits for K's slot, copies K, arrives, then the same for V.
+// The first block runs on its own (scores only), the loop issues S of its
+// block after K's wait and P V of the block before after V's wait, waits
+// for S alone (wait_group 1), and after its softmax for P V, then hands K
+// of its block and V of the one before back; the last block's P V follows
+// the loop. The filtered stream below is the PTX in text order (the loop
+// rotated: its releases come first).
+// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-pv-schedule=next-block},fmha-dump-binary{output=%t.nb.ptx})'
+// RUN: grep -c "mbarrier.init" %t.nb.ptx | FileCheck %s --check-prefix=NBINITS
+// RUN: grep -oE "wgmma.mma_async[^{]*\{[^}]*\}, (\{[^}]*\}|%%rd[0-9]+)|wgmma.wait_group.sync.aligned [0-9]|mbarrier.try_wait|mbarrier.arrive|wgmma.commit_group|setmaxnreg" %t.nb.ptx | sed -E 's/wgmma.mma_async.*\}, \{.*/PV/; s/wgmma.mma_async.*%%rd[0-9]+$/S/' | FileCheck %s --check-prefix=NB
 // f16 D=64 causal (one computing warpgroup): 256 threads, whose even share
 // of the register file needs no setmaxnreg; 16 copies a lane.
 // RUN: rocke-opt %S/Inputs/fwd_f16_d64_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-kv-pipelining=producer-warpgroup},fmha-dump-binary{output=%t.d64.ptx})'
@@ -63,6 +76,39 @@
 // The computing loop hands its slot back right after waiting for its last
 // product (P V reads V from it).
 // RELEASE: 1
+
+// NBINITS: 8
+
+// The producer: K's slot, its arrival, V's slot, its arrival.
+// NB: setmaxnreg
+// NB-NEXT: mbarrier.try_wait
+// NB-NEXT: mbarrier.arrive
+// NB-NEXT: mbarrier.try_wait
+// NB-NEXT: mbarrier.arrive
+// NB-NEXT: setmaxnreg
+// The first block: K's wait, S, K's release.
+// NB-NEXT: mbarrier.try_wait
+// NB-COUNT-8: S
+// NB-NEXT: wgmma.commit_group
+// NB-NEXT: wgmma.wait_group.sync.aligned 0
+// NB-NEXT: mbarrier.arrive
+// The loop.
+// NB-NEXT: wgmma.wait_group.sync.aligned 0
+// NB-NEXT: mbarrier.arrive
+// NB-NEXT: mbarrier.arrive
+// NB-NEXT: mbarrier.try_wait
+// NB-COUNT-8: S
+// NB-NEXT: wgmma.commit_group
+// NB-NEXT: mbarrier.try_wait
+// NB-COUNT-8: PV
+// NB-NEXT: wgmma.commit_group
+// NB-NEXT: wgmma.wait_group.sync.aligned 1
+// The last block's P V.
+// NB-NEXT: mbarrier.try_wait
+// NB-COUNT-8: PV
+// NB-NEXT: wgmma.commit_group
+// NB-NEXT: wgmma.wait_group.sync.aligned 0
+// NB-NOT: wgmma
 
 // D64: .maxntid 256, 1, 1
 // D64: cp.async.mbarrier.arrive.noinc.shared.b64

@@ -14,6 +14,7 @@
 // RUN: not rocke-opt %s -fmha-bwd-to-kernels='chip=gfx942 fwd-block-q=64' -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOFWD
 // RUN: not rocke-opt %s -fmha-bwd-to-kernels='chip=gfx942 fwd-kv-pipelining=synchronous' -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOFWDPIPE
 // RUN: not rocke-opt %s -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-to-kernels{chip=sm_90a fwd-kv-slices=2})' 2>&1 | FileCheck %s --check-prefix=NOFWDSLICES
+// RUN: not rocke-opt %s -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-to-kernels{chip=sm_90a fwd-pv-schedule=next-block})' 2>&1 | FileCheck %s --check-prefix=NOFWDPV
 // Values a forward accepts lower the backward.
 // RUN: rocke-opt %s -fmha-bwd-to-kernels='chip=gfx942 forward=true fwd-block-q=64 fwd-num-warps=4 fwd-block-kv=32' | FileCheck %s --check-prefix=OK
 
@@ -25,6 +26,7 @@
 // SLICESNEG: error: fmha-bwd-to-kernels: fwd-kv-slices must be positive or 0 (auto), got -2
 // NOFWDSLICES: error: fmha-bwd-to-kernels: fwd-kv-slices is an option of the forward; without forward=true the pass lowers none
 // HUGE: error: 'builtin.module' op fwd-block-q and fwd-block-kv must be at most 1024 rows
+// NOFWDPV: error: fmha-bwd-to-kernels: fwd-pv-schedule is an option of the forward; without forward=true the pass lowers none
 // NOFWD: error: fmha-bwd-to-kernels: fwd-block-q is an option of the forward; without forward=true the pass lowers none
 // NOFWDPIPE: error: fmha-bwd-to-kernels: fwd-kv-pipelining is an option of the forward; without forward=true the pass lowers none
 // OK: gpu.func @fmha_bwd_tiled_main
