@@ -469,30 +469,35 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
                        "products (fwd-warpgroup-mma, sm_90a)");
       return failure();
     }
-    bool pingPongRequested =
-        options.warpgroupSchedule == WarpgroupSchedule::PingPong;
-    cfg.pingPong = pingPongRequested && cfg.producerWarpgroup &&
-                   c.numWarps == 2 * kWarpgroupWarps;
-    if (pingPongRequested && !cfg.pingPong) {
+    // Schedules that need the producer warpgroup and `holds`: whether one
+    // applies, or (failure) a diagnostic naming what it lacks.
+    auto producerSchedule = [&](bool requested, bool holds, StringRef option,
+                                StringRef needs, int64_t got,
+                                StringRef unit) -> FailureOr<bool> {
+      if (!requested)
+        return false;
+      if (cfg.producerWarpgroup && holds)
+        return true;
       if (report)
-        op.emitOpError("fwd-warpgroup-schedule=ping-pong needs "
-                       "fwd-kv-pipelining=producer-warpgroup and two "
-                       "computing warpgroups (fwd-num-warps=8); got ")
-            << c.numWarps << " subgroups"
+        op.emitOpError(option)
+            << " needs fwd-kv-pipelining=producer-warpgroup and " << needs
+            << "; got " << got << " " << unit
             << (cfg.producerWarpgroup ? "" : " without a producer warpgroup");
       return failure();
-    }
-    cfg.pvNextBlock = nextBlockRequested && cfg.producerWarpgroup &&
-                      cfg.kvSlices == 1;
-    if (nextBlockRequested && !cfg.pvNextBlock) {
-      if (report)
-        op.emitOpError("fwd-pv-schedule=next-block needs "
-                       "fwd-kv-pipelining=producer-warpgroup and one score "
-                       "slice a block (fwd-kv-slices=1); got ")
-            << cfg.kvSlices << " slices"
-            << (cfg.producerWarpgroup ? "" : " without a producer warpgroup");
+    };
+    FailureOr<bool> pingPong = producerSchedule(
+        options.warpgroupSchedule == WarpgroupSchedule::PingPong,
+        c.numWarps == 2 * kWarpgroupWarps, "fwd-warpgroup-schedule=ping-pong",
+        "two computing warpgroups (fwd-num-warps=8)", c.numWarps, "subgroups");
+    if (failed(pingPong))
       return failure();
-    }
+    FailureOr<bool> pvNextBlock = producerSchedule(
+        nextBlockRequested, cfg.kvSlices == 1, "fwd-pv-schedule=next-block",
+        "one score slice a block (fwd-kv-slices=1)", cfg.kvSlices, "slices");
+    if (failed(pvNextBlock))
+      return failure();
+    cfg.pingPong = *pingPong;
+    cfg.pvNextBlock = *pvNextBlock;
     // Fetched tiles hold the same number of chunks in every work-item.
     auto fetchable = [&](Value src, bool transposing) {
       return bool(fmha::FetchedType::getForCopy(
