@@ -402,9 +402,8 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
            "How the forward fetches the K and V blocks",
            [{::llvm::cl::values(
              clEnumValN(::rocke::KvPipelining::Auto, "auto",
-                        "async-copies where the chip and tiles allow it "
-                        "(producer-warpgroup for two warpgroups at Dv <= "
-                        "128), else registers where the chip has them"),
+                        "async-copies where the chip and tiles allow it, "
+                        "else registers where the chip has them (gfx950)"),
              clEnumValN(::rocke::KvPipelining::Synchronous, "synchronous",
                         "each block copied at the top of its iteration"),
              clEnumValN(::rocke::KvPipelining::Registers, "registers",

@@ -433,9 +433,8 @@ struct BwdPipelineOptions
       llvm::cl::init(rocke::KvPipelining::Auto),
       llvm::cl::values(
           clEnumValN(rocke::KvPipelining::Auto, "auto",
-                     "async-copies on NVIDIA chips (producer-warpgroup for "
-                     "two sm_90a warpgroups at Dv <= 128), registers on "
-                     "gfx950, else synchronous"),
+                     "async-copies on NVIDIA chips, registers on gfx950, "
+                     "else synchronous"),
           clEnumValN(rocke::KvPipelining::Synchronous, "synchronous",
                      "copy each block at the top of its iteration"),
           clEnumValN(rocke::KvPipelining::Registers, "registers",

@@ -95,9 +95,8 @@ enum class WarpgroupLayout { Auto, CoreMatrices, Swizzle128B };
 ///     slot back on another, so no workgroup barrier ties them together in
 ///     the loop, and take the producer's registers (setmaxnreg). The
 ///     forward with warpgroup products, sm_90a.
-/// Auto: AsyncCopies where the chip and tiles allow it (ProducerWarpgroup
-/// for two computing warpgroups at Dv <= 128), else Registers where the
-/// chip has the registers for it (ChipInfo::kvFetchAhead), else
+/// Auto: AsyncCopies where the chip and tiles allow it, else Registers where
+/// the chip has the registers for it (ChipInfo::kvFetchAhead), else
 /// Synchronous.
 enum class KvPipelining {
   Auto,

@@ -439,21 +439,11 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
     // Every copying work-item (the producer's, else all) issues as many
     // 16-byte copies of each block.
     int64_t threads = cfg.threads();
-    auto splitsOver = [&](int64_t copiers) {
-      return cfg.blockKv * cfg.dqk / chunkElems % copiers == 0 &&
-             cfg.blockKv * cfg.dv / chunkElems % copiers == 0;
-    };
-    // Auto: a producer warpgroup for two computing warpgroups at Dv <= 128
-    // (1.04-1.11x their own copies on an H100, docs/BENCHMARKS.md run 40);
-    // beside one, the third warpgroup costs more than it saves (0.6-0.8x:
-    // fewer workgroups share an SM).
-    bool producerAuto = options.kvPipelining == KvPipelining::Auto &&
-                        c.numWarps == 2 * kWarpgroupWarps && cfg.dv <= 128 &&
-                        splitsOver(kWarpgroupWarps * cfg.lanes);
-    cfg.producerWarpgroup =
-        (producerRequested || producerAuto) && cfg.warpgroup && wantAsync;
+    cfg.producerWarpgroup = producerRequested && cfg.warpgroup;
     int64_t copiers = cfg.producerWarpgroup ? cfg.producerThreads() : threads;
-    cfg.asyncCopies = wantAsync && splitsOver(copiers);
+    cfg.asyncCopies = wantAsync &&
+                      cfg.blockKv * cfg.dqk / chunkElems % copiers == 0 &&
+                      cfg.blockKv * cfg.dv / chunkElems % copiers == 0;
     if ((asyncRequested || producerRequested) && !cfg.asyncCopies) {
       if (report)
         op.emitOpError("fwd-kv-pipelining=")
