@@ -144,8 +144,20 @@ public:
     Value none = constIndex(b, loc, 0);
     auto tokenType = nvgpu::DeviceAsyncTokenType::get(b.getContext());
     SmallVector<Value> tokens;
+    // Where the threads cover whole rows of chunks, a thread's i-th chunk
+    // sits i * threads / chunksPerRow chunk rows below its first, in the
+    // same columns: constant offsets from one position (the addresses then
+    // fold into the copies' immediates instead of living in registers).
+    int64_t perRow = tile.chunksPerRow();
+    bool wholeRows = !tile.coreMatrixOrder && tile.threads % perRow == 0;
+    auto [r0, c0] = coords(b, loc, tid);
     for (int64_t i = 0; i < chunksPerThread(); ++i) {
-      auto [r, c] = coords(b, loc, chunkOf(b, loc, i));
+      auto [r, c] =
+          wholeRows
+              ? std::pair{addIdx(b, loc, r0,
+                                 i * tile.threads / perRow * tile.chunkRows),
+                          c0}
+              : coords(b, loc, chunkOf(b, loc, i));
       Value row = arith::AddIOp::create(b, loc, row0, r);
       Value valid = cmp(b, loc, arith::CmpIPredicate::ult, row, rowEnd);
       Value srcElements = arith::SelectOp::create(b, loc, valid, cWidth, none);

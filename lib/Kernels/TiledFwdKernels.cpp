@@ -564,22 +564,19 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
 /// lane of a kernel that needs more) is short of what the computing ones
 /// may use: the workgroup's registers split unevenly. An increase waits
 /// for registers the decreases freed, so the split never asks for more
-/// than the launch holds. The producer keeps a 64-bit global and a 32-bit
-/// shared address per 16-byte chunk it copies live across its loop (ptxas
-/// spilled the D = 128 block's 32 chunks a lane below about 110
-/// registers), plus the loop's own.
+/// than the launch holds. The producer's copies address their chunks as
+/// immediate offsets from one global and one shared base a tile
+/// (fmha-lower-tile-copies), so it needs few registers: ptxas spilled none
+/// at 40 (D = 64 and 128), some at 24 (D = 64, two computing warpgroups).
 std::optional<std::pair<int32_t, int32_t>>
 registerSplit(const FwdConfig &cfg) {
-  constexpr int64_t kMostConsumerRegisters = 240;
+  constexpr int64_t kMostConsumerRegisters = 240, kProducerRegisters = 40;
   int64_t evenShare =
       std::min(kNvidiaMaxRegistersPerThread,
                kNvidiaRegistersPerBlock / cfg.launchThreads() / 8 * 8);
   if (evenShare >= kMostConsumerRegisters)
     return std::nullopt;
-  int64_t chunks = cfg.blockKv * (cfg.dqk + cfg.dv) / cfg.chunkElements() /
-                   cfg.producerThreads();
-  int64_t producer =
-      std::min(evenShare, int64_t(llvm::alignTo(24 + 3 * chunks, 8)));
+  int64_t producer = std::min(evenShare, kProducerRegisters);
   int64_t warpgroups = cfg.numWarps / kWarpgroupWarps;
   int64_t consumer =
       std::min(kMostConsumerRegisters,

@@ -49,13 +49,13 @@
 // PW-COUNT-4: @%p{{[0-9]+}} mbarrier.init.shared.b64
 // PW: fence.proxy.async.shared::cta;
 // PW-NEXT: bar.sync 0;
-// PW: setmaxnreg.dec.sync.aligned.u32 120;
+// PW: setmaxnreg.dec.sync.aligned.u32 40;
 // PW: mbarrier.try_wait.parity.shared.b64
 // PW-COUNT-32: cp.async.cg.shared.global
 // PW-NOT: cp.async.cg
 // PW-NOT: cp.async.wait
 // PW: cp.async.mbarrier.arrive.noinc.shared.b64
-// PW: setmaxnreg.inc.sync.aligned.u32 192;
+// PW: setmaxnreg.inc.sync.aligned.u32 232;
 // PW-NOT: cp.async
 // PW: mbarrier.try_wait.parity.shared.b64
 // PW: fence.proxy.async.shared::cta;
@@ -65,7 +65,7 @@
 // ONEBAR: 1
 
 // PP: bar.sync 0;
-// PP: setmaxnreg.inc.sync.aligned.u32 192;
+// PP: setmaxnreg.inc.sync.aligned.u32 232;
 // PP: bar.arrive [[TURN:%r[0-9]+]], 256;
 // PP: mbarrier.try_wait.parity.shared.b64
 // PP: bar.sync {{%r[0-9]+}}, 256;
