@@ -150,14 +150,15 @@ public:
     // fold into the copies' immediates instead of living in registers).
     int64_t perRow = tile.chunksPerRow();
     bool wholeRows = !tile.coreMatrixOrder && tile.threads % perRow == 0;
-    auto [r0, c0] = coords(b, loc, tid);
+    std::optional<std::pair<Value, Value>> first;
+    if (wholeRows)
+      first = coords(b, loc, tid);
     for (int64_t i = 0; i < chunksPerThread(); ++i) {
       auto [r, c] =
-          wholeRows
-              ? std::pair{addIdx(b, loc, r0,
-                                 i * tile.threads / perRow * tile.chunkRows),
-                          c0}
-              : coords(b, loc, chunkOf(b, loc, i));
+          first ? std::pair{addIdx(b, loc, first->first,
+                                   i * tile.threads / perRow * tile.chunkRows),
+                            first->second}
+                : coords(b, loc, chunkOf(b, loc, i));
       Value row = arith::AddIOp::create(b, loc, row0, r);
       Value valid = cmp(b, loc, arith::CmpIPredicate::ult, row, rowEnd);
       Value srcElements = arith::SelectOp::create(b, loc, valid, cWidth, none);

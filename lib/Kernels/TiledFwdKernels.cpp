@@ -783,6 +783,15 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   // what it carries on. With `previous` (deferred P V, a block before this
   // one), the previous block's P V is issued right after this block's S,
   // so that it runs during this block's softmax.
+  // Deferred P V of block `block` (P `p`) into `o`, once the producer has
+  // handed its values over; returns O and the values' slot.
+  auto deferredPv = [&](Value block, Value p, Value o) {
+    Value slot = handover->waitFull(b, loc, kValues, block);
+    return std::pair{
+        tiles.mmaWarpgroup(p, {slotView(b, loc, wgBuffers[1], slot), c0, c0},
+                           o),
+        slot};
+  };
   auto emitBlock = [&](Value kb, ValueRange carried, ScoreMask scoreMask,
                        bool previous) -> SmallVector<Value> {
     Value o = carried[0], m = carried[1], l = carried[2];
@@ -864,13 +873,9 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     // Deferred P V: O += P V of the previous block (O and P relative to its
     // maximum), while this block's softmax runs.
     Value previousSlot;
-    if (previous) {
-      previousSlot = handover->waitFull(b, loc, kValues, addIdx(b, loc, kb, -1));
-      o = tiles.mmaWarpgroup(carried[3],
-                             {slotView(b, loc, wgBuffers[1], previousSlot), c0,
-                              c0},
-                             o);
-    }
+    if (previous)
+      std::tie(o, previousSlot) =
+          deferredPv(addIdx(b, loc, kb, -1), carried[3], o);
     // The other warpgroup's turn: its products run during this one's
     // softmax.
     if (turns)
@@ -1082,10 +1087,8 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       ValueRange last = emitKvLoops(addIdx(b, loc, kbBegin, 1), first);
       // The producer copies no block after the last: its values' slot
       // needs no release.
-      Value lastValues = slotView(
-          b, loc, wgBuffers[1],
-          handover->waitFull(b, loc, kValues, addIdx(b, loc, kbEnd, -1)));
-      Value oLast = tiles.mmaWarpgroup(last[3], {lastValues, c0, c0}, last[0]);
+      Value oLast =
+          deferredPv(addIdx(b, loc, kbEnd, -1), last[3], last[0]).first;
       scf::YieldOp::create(b, loc, ValueRange{oLast, last[1], last[2]});
     }
     o = ifAny.getResult(0);
