@@ -795,18 +795,24 @@ def NvvmVerifyChip : Pass<"fmha-nvvm-verify-chip", "::mlir::ModuleOp"> {
   ];
 }
 
-def AlignDynamicSharedMemory : Pass<"fmha-align-dynamic-shared-memory",
-                                    "::mlir::gpu::GPUModuleOp"> {
-  let summary = "Raise the alignment of the dynamic shared-memory symbol";
+def DeclareDynamicSharedMemory : Pass<"fmha-declare-dynamic-shared-memory",
+                                      "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Declare the dynamic shared-memory symbol as the launch's "
+                "dynamic region, aligned";
   let description = [{
     Run after convert-gpu-to-nvvm, whose lowering of gpu.dynamic_shared_memory
-    declares a zero-length global in address space 3 aligned to 16 bytes.
-    The kernels carve their buffers out of it at offsets aligned for each
-    buffer (lib/Kernels/KernelBuilder): 128-byte swizzled atoms at 1024
-    bytes, because the hardware takes the swizzle from address bits 7-9 (of
-    wgmma's reads as of the copies' writes). This pass raises every such
-    global's alignment to `alignment`, so the carve-out's offsets are
-    addresses' alignments too.
+    defines a zero-length internal global in address space 3 aligned to 16
+    bytes. NVPTX prints that as a one-byte static variable, ahead of the
+    kernel's other static shared variables (the mbarriers of
+    nvgpu.mbarrier.create), so the buffers carved out of it overlapped them.
+    This pass makes every such global an external declaration (PTX's
+    `.extern .shared` array: ptxas places it after the static variables) and
+    raises its alignment to `alignment`: the kernels carve their buffers at
+    offsets aligned for each buffer (lib/Kernels/KernelBuilder), 128-byte
+    swizzled atoms at 1024 bytes, because the hardware takes the swizzle from
+    address bits 7-9 (of wgmma's reads as of the copies' writes), and the
+    alignment makes those offsets addresses' alignments too. A zero-length
+    shared global with an initializer is an error.
   }];
   let options = [
     Option<"alignment", "alignment", "int64_t", /*default=*/"1024",

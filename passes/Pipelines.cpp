@@ -289,8 +289,9 @@ mlir::LogicalResult buildNvvmToPtxPipeline(mlir::OpPassManager &pm,
   // NVVM ops LLVM has no intrinsic for (the mbarrier waits' retry loop) as
   // inline PTX.
   kernels.addPass(mlir::createConvertNVVMToLLVMPass());
-  // 128-byte swizzled buffers need 1024-byte addresses.
-  kernels.addPass(rocke::createAlignDynamicSharedMemory());
+  // The dynamic shared memory after the static mbarriers, at the 1024-byte
+  // addresses 128-byte swizzled buffers need.
+  kernels.addPass(rocke::createDeclareDynamicSharedMemory());
   // Vector ops the NVVM conversions leave behind (shape_cast, from_elements)
   // and the ub.poison their lowering makes are finished after
   // convert-gpu-to-nvvm, once memory spaces are LLVM address spaces.

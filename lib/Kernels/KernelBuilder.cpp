@@ -590,10 +590,9 @@ launchAttr(Builder &b, int64_t order, const KernelLaunch &launch,
 
 /// A workgroup buffer's alignment: 16 bytes (vector loads / stores of 16
 /// bytes and NVIDIA's ldmatrix need it; the lowering defaults to element
-/// alignment), 1024 for 128-byte swizzled atoms, whose swizzle the hardware
-/// takes from address bits 7-9.
+/// alignment), kSwizzledBufferAlignment for 128-byte swizzled atoms.
 static int64_t workgroupBufferAlignment(MemRefType t) {
-  return fmha::atomRowBytes(t) == 128 ? 1024 : 16;
+  return fmha::atomRowBytes(t) == 128 ? kSwizzledBufferAlignment : 16;
 }
 
 /// Byte offsets of `buffers` laid out one after another at their

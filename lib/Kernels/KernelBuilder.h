@@ -328,6 +328,10 @@ void appendStatsArgs(llvm::SmallVectorImpl<KernelArg> &args,
 void appendCaptureArgs(llvm::SmallVectorImpl<KernelArg> &args,
                        mlir::ValueRange captures);
 
+/// Alignment of workgroup buffers of 128-byte swizzled atoms, whose swizzle
+/// the hardware takes from address bits 7-9.
+constexpr int64_t kSwizzledBufferAlignment = 1024;
+
 /// Bytes of `buffers` laid out one after another at 16-byte boundaries (the
 /// dynamic workgroup memory a kernel launches with).
 int64_t workgroupBufferBytes(llvm::ArrayRef<mlir::MemRefType> buffers);

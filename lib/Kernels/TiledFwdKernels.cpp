@@ -144,6 +144,13 @@ struct FwdConfig {
       types.push_back(tile(blockQ, dqk));
     return types;
   }
+  /// Workgroup memory the launch takes: the buffers, and with the producer
+  /// warpgroup its static mbarriers, ahead of which ptxas pads the dynamic
+  /// buffers to their alignment (fmha-declare-dynamic-shared-memory).
+  int64_t workgroupMemoryBytes() const {
+    return workgroupBufferBytes(workgroupBuffers()) +
+           (producerWarpgroup ? kSwizzledBufferAlignment : 0);
+  }
   /// 32-bit registers a lane keeps live in the KV loop: S, P as an
   /// operand, O, and Q when it stays in registers. On sm_90 at D = 128 this
   /// takes 128 query rows over 4 warps with Q read from workgroup memory,
@@ -509,7 +516,7 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
     }
     return success();
   };
-  auto bytes = [&] { return workgroupBufferBytes(cfg.workgroupBuffers()); };
+  auto bytes = [&] { return cfg.workgroupMemoryBytes(); };
 
   int64_t limit = workgroupMemoryLimit(options);
   SmallVector<FwdTileChoice> candidates =

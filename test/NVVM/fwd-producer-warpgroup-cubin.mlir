@@ -4,7 +4,9 @@
 // setmaxnreg splits into 40 for the producer (its copies address their
 // chunks as immediate offsets from one base a tile) and 232 for the
 // computing warpgroups. With fwd-pv-schedule=next-block too (P of the
-// previous block live beside S and O).
+// previous block live beside S and O). The static shared memory is the
+// mbarriers padded to the dynamic buffers' 1024-byte alignment: the buffers
+// start after the barriers, not over them.
 // REQUIRES: ptxas
 // RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-kv-pipelining=producer-warpgroup},fmha-dump-binary{output=%t.ptx})'
 // RUN: %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s
@@ -12,4 +14,4 @@
 // RUN: %ptxas -arch=sm_90a -v %t.nb.ptx -o %t.nb.cubin 2>&1 | FileCheck %s
 // CHECK: Compiling entry function 'fmha_fwd_tiled_main' for 'sm_90a'
 // CHECK: 0 bytes spill stores, 0 bytes spill loads
-// CHECK-NEXT: Used 168 registers
+// CHECK-NEXT: Used 168 registers, used 1 barriers, 1024 bytes smem

@@ -43,6 +43,10 @@
 // RUN: grep -c "bar.sync" %t.d64.ptx | FileCheck %s --check-prefix=ONEBAR
 // RUN: grep -c "cp.async.cg" %t.d64.ptx | FileCheck %s --check-prefix=D64COPIES
 
+// The buffers are the launch's dynamic shared memory (`.extern`), which
+// ptxas places after the static mbarriers (as a one-byte static in their
+// place the buffers overlapped them: K's first copies overwrote them).
+// PW: .extern .shared .align 1024 .b8 __dynamic_shmem__0[];
 // PW-LABEL: .entry fmha_fwd_tiled_main
 // PW: .maxntid 384, 1, 1
 // PW: .shared .align 8 .b8 __mbarrier[32];
