@@ -808,10 +808,14 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     // after this block's reads).
     Value qBuf = wg(kQuery), doBuf = wg(kGradOut);
     if (async) {
+      // The statistics first: the barrier that publishes the copies'
+      // landing publishes them too (one barrier less a block), and the
+      // previous block's barrier after its dS writes orders them after its
+      // reads.
+      storeThreadStats(loadThreadStats(q0));
       std::tie(qBuf, doBuf) = copier.copyBlockPairAsync(
           qLoop.getInductionVar(), {q, dO}, {qBuf, doBuf}, batch, q0, headQ,
           rowEnd, cfg.blockQ);
-      storeThreadStats(loadThreadStats(q0));
     } else if (throughRegisters) {
       storeBlock(loadBlock(q0));
     } else {

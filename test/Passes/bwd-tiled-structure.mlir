@@ -91,21 +91,30 @@
 // double buffers while the current block is worked on: fmha-pipeline-tile-
 // fetches issues them at the top of an iteration, right after the wait for
 // the current block's copies and before the barrier that orders the reads
-// after them, and carries their group and the next block's row record.
+// after them, and carries the next block's row record and their group. The
+// block's row statistics are stored before the wait, so that barrier
+// publishes them too (one barrier a block fewer; the previous block's
+// barrier after its dS writes orders them after its reads).
 // After the loop, a wait for the last (zero-filled) block. gfx942 and the
 // host keep register staging.
 // NV-ASYNC-LABEL: gpu.func @fmha_bwd_tiled_main
 // NV-ASYNC-COUNT-4: nvgpu.device_async_copy {{.*}} {bypassL1}
 // NV-ASYNC-NEXT: nvgpu.device_async_create_group
-// NV-ASYNC: scf.for {{.*}}!nvgpu.device.async.token, vector<1x2xf32>) {
+// NV-ASYNC: scf.for {{.*}}vector<1x2xf32>, !nvgpu.device.async.token) {
+// NV-ASYNC-NOT: gpu.barrier
+// NV-ASYNC: memref.store {{.*}}memref<32xf32, #gpu.address_space<workgroup>>
+// NV-ASYNC-NOT: gpu.barrier
+// NV-ASYNC: memref.store {{.*}}memref<32xf32, #gpu.address_space<workgroup>>
+// NV-ASYNC-NOT: gpu.barrier
 // NV-ASYNC: nvgpu.device_async_wait
 // NV-ASYNC-NOT: gpu.barrier
 // NV-ASYNC-COUNT-4: nvgpu.device_async_copy {{.*}} {bypassL1}
+// NV-ASYNC-NEXT: gpu.barrier
 // NV-ASYNC-NEXT: nvgpu.device_async_create_group
-// NV-ASYNC-NOT: nvgpu.device_async
+// NV-ASYNC-NOT: {{nvgpu.device_async|gpu.barrier}}
 // NV-ASYNC: gpu.barrier
-// NV-ASYNC-NOT: nvgpu.device_async
-// NV-ASYNC: scf.yield {{.*}}!nvgpu.device.async.token, vector<1x2xf32>
+// NV-ASYNC-NOT: {{nvgpu.device_async|gpu.barrier}}
+// NV-ASYNC: scf.yield {{.*}}vector<1x2xf32>, !nvgpu.device.async.token
 // NV-ASYNC-NEXT: }
 // NV-ASYNC-NEXT: nvgpu.device_async_wait
 // NV-ASYNC-NOT: nvgpu.device_async
