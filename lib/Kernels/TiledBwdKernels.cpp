@@ -425,6 +425,28 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
                     cfg.blockQ <= 256 && cfg.dqk <= 256 && cfg.dv <= 256 &&
                     cfg.dqQGroups > 0 && warpgroups % cfg.dqQGroups == 0 &&
                     cfg.dqk % (warpgroups / cfg.dqQGroups * 8) == 0;
+    // dQ's B is a warpgroup's share of K's columns, whose descriptor in
+    // 128-byte swizzled rows must start a row: a share of part of a row
+    // takes core matrices (auto), or is an error (swizzle-128b asked for).
+    cfg.atomLayout = *atomLayout;
+    if (cfg.warpgroup && cfg.atomLayout == WarpgroupLayout::Swizzle128B) {
+      int64_t share = cfg.dqk / (warpgroups / cfg.dqQGroups);
+      int64_t rowElems =
+          atomRowElements(WarpgroupLayout::Swizzle128B, cfg.elt);
+      if (share % rowElems != 0) {
+        if (options.warpgroupLayout != WarpgroupLayout::Auto) {
+          if (report)
+            op.emitOpError("warpgroup-layout=swizzle-128b: each warpgroup's ")
+                << share << " columns of dQ (Dqk " << cfg.dqk << " over "
+                << warpgroups / cfg.dqQGroups << " warpgroups a 64-row block "
+                << "of block-q " << cfg.blockQ << ") are not whole 128-byte "
+                << "rows of " << rowElems << " elements; raise block-q or use "
+                << "warpgroup-layout=core-matrices";
+          return failure();
+        }
+        cfg.atomLayout = WarpgroupLayout::CoreMatrices;
+      }
+    }
     if (warpgroupRequested && !cfg.warpgroup) {
       if (report)
         op.emitOpError("warpgroup-mma=on: warpgroups of four subgroups with "

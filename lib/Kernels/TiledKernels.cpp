@@ -77,7 +77,7 @@ Value rocke::maskScoreTile(OpBuilder &b, Location loc, ScoreMask scoreMask,
 
 /// Elements of `elt` in one row of an 8-row atom of `layout`: 128 bytes
 /// swizzled, 16 bytes a core matrix.
-static int64_t atomRowElements(WarpgroupLayout layout, Type elt) {
+int64_t rocke::atomRowElements(WarpgroupLayout layout, Type elt) {
   int64_t rowBytes = layout == WarpgroupLayout::Swizzle128B ? 128 : 16;
   return rowBytes * 8 / elt.getIntOrFloatBitWidth();
 }

@@ -90,10 +90,6 @@ Value maskScoreTile(OpBuilder &b, Location loc, ScoreMask scoreMask,
 /// yes).
 bool useWholeBlockLoops(const AttentionKernelOptions &options);
 
-/// A workgroup tile of `rows` x `cols` operands of `elt`: rows padded by
-/// `pad` elements (conflict-free fragment reads), or with `atoms` the
-/// [rows/8][cols/W][8][W] atoms of that layout that warpgroup products read
-/// by descriptor; `doubleBuffered` puts a slot dimension of 2 first.
 /// The layout of a kernel's warpgroup operands: options.warpgroupLayout,
 /// Auto resolved to Swizzle128B where the head dims `dims` of `elt` fill
 /// whole 128-byte rows; a diagnostic on `op` naming `option` when
@@ -104,6 +100,13 @@ resolveWarpgroupLayout(Operation *op, const AttentionKernelOptions &options,
                        StringRef option, bool warpgroup, Type elt,
                        ArrayRef<int64_t> dims);
 
+/// Elements of `elt` in one row of an atom of `layout` (128 or 16 bytes).
+int64_t atomRowElements(WarpgroupLayout layout, Type elt);
+
+/// A workgroup tile of `rows` x `cols` operands of `elt`: rows padded by
+/// `pad` elements (conflict-free fragment reads), or with `atoms` the
+/// [rows/8][cols/W][8][W] atoms of that layout that warpgroup products read
+/// by descriptor; `doubleBuffered` puts a slot dimension of 2 first.
 MemRefType operandTileType(Type elt, int64_t rows, int64_t cols, int64_t pad,
                            std::optional<WarpgroupLayout> atoms,
                            bool doubleBuffered = false);
