@@ -112,6 +112,11 @@ struct TiledConfig {
   /// NVIDIA keeps the order its kernels were measured with, gfx950 the one
   /// that does not spill.
   bool dvBeforeDs = true;
+  /// Warpgroup products start S^T and dP^T from the block's statistics
+  /// instead of zeros (S^T - N / c, dP^T - delta): the statistics live in
+  /// the accumulators, not in registers of their own beside them (32 a lane
+  /// at D = 128, 64 at D = 64, where ptxas spilled).
+  bool statsInAccumulators = false;
   /// ChipInfo::bufferLoads: a query block's Q / dO rows and row records are
   /// read, and its dQ atomics issued, through buffer descriptors of the
   /// block's rows (MUBUF: a scalar base, 32-bit offsets, zeros past Sq),
@@ -425,6 +430,7 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
                     cfg.blockQ <= 256 && cfg.dqk <= 256 && cfg.dv <= 256 &&
                     cfg.dqQGroups > 0 && warpgroups % cfg.dqQGroups == 0 &&
                     cfg.dqk % (warpgroups / cfg.dqQGroups * 8) == 0;
+    cfg.statsInAccumulators = cfg.warpgroup;
     // dQ's B is a warpgroup's share of K's columns, whose descriptor in
     // 128-byte swizzled rows must start a row: a share of part of a row
     // takes core matrices (auto), or is an error (swizzle-128b asked for).
@@ -850,9 +856,28 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
         sT ? tileType(cfg.blockKv, cfg.blockQ, fmha::TileRole::c, atom, kvSplit)
            : tileType(cfg.blockQ, cfg.blockKv, fmha::TileRole::c, atom,
                       kvSplitT);
+    // P and dS = P (dP - delta) on the score tiles. The statistics of the
+    // tile's queries (its columns with S^T, rows with S), read once per
+    // lane from the block's copy.
+    auto queryStats = [&](WorkgroupBuffer buf) -> Value {
+      return fmha::TileBroadcastOp::create(b, loc, scoreType, wg(buf), c0, tid,
+                                           /*dim=*/sT ? 1 : 0);
+    };
+    // exp2(s * c - N) is P for the scores s as the product leaves them.
+    float scoreToLog2 = (scoreMod || bias ? 1.0f : scale) * kLog2e;
+    // The statistics as the products' starting values, each times `factor`.
+    auto statsTile = [&](WorkgroupBuffer buf, float factor) -> Value {
+      return tiles.map(scoreType, {queryStats(buf)}, [&](ValueRange x) {
+        return arith::MulFOp::create(b, loc, x[0], constF32(b, loc, factor))
+            .getResult();
+      });
+    };
+    // S^T starts at -N / c where its scores are P's (no score_mod or bias
+    // in between), dP^T at -delta unless dropout's factors scale dP first.
+    bool normalizerInScores = cfg.statsInAccumulators && !scoreMod && !bias;
+    bool deltaInGrads = cfg.statsInAccumulators && !dropoutStream;
     auto scoreProduct = [&](Value queryBuf, Value keySide, Value keyBuf,
-                            int64_t depth) {
-      Value acc = zeroTile(scoreType);
+                            int64_t depth, Value acc) {
       // The warpgroup's 64 KV rows of K (V) times B = Q^T (dO^T): element (k
       // = d, n = q) is Q's (q, d).
       if (cfg.warpgroup)
@@ -873,8 +898,13 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       return sT ? tiles.mma(keySide, querySide, acc)
                 : tiles.mma(querySide, keySide, acc);
     };
-    Value sTile = scoreProduct(qBuf, kTile, wg(kKey), cfg.dqk);
-    Value dpTile = scoreProduct(doBuf, vTile, wg(kValue), cfg.dv);
+    Value sTile = scoreProduct(
+        qBuf, kTile, wg(kKey), cfg.dqk,
+        normalizerInScores ? statsTile(kRowNormalizer, -1.0f / scoreToLog2)
+                           : zeroTile(scoreType));
+    Value dpTile = scoreProduct(doBuf, vTile, wg(kValue), cfg.dv,
+                                deltaInGrads ? statsTile(kRowDelta, -1.0f)
+                                             : zeroTile(scoreType));
     // With a score_mod, s' = f(s * scale) and its slope d(s')/d(s * scale)
     // (none where it is 1), which takes dS from s' back to the scaled
     // score.
@@ -894,22 +924,16 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                       args[kCaptures + numCaptures], batch, headQ, q0, kv0,
                       /*keysAlongRows=*/sT, sizes);
 
-    // P and dS = P (dP - delta) on the score tiles. The statistics of the
-    // tile's queries (its columns with S^T, rows with S), read once per
-    // lane from the block's copy.
-    auto queryStats = [&](WorkgroupBuffer buf) -> Value {
-      return fmha::TileBroadcastOp::create(b, loc, scoreType, wg(buf), c0, tid,
-                                           /*dim=*/sT ? 1 : 0);
-    };
-    Value pTile = tiles.map(
-        scoreType, {sTile, queryStats(kRowNormalizer)},
-        [&](ValueRange x) -> Value {
-          Value scaled = arith::MulFOp::create(
-              b, loc, x[0],
-              constF32(b, loc, (scoreMod || bias ? 1.0f : scale) * kLog2e));
-          return math::Exp2Op::create(
-              b, loc, arith::SubFOp::create(b, loc, scaled, x[1]));
-        });
+    SmallVector<Value> pInputs{sTile};
+    if (!normalizerInScores)
+      pInputs.push_back(queryStats(kRowNormalizer));
+    Value pTile = tiles.map(scoreType, pInputs, [&](ValueRange x) -> Value {
+      Value scaled =
+          arith::MulFOp::create(b, loc, x[0], constF32(b, loc, scoreToLog2));
+      if (!normalizerInScores)
+        scaled = arith::SubFOp::create(b, loc, scaled, x[1]);
+      return math::Exp2Op::create(b, loc, scaled);
+    });
     // Keys past Sk and, with a mask, invisible pairs get P = 0 (queries past
     // Sq already have: their offset is +inf).
     pTile = maskScoreTile(b, loc, scoreMask, pTile, q0, kv0, tid, sizes,
@@ -949,7 +973,11 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     }
     if (cfg.dvBeforeDs)
       dVi = accumulateFromScores(pKept, dVi, doBuf, wg(kGradOutT));
-    SmallVector<Value> dsInputs{pTile, dpTile, queryStats(kRowDelta)};
+    // dsInputs: P, dP (already less delta with deltaInGrads), delta
+    // otherwise, dropout's factors, the slope.
+    SmallVector<Value> dsInputs{pTile, dpTile};
+    if (!deltaInGrads)
+      dsInputs.push_back(queryStats(kRowDelta));
     if (factors)
       dsInputs.push_back(factors);
     // The slope too: a region need not be finite where the mask hides.
@@ -960,6 +988,8 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     // dS' = P (dP - delta), the gradient of the (modified, biased) score,
     // dP through dropout's factors where the op has them.
     auto dsModified = [&](ValueRange x) -> Value {
+      if (deltaInGrads)
+        return arith::MulFOp::create(b, loc, x[0], x[1]);
       Value dp = factors ? arith::MulFOp::create(b, loc, x[1], x[3]) : x[1];
       return arith::MulFOp::create(b, loc, x[0],
                                    arith::SubFOp::create(b, loc, dp, x[2]));

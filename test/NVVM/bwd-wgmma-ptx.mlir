@@ -77,10 +77,12 @@
 // WAITS-NOT: wgmma.wait_group
 // WAITS-LABEL: .entry fmha_bwd_convert_dq(
 
-// S^T, dP^T and dQ start from zero accumulators: their first step computes
-// D = A * B (scale-d 0) with no zeroing moves; every other step adds.
+// dQ starts from a zero accumulator: its first step computes D = A * B
+// (scale-d 0) with no zeroing moves; every other step adds. S^T and dP^T
+// start from the block's statistics (S^T - N / c, dP^T - delta), which
+// then need no registers of their own beside them.
 // FROMZERO-LABEL: .entry fmha_bwd_tiled_main(
-// FROMZERO-COUNT-3: setp.ne.b32 p, 0, 0;
+// FROMZERO-COUNT-1: setp.ne.b32 p, 0, 0;
 // FROMZERO-NOT: setp.ne.b32 p, 0, 0;
 // FROMZERO-LABEL: .entry fmha_bwd_convert_dq(
 
