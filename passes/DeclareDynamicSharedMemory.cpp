@@ -19,6 +19,7 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
 namespace rocke {
 #define GEN_PASS_DEF_DECLAREDYNAMICSHAREDMEMORY
@@ -28,8 +29,6 @@ namespace rocke {
 using namespace mlir;
 
 namespace {
-/// NVVM's shared address space.
-constexpr unsigned kSharedAddressSpace = 3;
 
 struct DeclareDynamicSharedMemoryPass
     : rocke::impl::DeclareDynamicSharedMemoryBase<
@@ -44,8 +43,9 @@ struct DeclareDynamicSharedMemoryPass
     }
     for (auto global : getOperation().getOps<LLVM::GlobalOp>()) {
       auto array = dyn_cast<LLVM::LLVMArrayType>(global.getGlobalType());
-      if (global.getAddrSpace() != kSharedAddressSpace || !array ||
-          array.getNumElements() != 0)
+      if (global.getAddrSpace() !=
+              static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared) ||
+          !array || array.getNumElements() != 0)
         continue;
       if (global.getValueOrNull() || global.getInitializerBlock()) {
         global.emitError("fmha-declare-dynamic-shared-memory: the zero-length "

@@ -112,11 +112,6 @@ struct TiledConfig {
   /// NVIDIA keeps the order its kernels were measured with, gfx950 the one
   /// that does not spill.
   bool dvBeforeDs = true;
-  /// Warpgroup products start S^T and dP^T from the block's statistics
-  /// instead of zeros (S^T - N / c, dP^T - delta): the statistics live in
-  /// the accumulators, not in registers of their own beside them (32 a lane
-  /// at D = 128, 64 at D = 64, where ptxas spilled).
-  bool statsInAccumulators = false;
   /// ChipInfo::bufferLoads: a query block's Q / dO rows and row records are
   /// read, and its dQ atomics issued, through buffer descriptors of the
   /// block's rows (MUBUF: a scalar base, 32-bit offsets, zeros past Sq),
@@ -137,6 +132,11 @@ struct TiledConfig {
   Type elt; ///< input element type (= fragment element type)
 
   int64_t threads() const { return numWarps * lanes; }
+  /// Warpgroup products start S^T and dP^T from the block's statistics
+  /// instead of zeros (S^T - N / c, dP^T - delta): the statistics live in
+  /// the accumulators, not in registers of their own beside them (32 a lane
+  /// at D = 128, 64 at D = 64, where ptxas spilled).
+  bool statsInAccumulators() const { return warpgroup; }
   int64_t warpgroups() const { return numWarps / 4; }
   int64_t dqCols() const {
     return warpgroup ? dqk / (warpgroups() / dqQGroups)
@@ -353,7 +353,6 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
                              cfg.elt, {cfg.dqk, cfg.dv});
   if (failed(atomLayout))
     return failure();
-  cfg.atomLayout = *atomLayout;
   if (asyncRequested && !rowsInChunks)
     return op.emitOpError("query-pipelining=async-copies needs Q and dO rows "
                           "of consecutive elements and head dims in whole "
@@ -430,7 +429,6 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
                     cfg.blockQ <= 256 && cfg.dqk <= 256 && cfg.dv <= 256 &&
                     cfg.dqQGroups > 0 && warpgroups % cfg.dqQGroups == 0 &&
                     cfg.dqk % (warpgroups / cfg.dqQGroups * 8) == 0;
-    cfg.statsInAccumulators = cfg.warpgroup;
     // dQ's B is a warpgroup's share of K's columns, whose descriptor in
     // 128-byte swizzled rows must start a row: a share of part of a row
     // takes core matrices (auto), or is an error (swizzle-128b asked for).
@@ -874,8 +872,8 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     };
     // S^T starts at -N / c where its scores are P's (no score_mod or bias
     // in between), dP^T at -delta unless dropout's factors scale dP first.
-    bool normalizerInScores = cfg.statsInAccumulators && !scoreMod && !bias;
-    bool deltaInGrads = cfg.statsInAccumulators && !dropoutStream;
+    bool normalizerInScores = cfg.statsInAccumulators() && !scoreMod && !bias;
+    bool deltaInGrads = cfg.statsInAccumulators() && !dropoutStream;
     auto scoreProduct = [&](Value queryBuf, Value keySide, Value keyBuf,
                             int64_t depth, Value acc) {
       // The warpgroup's 64 KV rows of K (V) times B = Q^T (dO^T): element (k

@@ -274,8 +274,6 @@ Value barrierIndex(OpBuilder &b, Location loc, int64_t kind, int64_t tile,
                    Value slot) {
   return addIdx(b, loc, slot, tile * kBarriersPerTile + kind);
 }
-/// NVVM's shared address space.
-constexpr unsigned kSharedAddressSpace = 3;
 } // namespace
 
 SlotHandover SlotHandover::create(OpBuilder &b, Location loc, Value first,
@@ -347,7 +345,9 @@ void SlotHandover::fill(OpBuilder &b, Location loc, int64_t tile,
       b, loc, b.getI32Type(), barriers,
       barrierIndex(b, loc, kFull, tile, slot));
   Value barrier = LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext(), kSharedAddressSpace),
+      b, loc,
+      LLVM::LLVMPointerType::get(
+          b.getContext(), static_cast<unsigned>(NVVM::NVVMMemorySpace::Shared)),
       address);
   NVVM::CpAsyncMBarrierArriveOp::create(b, loc, barrier, /*noinc=*/true);
 }
