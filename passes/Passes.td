@@ -402,8 +402,10 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
            "How the forward fetches the K and V blocks",
            [{::llvm::cl::values(
              clEnumValN(::rocke::KvPipelining::Auto, "auto",
-                        "async-copies where the chip and tiles allow it, "
-                        "else registers where the chip has them (gfx950)"),
+                        "async-copies where the chip and tiles allow it "
+                        "(producer-warpgroup for two warpgroups at Dv <= "
+                        "128 on swizzled rows), else registers where the "
+                        "chip has them"),
              clEnumValN(::rocke::KvPipelining::Synchronous, "synchronous",
                         "each block copied at the top of its iteration"),
              clEnumValN(::rocke::KvPipelining::Registers, "registers",
@@ -451,7 +453,7 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
            "(fwd-kv-pipelining=producer-warpgroup)",
            [{::llvm::cl::values(
              clEnumValN(::rocke::WarpgroupSchedule::Auto, "auto",
-                        "independent"),
+                        "ping-pong with next-block P V, else independent"),
              clEnumValN(::rocke::WarpgroupSchedule::Independent,
                         "independent", "each runs its loop on its own"),
              clEnumValN(::rocke::WarpgroupSchedule::PingPong, "ping-pong",
@@ -462,7 +464,9 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
            "When the forward's warpgroups issue a KV block's P V product "
            "(fwd-kv-pipelining=producer-warpgroup)",
            [{::llvm::cl::values(
-             clEnumValN(::rocke::PvSchedule::Auto, "auto", "same-block"),
+             clEnumValN(::rocke::PvSchedule::Auto, "auto",
+                        "next-block with a producer warpgroup and whole "
+                        "blocks (fwd-kv-slices auto), else same-block"),
              clEnumValN(::rocke::PvSchedule::SameBlock, "same-block",
                         "after the block's softmax"),
              clEnumValN(::rocke::PvSchedule::NextBlock, "next-block",

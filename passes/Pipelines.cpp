@@ -434,8 +434,9 @@ struct BwdPipelineOptions
       llvm::cl::init(rocke::KvPipelining::Auto),
       llvm::cl::values(
           clEnumValN(rocke::KvPipelining::Auto, "auto",
-                     "async-copies on NVIDIA chips, registers on gfx950, "
-                     "else synchronous"),
+                     "async-copies on NVIDIA chips (producer-warpgroup for "
+                     "two sm_90a warpgroups at Dv <= 128 on swizzled rows), "
+                     "registers on gfx950, else synchronous"),
           clEnumValN(rocke::KvPipelining::Synchronous, "synchronous",
                      "copy each block at the top of its iteration"),
           clEnumValN(rocke::KvPipelining::Registers, "registers",
@@ -463,7 +464,8 @@ struct BwdPipelineOptions
                      "cores with fwd-kv-pipelining=producer-warpgroup"),
       llvm::cl::init(rocke::WarpgroupSchedule::Auto),
       llvm::cl::values(
-          clEnumValN(rocke::WarpgroupSchedule::Auto, "auto", "independent"),
+          clEnumValN(rocke::WarpgroupSchedule::Auto, "auto",
+                     "ping-pong with next-block P V, else independent"),
           clEnumValN(rocke::WarpgroupSchedule::Independent, "independent",
                      "each runs its loop on its own"),
           clEnumValN(rocke::WarpgroupSchedule::PingPong, "ping-pong",
@@ -474,7 +476,9 @@ struct BwdPipelineOptions
                      "product with fwd-kv-pipelining=producer-warpgroup"),
       llvm::cl::init(rocke::PvSchedule::Auto),
       llvm::cl::values(
-          clEnumValN(rocke::PvSchedule::Auto, "auto", "same-block"),
+          clEnumValN(rocke::PvSchedule::Auto, "auto",
+                     "next-block with a producer warpgroup and whole blocks "
+                     "(fwd-kv-slices auto), else same-block"),
           clEnumValN(rocke::PvSchedule::SameBlock, "same-block",
                      "after the block's softmax"),
           clEnumValN(rocke::PvSchedule::NextBlock, "next-block",

@@ -95,8 +95,10 @@ enum class WarpgroupLayout { Auto, CoreMatrices, Swizzle128B };
 ///     slot back on another, so no workgroup barrier ties them together in
 ///     the loop, and take the producer's registers (setmaxnreg). The
 ///     forward with warpgroup products, sm_90a.
-/// Auto: AsyncCopies where the chip and tiles allow it, else Registers where
-/// the chip has the registers for it (ChipInfo::kvFetchAhead), else
+/// Auto: AsyncCopies where the chip and tiles allow it (ProducerWarpgroup
+/// for two computing warpgroups at Dv <= 128 on 128-byte swizzled rows),
+/// else Registers where the
+/// chip has the registers for it (ChipInfo::kvFetchAhead), else
 /// Synchronous.
 enum class KvPipelining {
   Auto,
@@ -111,7 +113,8 @@ enum class KvPipelining {
 ///   Independent: each runs its loop on its own.
 ///   PingPong: they take turns issuing their blocks' score products (named
 ///     barriers), so that one's softmax runs while the other's products do.
-/// Auto: Independent.
+/// Auto: PingPong where the P V products are deferred (PvSchedule), else
+/// Independent.
 enum class WarpgroupSchedule { Auto, Independent, PingPong };
 
 /// When the forward's warpgroups issue a KV block's O += P V product (with
@@ -120,7 +123,8 @@ enum class WarpgroupSchedule { Auto, Independent, PingPong };
 ///   NextBlock: right after the next block's score product, so that it runs
 ///     during that block's softmax (FlashAttention-3's intra-warpgroup
 ///     overlap; one score slice a block).
-/// Auto: SameBlock.
+/// Auto: NextBlock with a producer warpgroup where fwd-kv-slices is left to
+/// auto (whole blocks), else SameBlock.
 enum class PvSchedule { Auto, SameBlock, NextBlock };
 
 /// How the tiled kernels (backward and forward) apply the mask to the score

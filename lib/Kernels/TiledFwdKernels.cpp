@@ -429,6 +429,36 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
             << " rows, fwd-block-kv " << c.blockKv << ", Dv " << cfg.dv;
       return failure();
     }
+    // Every copying work-item (the producer's, else all) issues as many
+    // 16-byte copies of each block.
+    int64_t threads = cfg.threads();
+    auto splitsOver = [&](int64_t copiers) {
+      return cfg.blockKv * cfg.dqk / chunkElems % copiers == 0 &&
+             cfg.blockKv * cfg.dv / chunkElems % copiers == 0;
+    };
+    // Auto: a producer warpgroup for two computing warpgroups at Dv <= 128
+    // on 128-byte swizzled rows (D = 128: 1.10-1.13x their own copies on an
+    // H100, docs/BENCHMARKS.md run 42; core matrices, D = 96, never ran on a
+    // GPU with it); beside one, the third warpgroup costs more than it saves
+    // (0.6-0.8x: fewer workgroups share an SM; D = 64 on two computing
+    // warpgroups and a producer: 0.83-0.85x the one-warpgroup forward, run
+    // 42).
+    bool producerAuto = options.kvPipelining == KvPipelining::Auto &&
+                        c.numWarps == 2 * kWarpgroupWarps && cfg.dv <= 128 &&
+                        cfg.warpgroupLayout == WarpgroupLayout::Swizzle128B &&
+                        splitsOver(kWarpgroupWarps * cfg.lanes);
+    cfg.producerWarpgroup =
+        (producerRequested || producerAuto) && cfg.warpgroup && wantAsync;
+    int64_t copiers = cfg.producerWarpgroup ? cfg.producerThreads() : threads;
+    cfg.asyncCopies = wantAsync && splitsOver(copiers);
+    // With the producer, auto issues a block's P V after the next block's S
+    // (next-block: 1.17-1.28x the same-block order at D = 128, run 42) on
+    // whole blocks, and the two computing warpgroups take turns on top
+    // (ping-pong: another 1.02-1.06x; without next-block it was 0.96-0.98x,
+    // run 40).
+    bool nextBlockRequested = options.pvSchedule == PvSchedule::NextBlock;
+    bool nextBlockAuto = options.pvSchedule == PvSchedule::Auto &&
+                         cfg.producerWarpgroup && options.kvSlices == 0;
     // Asynchronous products overlap a slice's softmax with the next
     // slice's S and the previous one's P V: slices of 64 keys (an m64n64
     // product a k step) at Dv >= 128, 1.02-1.04x whole blocks on an H100;
@@ -437,20 +467,11 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
     // needs 182 registers instead of 148, 0.8x: docs/BENCHMARKS.md run 39).
     // Deferred P V overlaps the whole block's softmax instead (one slice).
     constexpr int64_t kSliceKeys = 64;
-    bool nextBlockRequested = options.pvSchedule == PvSchedule::NextBlock;
     cfg.kvSlices = options.kvSlices ? options.kvSlices
                    : cfg.warpgroup && cfg.dv >= 128 && !nextBlockRequested &&
-                           c.blockKv % kSliceKeys == 0
+                           !nextBlockAuto && c.blockKv % kSliceKeys == 0
                        ? c.blockKv / kSliceKeys
                        : 1;
-    // Every copying work-item (the producer's, else all) issues as many
-    // 16-byte copies of each block.
-    int64_t threads = cfg.threads();
-    cfg.producerWarpgroup = producerRequested && cfg.warpgroup;
-    int64_t copiers = cfg.producerWarpgroup ? cfg.producerThreads() : threads;
-    cfg.asyncCopies = wantAsync &&
-                      cfg.blockKv * cfg.dqk / chunkElems % copiers == 0 &&
-                      cfg.blockKv * cfg.dv / chunkElems % copiers == 0;
     if ((asyncRequested || producerRequested) && !cfg.asyncCopies) {
       if (report)
         op.emitOpError("fwd-kv-pipelining=")
@@ -482,17 +503,20 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
             << (cfg.producerWarpgroup ? "" : " without a producer warpgroup");
       return failure();
     };
+    FailureOr<bool> pvNextBlock = producerSchedule(
+        nextBlockRequested, cfg.kvSlices == 1, "fwd-pv-schedule=next-block",
+        "one score slice a block (fwd-kv-slices=1)", cfg.kvSlices, "slices");
+    if (failed(pvNextBlock))
+      return failure();
+    *pvNextBlock |= nextBlockAuto;
     FailureOr<bool> pingPong = producerSchedule(
         options.warpgroupSchedule == WarpgroupSchedule::PingPong,
         c.numWarps == 2 * kWarpgroupWarps, "fwd-warpgroup-schedule=ping-pong",
         "two computing warpgroups (fwd-num-warps=8)", c.numWarps, "subgroups");
     if (failed(pingPong))
       return failure();
-    FailureOr<bool> pvNextBlock = producerSchedule(
-        nextBlockRequested, cfg.kvSlices == 1, "fwd-pv-schedule=next-block",
-        "one score slice a block (fwd-kv-slices=1)", cfg.kvSlices, "slices");
-    if (failed(pvNextBlock))
-      return failure();
+    *pingPong |= options.warpgroupSchedule == WarpgroupSchedule::Auto &&
+                 *pvNextBlock && c.numWarps == 2 * kWarpgroupWarps;
     cfg.pingPong = *pingPong;
     cfg.pvNextBlock = *pvNextBlock;
     // Fetched tiles hold the same number of chunks in every work-item.

@@ -9,7 +9,7 @@
 // RUN: not rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90 fwd-kv-pipelining=producer-warpgroup})' 2>&1 | FileCheck %s --check-prefix=PRODUCER
 // RUN: not rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-warpgroup-mma=off fwd-kv-pipelining=producer-warpgroup})' 2>&1 | FileCheck %s --check-prefix=PRODUCER
 // Ping-pong needs the producer and two computing warpgroups.
-// RUN: not rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-warpgroup-schedule=ping-pong})' 2>&1 | FileCheck %s --check-prefix=PINGPONG
+// RUN: not rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-kv-pipelining=async-copies fwd-warpgroup-schedule=ping-pong})' 2>&1 | FileCheck %s --check-prefix=PINGPONG
 // RUN: not rocke-opt %S/Inputs/fwd_f16_d64_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-block-q=64 fwd-num-warps=4 fwd-kv-pipelining=producer-warpgroup fwd-warpgroup-schedule=ping-pong})' 2>&1 | FileCheck %s --check-prefix=PINGPONG64
 // Deferred P V needs the producer (its handover keeps V's slot a block
 // longer) and one score slice a block.

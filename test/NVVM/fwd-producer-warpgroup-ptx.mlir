@@ -1,17 +1,19 @@
-// fwd-kv-pipelining=producer-warpgroup (sm_90a, warpgroup products;
-// opt-in): a third warpgroup copies the KV blocks by cp.async and hands
-// each slot to the computing warpgroups on an mbarrier ("full"), each copy
-// arriving there as it lands
+// fwd-kv-pipelining=producer-warpgroup (sm_90a, warpgroup products; the
+// default for two computing warpgroups at Dv <= 128, there with next-block
+// P V and ping-pong, below): a third warpgroup
+// copies the KV blocks by cp.async and hands each slot to the computing
+// warpgroups on an mbarrier ("full"), each copy arriving there as it lands
 // (cp.async.mbarrier.arrive.noinc); they wait, fence the slot for their
 // matrix cores' async proxy, and hand it back on another ("empty") once
 // their last product reading it has completed. The workgroup barrier that
 // tied the warpgroups together at every block is gone: one bar.sync is
 // left, publishing Q and the barriers' initialisation.
 // bf16 D=128 causal at the default tiles (two computing warpgroups of 64
-// query rows, 128-key blocks): 384 threads; the producer gives registers to
-// the others (setmaxnreg) and issues 32 16-byte copies a lane (16 of K, 16
-// of V) a block, never waiting for them itself.
-// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-kv-pipelining=producer-warpgroup},fmha-dump-binary{output=%t.ptx})'
+// query rows, 128-key blocks), each block's P V in its own iteration
+// (same-block): 384 threads; the producer gives registers to the others
+// (setmaxnreg) and issues 32 16-byte copies a lane (16 of K, 16 of V) a
+// block, never waiting for them itself.
+// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-pv-schedule=same-block},fmha-dump-binary{output=%t.ptx})'
 // RUN: FileCheck %s --check-prefix=PW < %t.ptx
 // RUN: grep -c "bar.sync" %t.ptx | FileCheck %s --check-prefix=ONEBAR
 // RUN: grep -A2 "wgmma.wait_group.sync.aligned 0;" %t.ptx | grep -c "mbarrier.arrive" | FileCheck %s --check-prefix=RELEASE
@@ -20,7 +22,7 @@
 // warpgroup waits, the other arrives); the second hands the first its first
 // turn before the loop, and each hands the turn over right after issuing
 // its 16 m64n64k16 steps (two 64-key slices), before its softmax.
-// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-kv-pipelining=producer-warpgroup fwd-warpgroup-schedule=ping-pong},fmha-dump-binary{output=%t.pp.ptx})'
+// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-pv-schedule=same-block fwd-warpgroup-schedule=ping-pong},fmha-dump-binary{output=%t.pp.ptx})'
 // RUN: FileCheck %s --check-prefix=PP < %t.pp.ptx
 // RUN: not grep -q "bar.arrive" %t.ptx
 // fwd-pv-schedule=next-block: a block's P V is issued right after the next
@@ -32,13 +34,21 @@
 // for S alone (wait_group 1), and after its softmax for P V, then hands K
 // of its block and V of the one before back; the last block's P V follows
 // the loop. The filtered stream below is the PTX in text order (the loop
-// rotated: its releases come first).
-// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-kv-pipelining=producer-warpgroup fwd-pv-schedule=next-block},fmha-dump-binary{output=%t.nb.ptx})'
+// rotated: its releases come first), the warpgroups independent.
+// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-pv-schedule=next-block fwd-warpgroup-schedule=independent},fmha-dump-binary{output=%t.nb.ptx})'
 // RUN: grep -c "mbarrier.init" %t.nb.ptx | FileCheck %s --check-prefix=NBINITS
 // RUN: grep -oE "wgmma.mma_async[^{]*\{[^}]*\}, (\{[^}]*\}|%%rd[0-9]+)|wgmma.wait_group.sync.aligned [0-9]|mbarrier.try_wait|mbarrier.arrive|wgmma.commit_group|setmaxnreg" %t.nb.ptx | sed -E 's/wgmma.mma_async.*\}, \{.*/PV/; s/wgmma.mma_async.*%%rd[0-9]+$/S/' | FileCheck %s --check-prefix=NB
+// The default at D = 128: next-block P V and ping-pong (1.24-1.31x the
+// warpgroups' own copies on an H100, docs/BENCHMARKS.md run 42), the PTX of
+// both asked for by name.
+// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a},fmha-dump-binary{output=%t.default.ptx})'
+// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-kv-pipelining=producer-warpgroup fwd-pv-schedule=next-block fwd-warpgroup-schedule=ping-pong},fmha-dump-binary{output=%t.nbpp.ptx})'
+// RUN: diff %t.default.ptx %t.nbpp.ptx
+// RUN: grep -c "mbarrier.init" %t.default.ptx | FileCheck %s --check-prefix=NBINITS
+// RUN: grep -q "bar.arrive" %t.default.ptx
 // f16 D=64 causal (one computing warpgroup): 256 threads, whose even share
 // of the register file needs no setmaxnreg; 16 copies a lane.
-// RUN: rocke-opt %S/Inputs/fwd_f16_d64_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-kv-pipelining=producer-warpgroup},fmha-dump-binary{output=%t.d64.ptx})'
+// RUN: rocke-opt %S/Inputs/fwd_f16_d64_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-kv-pipelining=producer-warpgroup fwd-pv-schedule=same-block},fmha-dump-binary{output=%t.d64.ptx})'
 // RUN: FileCheck %s --check-prefix=D64 --implicit-check-not=setmaxnreg < %t.d64.ptx
 // RUN: grep -c "bar.sync" %t.d64.ptx | FileCheck %s --check-prefix=ONEBAR
 // RUN: grep -c "cp.async.cg" %t.d64.ptx | FileCheck %s --check-prefix=D64COPIES

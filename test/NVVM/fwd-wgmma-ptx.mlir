@@ -4,9 +4,11 @@
 // fwd-warpgroup-mma=auto, fwd-warpgroup-layout=auto); sm_90 (no wgmma) and
 // fwd-warpgroup-mma=off keep mma.sync. bf16 D=128 causal and f16 D=64
 // causal at the default tiles: at D = 128, 128 query rows over 8 warps (two
-// warpgroups of 64) by 128 KV rows in two slices of 64 (fwd-kv-slices); at
-// D = 64 one warpgroup by 128 KV rows, whole.
-// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a},fmha-dump-binary{output=%t.wg.ptx})'
+// warpgroups of 64) by 128 KV rows in two slices of 64 (fwd-kv-slices),
+// every work-item copying K and V (fwd-kv-pipelining=async-copies; the
+// default's producer warpgroup: fwd-producer-warpgroup-ptx.mlir); at D = 64
+// one warpgroup by 128 KV rows, whole.
+// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-kv-pipelining=async-copies},fmha-dump-binary{output=%t.wg.ptx})'
 // RUN: FileCheck %s --check-prefix=WG --implicit-check-not=mma.sync --implicit-check-not=ldmatrix --implicit-check-not=.local < %t.wg.ptx
 // RUN: FileCheck %s --check-prefix=SCORES < %t.wg.ptx
 // RUN: FileCheck %s --check-prefix=PV < %t.wg.ptx
@@ -20,7 +22,7 @@
 // RUN: FileCheck %s --check-prefix=SWIZZLE < %t.wg.ptx
 // RUN: grep -c "or.b64 .*, 4611686568183267328;" %t.wg.ptx | FileCheck %s --check-prefix=SWIZZLE-K
 // RUN: grep -c "or.b64 .*, 4611686568187396096;" %t.wg.ptx | FileCheck %s --check-prefix=SWIZZLE-MN
-// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-warpgroup-layout=core-matrices},fmha-dump-binary{output=%t.core.ptx})'
+// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-kv-pipelining=async-copies fwd-warpgroup-layout=core-matrices},fmha-dump-binary{output=%t.core.ptx})'
 // RUN: grep -c "or.b64 .*, 549756338176;" %t.core.ptx | FileCheck %s --check-prefix=CORE-K
 // RUN: grep -c "or.b64 .*, 34368126976;" %t.core.ptx | FileCheck %s --check-prefix=CORE-MN
 // RUN: not grep -q 4611686 %t.core.ptx
@@ -33,7 +35,7 @@
 // RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a fwd-warpgroup-mma=off},fmha-dump-binary{output=%t.off.ptx})'
 // RUN: FileCheck %s --check-prefixes=SYNC,OFF --implicit-check-not=wgmma --implicit-check-not=fence.proxy < %t.off.ptx
 // The tile IR of the KV loop (see test/Passes/fwd-tiled-structure.mlir).
-// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -pass-pipeline='builtin.module(fmha-bwd-to-kernels{chip=sm_90a forward=true},fmha-split-workgroup-tiles)' -o %t.tiles
+// RUN: rocke-opt %S/Inputs/fwd_bf16_d128_causal.mlir -pass-pipeline='builtin.module(fmha-bwd-to-kernels{chip=sm_90a forward=true fwd-kv-pipelining=async-copies},fmha-split-workgroup-tiles)' -o %t.tiles
 // RUN: FileCheck %s --check-prefix=TILES < %t.tiles
 // RUN: FileCheck %s --check-prefix=NOREAD < %t.tiles
 

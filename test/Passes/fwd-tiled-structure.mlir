@@ -5,7 +5,7 @@
 // RUN: FileCheck %s --check-prefix=NV < %t.nv
 // RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{chip=gfx942 forward=true},fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.amd
 // RUN: FileCheck %s --check-prefix=AMD < %t.amd
-// RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{chip=sm_90a forward=true},fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,fmha-defer-warpgroup-waits,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.wg
+// RUN: rocke-opt %s -pass-pipeline='builtin.module(fmha-bwd-to-kernels{chip=sm_90a forward=true fwd-kv-pipelining=async-copies},fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,fmha-defer-warpgroup-waits,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t.wg
 // RUN: FileCheck %s --check-prefix=WG < %t.wg
 
 // bf16, D=128, causal. sm_90 (128 query rows over 4 warps, 64 KV rows, Q
@@ -52,8 +52,10 @@
 // NV: gpu.return
 
 // sm_90a (warpgroup products: 128 query rows over 8 warps, two warpgroups
-// of 64; 128 KV rows in two slices of 64, fwd-kv-slices; the default
-// there): Q copied once into 128-byte swizzled rows (fwd-warpgroup-layout),
+// of 64; 128 KV rows in two slices of 64, fwd-kv-slices; every work-item
+// copying K and V, fwd-kv-pipelining=async-copies, where the default has a
+// producer warpgroup: test/NVVM/fwd-producer-warpgroup-ptx.mlir): Q copied
+// once into 128-byte swizzled rows (fwd-warpgroup-layout),
 // then per block the same single barrier and no per-subgroup atom: both
 // slices' S = Q K^T first (A and B by descriptor, 8 k steps over D = 128),
 // then per slice its softmax and O += P V (P's fragments in registers, V by
