@@ -12,6 +12,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
 
+#include "llvm/ADT/bit.h"
+
 #include <array>
 #include <limits>
 
@@ -899,8 +901,58 @@ static Value product(OpBuilder &b, Location loc, ValueRange sizes) {
   return p;
 }
 
-/// One lane per element of `shapeOf`: calls `fn(coords)` for every element,
-/// with a bounds check for the last, partial workgroup.
+/// Largest power of two up to `maxWidth` that divides the static last
+/// dimension of `memref` (1 where it is dynamic): how many consecutive
+/// elements one lane of an element-wise kernel takes.
+static int64_t runWidth(Value memref, int64_t maxWidth) {
+  int64_t last = cast<MemRefType>(memref.getType()).getShape().back();
+  if (ShapedType::isDynamic(last) || maxWidth < 1)
+    return 1;
+  int64_t width = llvm::bit_floor(static_cast<uint64_t>(maxWidth));
+  while (width > 1 && last % width != 0)
+    width /= 2;
+  return width;
+}
+
+/// A vector of `width` elements of `memref` from `idx` on along its last
+/// dimension (unit-stride), as f32, read in 16-byte aligned pieces (the
+/// buffer's rows are: scratch, or a role the runners check, kernel_abi's
+/// ALIGNED_ROLES).
+static Value loadRunF32(OpBuilder &b, Location loc, Value memref,
+                        ValueRange idx, int64_t width) {
+  if (width == 1)
+    return loadF32(b, loc, memref, idx);
+  Type elt = cast<MemRefType>(memref.getType()).getElementType();
+  int64_t bytes = width * elt.getIntOrFloatBitWidth() / 8;
+  Value v = vector::LoadOp::create(b, loc, VectorType::get({width}, elt),
+                                   memref, idx, /*nontemporal=*/false,
+                                   llvm::MaybeAlign(std::min<int64_t>(16, bytes)));
+  if (elt.isF32())
+    return v;
+  return arith::ExtFOp::create(b, loc, VectorType::get({width}, b.getF32Type()),
+                               v);
+}
+
+/// storeF32 of a run read by loadRunF32.
+static void storeRunF32(OpBuilder &b, Location loc, Value value, Value memref,
+                        ValueRange idx) {
+  auto type = dyn_cast<VectorType>(value.getType());
+  if (!type)
+    return storeF32(b, loc, value, memref, idx);
+  Type elt = cast<MemRefType>(memref.getType()).getElementType();
+  if (!elt.isF32())
+    value = arith::TruncFOp::create(b, loc, type.clone(elt), value);
+  int64_t bytes = type.getNumElements() * elt.getIntOrFloatBitWidth() / 8;
+  vector::StoreOp::create(b, loc, value, memref, idx, /*nontemporal=*/false,
+                          llvm::MaybeAlign(std::min<int64_t>(16, bytes)));
+}
+
+/// One lane per run of `width` consecutive elements of `shapeOf` along its
+/// last dimension (which `width` divides): calls `fn(coords)` with the
+/// coordinates of every run's first element, with a bounds check for the
+/// last, partial workgroup. Runs of 8 bf16 (16 bytes) cut the lanes, and the
+/// workgroups to schedule, eightfold: the one-element kernels ran at
+/// 1.4-1.9 TB/s on an H100.
 /// With `varlen`, `shapeOf` is a packed batch's [T_q, ...]: one workgroup
 /// row (grid z) per sequence, elements of its longest possible part
 /// (max_seqlen_q rows, `countExpr` in those terms), and the arguments as
@@ -908,7 +960,7 @@ static Value product(OpBuilder &b, Location loc, ValueRange sizes) {
 static LogicalResult
 emitElementwise(KernelEmitter &emitter, StringRef name,
                 SmallVector<KernelArg> args, Value shapeOf, int64_t shapeArg,
-                StringRef countExpr,
+                StringRef countExpr, int64_t width,
                 function_ref<void(OpBuilder &, Location, ValueRange args,
                                   ValueRange coords)>
                     fn,
@@ -917,6 +969,8 @@ emitElementwise(KernelEmitter &emitter, StringRef name,
   OpBuilder &cb = emitter.callSite();
   Location loc = shapeOf.getLoc();
   int64_t block = emitter.getTarget().host ? 1 : kElementwiseBlock;
+  // Runs per workgroup, elements per workgroup.
+  int64_t span = block * width;
   SmallVector<Value> sizes = memrefSizes(cb, loc, shapeOf);
   if (varlen)
     sizes.front() = constIndex(cb, loc, varlen.maxSeqlenQ);
@@ -925,11 +979,11 @@ emitElementwise(KernelEmitter &emitter, StringRef name,
   launch.name = name.str();
   launch.args = std::move(args);
   Value c1 = constIndex(cb, loc, 1);
-  launch.grid = {ceilDiv(cb, loc, count, constIndex(cb, loc, block)), c1,
+  launch.grid = {ceilDiv(cb, loc, count, constIndex(cb, loc, span)), c1,
                  varlen ? varlen.numSequences(cb, loc) : c1};
-  launch.gridExpr = {block == 1 ? countExpr.str()
-                                : "ceildiv(" + countExpr.str() + "," +
-                                      std::to_string(block) + ")",
+  launch.gridExpr = {span == 1 ? countExpr.str()
+                               : "ceildiv(" + countExpr.str() + "," +
+                                     std::to_string(span) + ")",
                      "1", varlen ? "B" : "1"};
   launch.blockSize = block;
   launch.varlen = varlen;
@@ -938,6 +992,8 @@ emitElementwise(KernelEmitter &emitter, StringRef name,
                                   ValueRange ids, Value tid, ValueRange kargs,
                                   ValueRange) {
     SmallVector<Value> sizes = memrefSizes(b, loc, kargs[shapeArg]);
+    Value cWidth = constIndex(b, loc, width);
+    sizes.back() = b.createOrFold<arith::DivUIOp>(loc, sizes.back(), cWidth);
     Value total = product(b, loc, sizes);
     Value linear = arith::AddIOp::create(
         b, loc,
@@ -948,16 +1004,25 @@ emitElementwise(KernelEmitter &emitter, StringRef name,
     auto ifOp = scf::IfOp::create(b, loc, inRange, /*withElseRegion=*/false);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
-    fn(b, loc, kargs, delinearize(b, loc, linear, sizes));
+    SmallVector<Value> coords = delinearize(b, loc, linear, sizes);
+    coords.back() = b.createOrFold<arith::MulIOp>(loc, coords.back(), cWidth);
+    fn(b, loc, kargs, coords);
   });
 }
 
 LogicalResult emitZeroFill(KernelEmitter &emitter, StringRef name,
-                           Value buffer, StringRef role, StringRef countExpr) {
+                           Value buffer, StringRef role, StringRef countExpr,
+                           bool alignedRows) {
+  // Four f32 (16 bytes) a lane where the rows are aligned.
+  int64_t width = alignedRows ? runWidth(buffer, 4) : 1;
   return emitElementwise(
-      emitter, name, {{buffer, role.str()}}, buffer, 0, countExpr,
-      [](OpBuilder &b, Location loc, ValueRange args, ValueRange coords) {
-        storeF32(b, loc, constF32(b, loc, 0.0f), args[0], coords);
+      emitter, name, {{buffer, role.str()}}, buffer, 0, countExpr, width,
+      [&](OpBuilder &b, Location loc, ValueRange args, ValueRange coords) {
+        Value zero = constF32(b, loc, 0.0f);
+        if (width > 1)
+          zero = vector::BroadcastOp::create(
+              b, loc, VectorType::get({width}, b.getF32Type()), zero);
+        storeRunF32(b, loc, zero, args[0], coords);
       });
 }
 
@@ -978,44 +1043,72 @@ Value pairedColumn(OpBuilder &b, Location loc, Value col) {
   return arith::AddIOp::create(b, loc, at, element);
 }
 
+/// pairedColumn within one group of 16 columns.
+static int64_t pairedColumnInGroup(int64_t col) {
+  return 4 * (col % 8 / 2) + 2 * (col / 8) + col % 2;
+}
+
 LogicalResult emitConvert(KernelEmitter &emitter, StringRef name, Value accum,
                           StringRef accumRole, Value grad, StringRef gradRole,
                           StringRef countExpr, float factor,
                           const VarlenBatch &varlen, SequenceView accumView,
                           bool pairedColumns) {
+  // On a GPU a lane converts 8 elements (16 bytes of bf16), or with paired
+  // columns a whole group of 16 (read in order, permuted in registers). The
+  // accumulator is scratch; the gradient's rows are checked (ALIGNED_ROLES).
+  int64_t width = emitter.getTarget().host
+                      ? 1
+                      : runWidth(grad, pairedColumns ? 16 : 8);
+  if (pairedColumns && width != 16)
+    return emitError(accum.getLoc())
+           << "paired columns need whole 16-column groups converted by one "
+              "lane (a GPU target, a head dim that 16 divides)";
   return emitElementwise(
       emitter, name, {{accum, accumRole.str()}, {grad, gradRole.str()}}, grad,
-      1, countExpr,
+      1, countExpr, width,
       [&](OpBuilder &b, Location loc, ValueRange gridArgs, ValueRange coords) {
         Value accumArg = gridArgs[0];
+        // With paired columns the run is a whole group of 16, which starts
+        // where its logical group does.
         SmallVector<Value> accumAt(coords);
-        if (pairedColumns)
-          accumAt.back() = pairedColumn(b, loc, coords.back());
         Value x;
         if (cast<MemRefType>(accumArg.getType()).getRank() ==
             static_cast<int64_t>(coords.size())) {
-          x = loadF32(b, loc, accumArg, accumAt);
+          x = loadRunF32(b, loc, accumArg, accumAt, width);
         } else {
           // Partials: summed in the order of their leading index, the same
           // on every run.
           Value c0 = constIndex(b, loc, 0);
           Value partials = memref::DimOp::create(b, loc, accumArg, c0);
           Value zero = constF32(b, loc, 0.0f);
+          if (width > 1)
+            zero = vector::BroadcastOp::create(
+                b, loc, VectorType::get({width}, b.getF32Type()), zero);
           auto sum = scf::ForOp::create(b, loc, c0, partials,
                                         constIndex(b, loc, 1), zero);
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(sum.getBody());
           SmallVector<Value> at{sum.getInductionVar()};
           llvm::append_range(at, accumAt);
-          Value part = loadF32(b, loc, accumArg, at);
+          Value part = loadRunF32(b, loc, accumArg, at, width);
           Value added =
               arith::AddFOp::create(b, loc, sum.getRegionIterArgs()[0], part);
           scf::YieldOp::create(b, loc, added);
           x = sum.getResult(0);
         }
-        if (factor != 1.0f)
-          x = arith::MulFOp::create(b, loc, x, constF32(b, loc, factor));
-        storeF32(b, loc, x, gridArgs[1], coords);
+        if (pairedColumns) {
+          SmallVector<int64_t> order;
+          for (int64_t col = 0; col < 16; ++col)
+            order.push_back(pairedColumnInGroup(col));
+          x = vector::ShuffleOp::create(b, loc, x, x, order);
+        }
+        if (factor != 1.0f) {
+          Value f = constF32(b, loc, factor);
+          if (width > 1)
+            f = vector::BroadcastOp::create(b, loc, x.getType(), f);
+          x = arith::MulFOp::create(b, loc, x, f);
+        }
+        storeRunF32(b, loc, x, gridArgs[1], coords);
       },
       varlen, {accumView, SequenceView{}});
 }
@@ -1029,6 +1122,13 @@ LogicalResult emitBwdPreprocess(KernelEmitter &emitter, Value out,
   Location loc = out.getLoc();
   int64_t rows = target.host ? 1 : rowsPerWorkgroup;
   int64_t lanes = target.subgroupSize;
+  // On a GPU each lane reads runs of up to 8 elements of a row (16 bytes;
+  // "o" and "do" rows are aligned, kernel_abi's ALIGNED_ROLES), as many as
+  // keep every lane busy: 4 at D = 128 with 32 lanes.
+  int64_t dv = cast<MemRefType>(out.getType()).getShape().back();
+  int64_t width = target.host || ShapedType::isDynamic(dv)
+                      ? 1
+                      : runWidth(out, std::min<int64_t>(8, dv / lanes));
   SmallVector<Value> sizes = memrefSizes(cb, loc, out); // [B, Sq, Hq, Dv]
   KernelLaunch launch;
   launch.name = "fmha_bwd_preprocess";
@@ -1073,19 +1173,28 @@ LogicalResult emitBwdPreprocess(KernelEmitter &emitter, Value out,
     Value hi = arith::SelectOp::create(b, loc, valid, ks[3],
                                        constIndex(b, loc, 0));
     Value zero = constF32(b, loc, 0.0f);
+    if (width > 1)
+      zero = vector::BroadcastOp::create(
+          b, loc, VectorType::get({width}, b.getF32Type()), zero);
+    Value cWidth = constIndex(b, loc, width);
     auto loop = scf::ForOp::create(
-        b, loc, lane, hi, cLanes, ValueRange{zero},
+        b, loc, arith::MulIOp::create(b, loc, lane, cWidth), hi,
+        arith::MulIOp::create(b, loc, cLanes, cWidth), ValueRange{zero},
         [&](OpBuilder &lb, Location l, Value dim, ValueRange acc) {
           SmallVector<Value, 4> idx{ids[2], row, ids[1], dim};
-          Value x = loadF32(lb, l, o, idx);
-          Value dx = loadF32(lb, l, dO, idx);
+          Value x = loadRunF32(lb, l, o, idx, width);
+          Value dx = loadRunF32(lb, l, dO, idx, width);
           Value prod = arith::MulFOp::create(lb, l, x, dx);
           scf::YieldOp::create(lb, l,
                                ValueRange{arith::AddFOp::create(
                                    lb, l, acc[0], prod)});
         });
-    Value sum = subgroupReduce(b, loc, target, loop.getResult(0),
-                               gpu::AllReduceOperation::ADD);
+    Value partial = loop.getResult(0);
+    if (width > 1)
+      partial = vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD,
+                                            partial);
+    Value sum =
+        subgroupReduce(b, loc, target, partial, gpu::AllReduceOperation::ADD);
     Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
                                         constIndex(b, loc, 0));
     auto ifOp = scf::IfOp::create(

@@ -418,12 +418,14 @@ VarlenBatch packedBatchOf(AttentionOp op, KernelEmitter &emitter) {
 // Shared small kernels (both strategies)
 //===----------------------------------------------------------------------===//
 
-/// Zero-fills `buffer` (any rank, any layout, float elements) with one lane
-/// per element. `role` is the buffer's role string, `countExpr` its element
-/// count as a runner expression (e.g. "B*Sq*Hq*Dqk").
+/// Zero-fills `buffer` (any rank, float elements, unit-stride rows) with one
+/// lane per element, or per four f32 where `alignedRows` (scratch buffers:
+/// their rows start on 16-byte boundaries). `role` is the buffer's role
+/// string, `countExpr` its element count as a runner expression (e.g.
+/// "B*Sq*Hq*Dqk").
 mlir::LogicalResult emitZeroFill(KernelEmitter &emitter, llvm::StringRef name,
                                  mlir::Value buffer, llvm::StringRef role,
-                                 llvm::StringRef countExpr);
+                                 llvm::StringRef countExpr, bool alignedRows);
 
 /// Where column `col` of a buffer written by fmha.tile_accumulate with
 /// paired_columns lies: 16 * (col / 16) + 4 * (col % 8 / 2) + 2 * (col % 16

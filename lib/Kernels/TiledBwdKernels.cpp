@@ -1199,7 +1199,7 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
     return failure();
   dqAcc = *dqBuffer;
   if (failed(emitZeroFill(emitter, "fmha_bwd_zero_dq", dqAcc, dqRole,
-                          dqCount)))
+                          dqCount, /*alignedRows=*/true)))
     return failure();
   // dBias: added atomically where the bias broadcasts (several query heads
   // or batches add to one element), else stored by the one workgroup that
@@ -1223,7 +1223,7 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
                         (biasType.getDimSize(1) == 1 ? "" : "Hq*") + "Sq*Sk";
     if ((biasGradAtomic || op.getMaskAttr()) &&
         failed(emitZeroFill(emitter, "fmha_bwd_zero_dbias", gradBias, "dbias",
-                            count)))
+                            count, /*alignedRows=*/false)))
       return failure();
   }
 

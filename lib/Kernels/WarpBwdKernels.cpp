@@ -196,9 +196,9 @@ LogicalResult buildWarpBwdKernels(fmha::AttentionBwdOp op,
     dk = *dkMade;
     dv = *dvMade;
     if (failed(emitZeroFill(emitter, "fmha_bwd_zero_dk", dk->buffer, dk->role,
-                            "B*Sk*Hkv*Dqk")) ||
+                            "B*Sk*Hkv*Dqk", /*alignedRows=*/false)) ||
         failed(emitZeroFill(emitter, "fmha_bwd_zero_dv", dv->buffer, dv->role,
-                            "B*Sk*Hkv*Dv")))
+                            "B*Sk*Hkv*Dv", /*alignedRows=*/false)))
       return failure();
   }
   if (failed(emitBwdPreprocess(emitter, op.getOut(), op.getGradOut(), delta,

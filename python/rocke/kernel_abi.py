@@ -246,9 +246,11 @@ class Launch(NamedTuple):
     args: Tuple[Tuple[str, int], ...]
 
 
-# The tiled kernels read Q, K, V and dO rows with 16-byte vector loads: their
-# base pointers and outer strides must be multiples of 16 bytes.
-ALIGNED_ROLES = ("q", "k", "v", "do")
+# The tiled kernels read Q, K, V and dO rows with 16-byte vector loads, the
+# backward's preprocess O and dO rows, and its conversions write dQ (dK, dV)
+# rows 16 bytes a lane: their base pointers and outer strides must be
+# multiples of 16 bytes.
+ALIGNED_ROLES = ("q", "k", "v", "do", "o", "dq", "dk", "dv")
 ELEMENT_BYTES = {"f16": 2, "bf16": 2, "f32": 4}
 
 

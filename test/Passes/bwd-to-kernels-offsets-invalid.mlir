@@ -31,11 +31,11 @@ func.func @operand_past_int64(%q: memref<1x4611686018427387904x1x128xf16>, %lse:
 // -----
 
 // Partials of 2^11 KV blocks x 2^24 queries x 8 heads x 64 = 2^44 elements
-// fit; their zero-fill needs 2^36 workgroups. The buffer's sizes are known
+// fit; their zero-fill needs 2^34 workgroups (of 256 lanes, four elements each). The buffer's sizes are known
 // where it is allocated, so the grid is static and checked (it was computed
 // from memref.dim of the gpu.alloc, unknown until run time).
 func.func @zero_fill_grid(%q: memref<1x16777216x8x64xf16>, %k: memref<1x32768x8x64xf16>, %lse: memref<1x8x16777216xf32>, %dq_out: memref<1x16777216x8x64xf16>, %dk_out: memref<1x32768x8x64xf16>, %dv_out: memref<1x32768x8x64xf16>) {
-  // expected-error @below {{kernel 'fmha_bwd_zero_dq' needs 68719476736 workgroups in x (ceildiv(ceildiv(Sk,16)*B*ceildiv(Sq,64)*64*Hq*64,256)), past the GPU grid limit of 2147483647}}
+  // expected-error @below {{kernel 'fmha_bwd_zero_dq' needs 17179869184 workgroups in x (ceildiv(ceildiv(Sk,16)*B*ceildiv(Sq,64)*64*Hq*64,1024)), past the GPU grid limit of 2147483647}}
   fmha.attention_bwd %q, %k, %k, %q, %q, stats(%lse) -> %dq_out, %dk_out, %dv_out {deterministic}
       : memref<1x16777216x8x64xf16>, memref<1x32768x8x64xf16>, memref<1x32768x8x64xf16>,
         memref<1x16777216x8x64xf16>, memref<1x16777216x8x64xf16>, stats(memref<1x8x16777216xf32>)

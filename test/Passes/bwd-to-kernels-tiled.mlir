@@ -44,6 +44,13 @@
 
 // NV-LABEL: func.func @causal_gqa
 // NV: gpu.launch_func @fmha_kernels::@fmha_bwd_tiled_main {{.*}} threads in (%{{.*}}, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %c54784_i32
+// The element-wise kernels take runs along a row: the zero-fill four f32 a
+// lane, the preprocess two f16 of O and dO (64 columns over 32 lanes).
+// NV: gpu.func @fmha_bwd_zero_dq
+// NV: vector.store {{.*}} {alignment = 16 : i64} : memref<2x128x8x64xf32, #gpu.address_space<global>>, vector<4xf32>
+// NV: gpu.func @fmha_bwd_preprocess
+// NV: vector.load {{.*}} {alignment = 4 : i64} : memref<2x128x8x64xf16, #gpu.address_space<global>>, vector<2xf16>
+// NV: vector.reduction <add>, {{.*}} : vector<2xf32> into f32
 // NV: gpu.func @fmha_bwd_tiled_main
 // NV-NOT: workgroup(
 // NV-SAME: known_block_size = array<i32: 256, 1, 1>
@@ -83,20 +90,15 @@
 // NV: fmha.tile_convert {{.*}} : <128x64xf32, c, "mma_sync_m16n8k16_f16", subgroups 8x1> -> <128x64xf16, a, "mma_sync_m16n8k16_f16", subgroups 8x1>
 // NV: fmha.tile_accumulate atomic_add {{.*}} {paired_columns} : <64x64xf32, c, "mma_sync_m16n8k16_f16", subgroups 2x4>, memref<2x128x8x64xf32, #gpu.address_space<global>>
 // NV-NOT: memref.atomic_rmw
-// dQ leaves mma.sync accumulators into paired columns, which the conversion
-// reads back: column d at (d & -16) + ((d & 6) << 1) + ((d & 8) >> 2) + (d & 1).
+// dQ leaves mma.sync accumulators into paired columns (column d of each 16
+// at 4 (d % 8 / 2) + 2 (d / 8) + d % 2), which the conversion reads back a
+// group of 16 a lane: one aligned vector read, permuted in registers, one
+// write of 16 f16.
 // NV-LABEL: gpu.func @fmha_bwd_convert_dq
-// NV: %[[D:.*]] = arith.remui %{{.*}}, %c64 : index
-// NV: %[[GROUP:.*]] = arith.andi %[[D]], %c-16
-// NV: %[[PAIR:.*]] = arith.andi %[[D]], %c6
-// NV: %[[PAIRAT:.*]] = arith.shli %[[PAIR]]
-// NV: %[[ATOM:.*]] = arith.andi %[[D]], %c8
-// NV: %[[ATOMAT:.*]] = arith.shrui %[[ATOM]]
-// NV: %[[ELT:.*]] = arith.andi %[[D]], %c1
-// NV: %[[AT:.*]] = arith.addi %[[GROUP]], %[[PAIRAT]]
-// NV: %[[AT2:.*]] = arith.addi %[[AT]], %[[ATOMAT]]
-// NV: %[[COL:.*]] = arith.addi %[[AT2]], %[[ELT]]
-// NV: memref.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}, %[[COL]]]
+// NV-SAME: grid = ["ceildiv(B*Sq*Hq*64,4096)", "1", "1"]
+// NV: %[[GROUP16:.*]] = vector.load {{.*}} {alignment = 16 : i64} : memref<2x128x8x64xf32, #gpu.address_space<global>>, vector<16xf32>
+// NV-NEXT: vector.shuffle %[[GROUP16]], %[[GROUP16]] [0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15]
+// NV: vector.store {{.*}} {alignment = 16 : i64} : memref<2x128x8x64xf16, #gpu.address_space<global>>, vector<16xf16>
 
 // The host runs the same body with one lane: a private function per kernel
 // looping over the grid, and the host matrix atom.
