@@ -561,6 +561,43 @@ static void buildSequenceBody(OpBuilder &b, Location loc,
   body(b, loc, {ids[0], ids[1], c0, seq}, tid, views, wgBuffers);
 }
 
+void orderHeavyFirst(OpBuilder &b, Location loc, KernelLaunch &launch) {
+  Value count = b.createOrFold<arith::MulIOp>(
+      loc, b.createOrFold<arith::MulIOp>(loc, launch.grid[0], launch.grid[1]),
+      launch.grid[2]);
+  Value c1 = constIndex(b, loc, 1);
+  launch.grid = {count, c1, c1};
+  launch.gridExpr = {launch.gridExpr[0] + "*" + launch.gridExpr[1] + "*" +
+                         launch.gridExpr[2],
+                     "1", "1"};
+}
+
+SmallVector<Value, 3> heavyFirstIds(OpBuilder &b, Location loc, Value linear,
+                                    std::array<Value, 3> grid,
+                                    bool heavyAtHighX) {
+  auto [x, y, z] = grid;
+  Value pairs = arith::MulIOp::create(b, loc, y, z);
+  Value groupPairs = constIndex(b, loc, kHeavyFirstPairs);
+  Value span = arith::MulIOp::create(b, loc, groupPairs, x);
+  Value group = arith::DivUIOp::create(b, loc, linear, span);
+  Value inGroup = arith::RemUIOp::create(b, loc, linear, span);
+  Value firstPair = arith::MulIOp::create(b, loc, group, groupPairs);
+  // The last group may hold fewer pairs.
+  Value left = arith::SubIOp::create(b, loc, pairs, firstPair);
+  Value size = arith::MinUIOp::create(b, loc, groupPairs, left);
+  Value rank = arith::DivUIOp::create(b, loc, inGroup, size);
+  Value pairInGroup = arith::RemUIOp::create(b, loc, inGroup, size);
+  Value pair = arith::AddIOp::create(b, loc, firstPair, pairInGroup);
+  Value xId = rank;
+  if (heavyAtHighX) {
+    Value last = arith::SubIOp::create(b, loc, x, constIndex(b, loc, 1));
+    xId = arith::SubIOp::create(b, loc, last, rank);
+  }
+  Value yId = arith::RemUIOp::create(b, loc, pair, y);
+  Value zId = arith::DivUIOp::create(b, loc, pair, y);
+  return {xId, yId, zId};
+}
+
 /// The `rocke.launch` dictionary of one kernel (see the header).
 static DictionaryAttr
 launchAttr(Builder &b, int64_t order, const KernelLaunch &launch,

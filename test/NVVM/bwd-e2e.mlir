@@ -32,8 +32,9 @@
 // TILED-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // TILED-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 
-// One workgroup per (KV block, kv head, batch).
-// TILEDJSON: "ceildiv(Sk,64)",
-// TILEDJSON-NEXT: "Hkv",
-// TILEDJSON-NEXT: "B"
+// One workgroup per (KV block, kv head, batch); causal, so in one dimension,
+// heaviest first (KV block 0 of four (head, batch) pairs, then block 1...).
+// TILEDJSON: "ceildiv(Sk,64)*Hkv*B",
+// TILEDJSON-NEXT: "1",
+// TILEDJSON-NEXT: "1"
 // TILEDJSON: "name": "fmha_bwd_tiled_main"

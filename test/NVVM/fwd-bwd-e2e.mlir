@@ -64,9 +64,9 @@
 // JSON:      "name": "fmha_bwd_preprocess"
 // JSON:        "dynamic_shared_bytes": {{[1-9][0-9]*}},
 // JSON-NEXT:   "grid": [
-// JSON-NEXT:     "ceildiv(Sk,128)",
-// JSON-NEXT:     "Hkv",
-// JSON-NEXT:     "B"
+// JSON-NEXT:     "ceildiv(Sk,128)*Hkv*B",
+// JSON-NEXT:     "1",
+// JSON-NEXT:     "1"
 // JSON-NEXT:   ],
 // JSON-NEXT:   "grid_limit": [
 // JSON-NEXT:     2147483647,

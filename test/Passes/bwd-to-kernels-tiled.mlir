@@ -54,9 +54,18 @@
 // NV: gpu.func @fmha_bwd_tiled_main
 // NV-NOT: workgroup(
 // NV-SAME: known_block_size = array<i32: 256, 1, 1>
-// NV-SAME: dynamic_shared_bytes = 54784 : i64, grid = ["ceildiv(Sk,128)", "Hkv", "B"]
+// NV-SAME: dynamic_shared_bytes = 54784 : i64, grid = ["ceildiv(Sk,128)*Hkv*B", "1", "1"]
 // NV: gpu.dynamic_shared_memory
 // NV: memref.view {{.*}} to memref<128x72xf16, #gpu.address_space<workgroup>>
+// A causal mask's KV blocks launch heaviest first: the one-dimensional id
+// decodes into groups of four (head, batch) pairs, KV block 0 of each pair
+// of the group first; the last group may hold fewer.
+// NV: %[[GROUP:.*]] = arith.divui %block_id_x, %[[SPAN:.*]] : index
+// NV-NEXT: %[[IN:.*]] = arith.remui %block_id_x, %[[SPAN]]
+// NV-NEXT: %[[FIRST:.*]] = arith.muli %[[GROUP]], %c4
+// NV-NEXT: %[[LEFT:.*]] = arith.subi %{{.*}}, %[[FIRST]]
+// NV-NEXT: %[[SIZE:.*]] = arith.minui %c4{{.*}}, %[[LEFT]]
+// NV-NEXT: arith.divui %[[IN]], %[[SIZE]]
 // NV-NOT: nvgpu.device_async_copy
 // NV: fmha.tile_read {{.*}} {transposed} : memref<64x72xf16, #gpu.address_space<workgroup>> -> <64x64xf16, b, "mma_sync_m16n8k16_f16", subgroups 1x1>
 // With query-pipelining=async-copies Q and dO are double-buffered (two
