@@ -573,8 +573,7 @@ void orderHeavyFirst(OpBuilder &b, Location loc, KernelLaunch &launch) {
 }
 
 SmallVector<Value, 3> heavyFirstIds(OpBuilder &b, Location loc, Value linear,
-                                    std::array<Value, 3> grid,
-                                    bool heavyAtHighX) {
+                                    std::array<Value, 3> grid) {
   auto [x, y, z] = grid;
   Value pairs = arith::MulIOp::create(b, loc, y, z);
   Value groupPairs = constIndex(b, loc, kHeavyFirstPairs);
@@ -588,14 +587,9 @@ SmallVector<Value, 3> heavyFirstIds(OpBuilder &b, Location loc, Value linear,
   Value rank = arith::DivUIOp::create(b, loc, inGroup, size);
   Value pairInGroup = arith::RemUIOp::create(b, loc, inGroup, size);
   Value pair = arith::AddIOp::create(b, loc, firstPair, pairInGroup);
-  Value xId = rank;
-  if (heavyAtHighX) {
-    Value last = arith::SubIOp::create(b, loc, x, constIndex(b, loc, 1));
-    xId = arith::SubIOp::create(b, loc, last, rank);
-  }
   Value yId = arith::RemUIOp::create(b, loc, pair, y);
   Value zId = arith::DivUIOp::create(b, loc, pair, y);
-  return {xId, yId, zId};
+  return {rank, yId, zId};
 }
 
 /// The `rocke.launch` dictionary of one kernel (see the header).
@@ -961,9 +955,9 @@ static Value loadRunF32(OpBuilder &b, Location loc, Value memref,
     return loadF32(b, loc, memref, idx);
   Type elt = cast<MemRefType>(memref.getType()).getElementType();
   int64_t bytes = width * elt.getIntOrFloatBitWidth() / 8;
-  Value v = vector::LoadOp::create(b, loc, VectorType::get({width}, elt),
-                                   memref, idx, /*nontemporal=*/false,
-                                   llvm::MaybeAlign(std::min<int64_t>(16, bytes)));
+  Value v = vector::LoadOp::create(
+      b, loc, VectorType::get({width}, elt), memref, idx,
+      /*nontemporal=*/false, llvm::MaybeAlign(std::min<int64_t>(16, bytes)));
   if (elt.isF32())
     return v;
   return arith::ExtFOp::create(b, loc, VectorType::get({width}, b.getF32Type()),
@@ -1006,7 +1000,7 @@ emitElementwise(KernelEmitter &emitter, StringRef name,
   OpBuilder &cb = emitter.callSite();
   Location loc = shapeOf.getLoc();
   int64_t block = emitter.getTarget().host ? 1 : kElementwiseBlock;
-  // Runs per workgroup, elements per workgroup.
+  // Elements per workgroup: `block` lanes of `width` each.
   int64_t span = block * width;
   SmallVector<Value> sizes = memrefSizes(cb, loc, shapeOf);
   if (varlen)

@@ -319,16 +319,16 @@ struct KernelLaunch {
   bool agprAccumulators = false;
 };
 
-/// (y, z) pairs (heads, batch) whose workgroups a heaviest-first launch
-/// runs together: four pairs' rows (Q and dO with the dQ accumulator, or K
-/// and V) stay within the L2 (S = 8192, D = 128: 32 MiB of an H100's 50),
-/// as the natural order's two to four concurrent pairs did.
+/// (y, z) pairs (kv heads, batch) whose workgroups a heaviest-first launch
+/// runs together: four pairs' Q, dO and dQ accumulator rows stay within the
+/// L2 (S = 8192, D = 128: 32 MiB of an H100's 50), near the natural order's
+/// two to four concurrent pairs.
 constexpr int64_t kHeavyFirstPairs = 4;
 
 /// Launches `launch` heaviest workgroup first, for a kernel whose work per
-/// workgroup rises or falls along grid x (a causal mask's query or KV
-/// blocks): one dimension of X * Y * Z workgroups, which the kernel decodes
-/// with heavyFirstIds. The decoded ids are values the kernel keeps, where
+/// workgroup falls along grid x (a causal mask's KV blocks in the
+/// backward): one dimension of X * Y * Z workgroups, which the kernel
+/// decodes with heavyFirstIds. The decoded ids are values the kernel keeps, where
 /// the hardware's ids could be read again: the D = 128 causal forward
 /// (producer warpgroup, 168 registers) spilled 48 bytes with them, so only
 /// the backward takes this order. In the natural order (x fastest) the last
@@ -341,11 +341,11 @@ void orderHeavyFirst(mlir::OpBuilder &b, mlir::Location loc,
 /// The (x, y, z) workgroup of a heaviest-first launch's workgroup
 /// `linear` (see orderHeavyFirst), for a grid of `grid` (X, Y, Z, as the
 /// kernel computes them): groups of kHeavyFirstPairs (y, z) pairs one after
-/// another; within a group, for each x from the heaviest (the highest with
-/// `heavyAtHighX`, else 0) to the lightest, every pair of the group.
+/// another; within a group, for each x from 0 (the heaviest) on, every pair
+/// of the group.
 llvm::SmallVector<mlir::Value, 3>
 heavyFirstIds(mlir::OpBuilder &b, mlir::Location loc, mlir::Value linear,
-              std::array<mlir::Value, 3> grid, bool heavyAtHighX);
+              std::array<mlir::Value, 3> grid);
 
 /// The softmax statistics as kernel arguments: "lse", or "m" and "l"
 /// (log2_max_sum), in the op's order.

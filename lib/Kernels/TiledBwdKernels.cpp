@@ -1335,8 +1335,7 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
             ceilDiv(b, l, keySizes[1], constIndex(b, l, cfg.blockKv));
         kernel.build(b, l,
                      heavyFirstIds(b, l, ids[0],
-                                   {blocks, keySizes[2], keySizes[0]},
-                                   /*heavyAtHighX=*/false),
+                                   {blocks, keySizes[2], keySizes[0]}),
                      tid, args, wg);
       })))
     return failure();
