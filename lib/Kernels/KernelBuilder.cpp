@@ -945,6 +945,16 @@ static int64_t runWidth(Value memref, int64_t maxWidth) {
   return width;
 }
 
+/// The f32 constant `v`, splat over a run of `width` elements (a scalar
+/// for 1).
+static Value constRunF32(OpBuilder &b, Location loc, float v, int64_t width) {
+  Value x = constF32(b, loc, v);
+  if (width == 1)
+    return x;
+  return vector::BroadcastOp::create(
+      b, loc, VectorType::get({width}, b.getF32Type()), x);
+}
+
 /// A vector of `width` elements of `memref` from `idx` on along its last
 /// dimension (unit-stride), as f32, read in 16-byte aligned pieces (the
 /// buffer's rows are: scratch, or a role the runners check, kernel_abi's
@@ -1049,11 +1059,8 @@ LogicalResult emitZeroFill(KernelEmitter &emitter, StringRef name,
   return emitElementwise(
       emitter, name, {{buffer, role.str()}}, buffer, 0, countExpr, width,
       [&](OpBuilder &b, Location loc, ValueRange args, ValueRange coords) {
-        Value zero = constF32(b, loc, 0.0f);
-        if (width > 1)
-          zero = vector::BroadcastOp::create(
-              b, loc, VectorType::get({width}, b.getF32Type()), zero);
-        storeRunF32(b, loc, zero, args[0], coords);
+        storeRunF32(b, loc, constRunF32(b, loc, 0.0f, width), args[0],
+                    coords);
       });
 }
 
@@ -1111,12 +1118,9 @@ LogicalResult emitConvert(KernelEmitter &emitter, StringRef name, Value accum,
           // on every run.
           Value c0 = constIndex(b, loc, 0);
           Value partials = memref::DimOp::create(b, loc, accumArg, c0);
-          Value zero = constF32(b, loc, 0.0f);
-          if (width > 1)
-            zero = vector::BroadcastOp::create(
-                b, loc, VectorType::get({width}, b.getF32Type()), zero);
-          auto sum = scf::ForOp::create(b, loc, c0, partials,
-                                        constIndex(b, loc, 1), zero);
+          Value c1 = constIndex(b, loc, 1);
+          Value zero = constRunF32(b, loc, 0.0f, width);
+          auto sum = scf::ForOp::create(b, loc, c0, partials, c1, zero);
           OpBuilder::InsertionGuard guard(b);
           b.setInsertionPointToStart(sum.getBody());
           SmallVector<Value> at{sum.getInductionVar()};
@@ -1133,12 +1137,9 @@ LogicalResult emitConvert(KernelEmitter &emitter, StringRef name, Value accum,
             order.push_back(pairedColumnInGroup(col));
           x = vector::ShuffleOp::create(b, loc, x, x, order);
         }
-        if (factor != 1.0f) {
-          Value f = constF32(b, loc, factor);
-          if (width > 1)
-            f = vector::BroadcastOp::create(b, loc, x.getType(), f);
-          x = arith::MulFOp::create(b, loc, x, f);
-        }
+        if (factor != 1.0f)
+          x = arith::MulFOp::create(b, loc, x,
+                                    constRunF32(b, loc, factor, width));
         storeRunF32(b, loc, x, gridArgs[1], coords);
       },
       varlen, {accumView, SequenceView{}});
@@ -1203,14 +1204,14 @@ LogicalResult emitBwdPreprocess(KernelEmitter &emitter, Value out,
     // Rows past Sq read nothing but still join the (uniform) reduction.
     Value hi = arith::SelectOp::create(b, loc, valid, ks[3],
                                        constIndex(b, loc, 0));
-    Value zero = constF32(b, loc, 0.0f);
-    if (width > 1)
-      zero = vector::BroadcastOp::create(
-          b, loc, VectorType::get({width}, b.getF32Type()), zero);
+    // One op per statement (the IR's order must not depend on the
+    // compiler's argument order).
+    Value zero = constRunF32(b, loc, 0.0f, width);
     Value cWidth = constIndex(b, loc, width);
+    Value firstDim = arith::MulIOp::create(b, loc, lane, cWidth);
+    Value dimStep = arith::MulIOp::create(b, loc, cLanes, cWidth);
     auto loop = scf::ForOp::create(
-        b, loc, arith::MulIOp::create(b, loc, lane, cWidth), hi,
-        arith::MulIOp::create(b, loc, cLanes, cWidth), ValueRange{zero},
+        b, loc, firstDim, hi, dimStep, ValueRange{zero},
         [&](OpBuilder &lb, Location l, Value dim, ValueRange acc) {
           SmallVector<Value, 4> idx{ids[2], row, ids[1], dim};
           Value x = loadRunF32(lb, l, o, idx, width);
