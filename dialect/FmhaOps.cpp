@@ -17,6 +17,11 @@
 using namespace mlir;
 using namespace rocke::fmha;
 
+static bool inWorkgroupMemory(MemRefType type) {
+  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace());
+  return space && space.getValue() == gpu::AddressSpace::Workgroup;
+}
+
 /// What follows the attention ops' `score_mod` keyword: `softcap(C)`,
 /// `alibi(%slopes : type)` (regions built here), or `[(%captures : types)]
 /// { region }`.
@@ -903,8 +908,7 @@ LogicalResult WarpgroupMmaOp::verify() {
     return emitOpError("multiplies f16 or bf16 operands, got ") << elt;
   for (Value buffer : getBuffers()) {
     auto type = cast<MemRefType>(buffer.getType());
-    auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace());
-    if (!space || space.getValue() != gpu::AddressSpace::Workgroup)
+    if (!inWorkgroupMemory(type))
       return emitOpError("reads workgroup buffers, got ") << type;
     if (type.getElementType() != elt)
       return emitOpError("buffers of one element type, got ")
@@ -977,6 +981,50 @@ LogicalResult AtomicAddOp::verify() {
     return emitOpError()
            << "adds " << width
            << " consecutive elements to an innermost dimension of " << inner;
+  return success();
+}
+
+namespace {
+/// `count` elements from an index of `type`'s last dimension on lie in
+/// that dimension, at unit stride.
+LogicalResult checkRun(Operation *op, StringRef name, MemRefType type,
+                       size_t numIndices, int64_t count) {
+  if (static_cast<int64_t>(numIndices) != type.getRank())
+    return op->emitOpError() << "expects " << type.getRank() << " " << name
+                             << " indices, got " << numIndices;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (type.getRank() == 0 || failed(type.getStridesAndOffset(strides, offset)) ||
+      strides.back() != 1)
+    return op->emitOpError() << "moves a run of " << count
+                             << " elements, so the " << name
+                             << "'s innermost dimension must have unit "
+                                "stride, got "
+                             << type;
+  int64_t inner = type.getShape().back();
+  if (!ShapedType::isDynamic(inner) && inner < count)
+    return op->emitOpError() << "adds " << count << " elements along a " << name
+                             << " dimension of " << inner;
+  return success();
+}
+} // namespace
+
+LogicalResult BulkAddOp::verify() {
+  MemRefType source = getSource().getType(), dest = getDest().getType();
+  if (!inWorkgroupMemory(source))
+    return emitOpError("reads its source from workgroup memory, got ")
+           << source;
+  if (inWorkgroupMemory(dest))
+    return emitOpError("adds to global memory, not workgroup memory");
+  // cp.reduce.async.bulk moves whole 16-byte units.
+  if (getCount() % 4 != 0)
+    return emitOpError("adds whole 16-byte units (a multiple of 4 f32), got ")
+           << getCount() << " elements";
+  if (failed(checkRun(*this, "source", source, getSourceIndices().size(),
+                      getCount())) ||
+      failed(checkRun(*this, "dest", dest, getDestIndices().size(),
+                      getCount())))
+    return failure();
   return success();
 }
 
@@ -1175,8 +1223,7 @@ static LogicalResult verifyAtomBuffer(Operation *op, StringRef what,
   if (buf.getElementType() != elt)
     return op->emitOpError() << what << " buffer element type "
                              << buf.getElementType() << " differs from " << elt;
-  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(buf.getMemorySpace());
-  if (!space || space.getValue() != gpu::AddressSpace::Workgroup)
+  if (!inWorkgroupMemory(buf))
     return op->emitOpError()
            << "reads " << what << " from workgroup memory, got " << buf;
   // The descriptors give the strides between atoms; the atoms themselves

@@ -491,6 +491,56 @@ def Fmha_AtomicAddOp : Fmha_Op<"atomic_add"> {
   let hasVerifier = 1;
 }
 
+def Fmha_BulkAddOp : Fmha_Op<"bulk_add", [AttrSizedOperandSegments]> {
+  let summary = "f32 elements of workgroup memory added to global memory by "
+                "the bulk-copy unit, asynchronously";
+  let description = [{
+    Adds the `count` f32 elements of `source` from `source[source_indices]`
+    on to those of `dest` from `dest[dest_indices]` on, both runs along the
+    memrefs' last (unit-stride) dimension, each addition atomic on its own:
+    one PTX `cp.reduce.async.bulk .add.f32` (sm_90), which takes the sum
+    off the work-item's memory pipe. The calling work-item alone issues it;
+    the bulk-copy unit reads `source` asynchronously, until that work-item's
+    next `fmha.bulk_wait`, so `source` must not be written before it (and
+    ordinary writes of it must be made visible to the async proxy first,
+    which fmha-place-workgroup-barriers does). Both runs start at 16-byte
+    aligned addresses (`count` is a multiple of 4); `dest` is global memory.
+
+    ```mlir
+    fmha.bulk_add %stage[%r, %c0] to %dq[%b, %q, %h, %c0] {count = 128 : i64}
+        : memref<64x136xf32, #gpu.address_space<workgroup>>, memref<?x?x8x128xf32>
+    ```
+  }];
+  let arguments = (ins Arg<MemRefOf<[F32]>, "the workgroup memory read",
+                           [MemRead]>:$source,
+                       Variadic<Index>:$source_indices,
+                       Arg<MemRefOf<[F32]>, "the global memory added to",
+                           [MemRead, MemWrite]>:$dest,
+                       Variadic<Index>:$dest_indices,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$count);
+  let assemblyFormat = [{
+    $source `[` $source_indices `]` `to` $dest `[` $dest_indices `]`
+    attr-dict `:` type($source) `,` type($dest)
+  }];
+  let hasVerifier = 1;
+}
+
+def Fmha_BulkWaitOp : Fmha_Op<"bulk_wait"> {
+  let summary = "waits until the calling work-item's fmha.bulk_add ops have "
+                "read their sources";
+  let description = [{
+    After it, the workgroup memory the work-item's earlier `fmha.bulk_add`
+    ops read may be written again (by the other work-items after a barrier).
+    A work-item that issued none passes at once. PTX: `cp.async.bulk
+    .wait_group.read 0`.
+
+    ```mlir
+    fmha.bulk_wait
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 //===----------------------------------------------------------------------===//
 // Subgroup tiles (produced by the tiled lowering, distributed to lane
 // fragments by fmha-distribute-tiles)

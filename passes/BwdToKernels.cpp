@@ -119,7 +119,9 @@ struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
              queryPipelining != rocke::QueryPipelining::Auto},
             {"warpgroup-mma", warpgroupMma != rocke::WarpgroupMma::Auto},
             {"warpgroup-layout",
-             warpgroupLayout != rocke::WarpgroupLayout::Auto}})
+             warpgroupLayout != rocke::WarpgroupLayout::Auto},
+            {"dq-accumulation",
+             dqAccumulation != rocke::DqAccumulation::Auto}})
         if (given)
           return emitError(loc, "fmha-bwd-to-kernels: ")
                  << name
@@ -152,6 +154,7 @@ struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
     opts.warpgroupMma = warpgroupMma;
     opts.warpgroupLayout = warpgroupLayout;
     opts.maskBlocks = maskBlocks;
+    opts.dqAccumulation = dqAccumulation;
     opts.target.indexBitwidth = indexBitwidth;
     opts.matrixAtom = matrixAtom;
     opts.blockQ = blockQ;

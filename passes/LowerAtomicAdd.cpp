@@ -7,6 +7,8 @@
 // emitted as inline PTX. Everywhere else each element becomes one
 // memref.atomic_rmw addf, which every target already lowers (AMD's widest
 // f32 atomic is the scalar global_atomic_add_f32, see lib/Target/ChipInfo.h).
+// fmha.bulk_add, the bulk-copy unit's reduction (sm_90), has no LLVM
+// intrinsic either: inline PTX too.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/OptionChecks.h"
@@ -18,6 +20,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
@@ -179,12 +182,66 @@ private:
   unsigned ptxRedWidth;
 };
 
+/// Address of workgroup memref[indices] in PTX's .shared::cta window (32
+/// bits, as a shared-memory operand register takes it).
+Value sharedElementAddress(PatternRewriter &rewriter, Location loc,
+                           TypedValue<MemRefType> memref, ValueRange indices) {
+  Value base =
+      memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, memref);
+  Value linear = linearIndex(rewriter, loc, memref, indices);
+  int64_t bytes = memref.getType().getElementTypeBitWidth() / 8;
+  Value offset = arith::MulIOp::create(
+      rewriter, loc, linear, arith::ConstantIndexOp::create(rewriter, loc, bytes));
+  Value address = arith::AddIOp::create(rewriter, loc, base, offset);
+  return arith::IndexCastOp::create(rewriter, loc, rewriter.getI32Type(),
+                                    address);
+}
+
+/// One bulk reduction, committed as a bulk async-group of its own (the
+/// wait takes them all).
+struct LowerBulkAdd : OpRewritePattern<rocke::fmha::BulkAddOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(rocke::fmha::BulkAddOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value dest = globalElementPointer(rewriter, loc, op.getDest(),
+                                      op.getDestIndices());
+    Value source = sharedElementAddress(rewriter, loc, op.getSource(),
+                                        op.getSourceIndices());
+    Value bytes = arith::ConstantIntOp::create(rewriter, loc,
+                                               rewriter.getI32Type(),
+                                               op.getCount() * 4);
+    LLVM::InlineAsmOp::create(
+        rewriter, loc, TypeRange{}, ValueRange{dest, source, bytes},
+        "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [$0], "
+        "[$1], $2;",
+        "l,r,r", /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::tailcallkind::TailCallKind::None,
+        /*asm_dialect=*/LLVM::AsmDialectAttr(), /*operand_attrs=*/ArrayAttr());
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncBulkCommitGroupOp>(op);
+    return success();
+  }
+};
+
+struct LowerBulkWait : OpRewritePattern<rocke::fmha::BulkWaitOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(rocke::fmha::BulkWaitOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::CpAsyncBulkWaitGroupOp>(
+        op, /*group=*/0, /*read=*/rewriter.getUnitAttr());
+    return success();
+  }
+};
+
 struct LowerAtomicAddPass
     : public rocke::RejectRepeatedOptions<
           rocke::impl::LowerAtomicAddBase<LowerAtomicAddPass>> {
   using Base::Base;
   void runOnOperation() override {
     unsigned ptxRedWidth = 1;
+    bool bulkReduce = false;
     if (!chip.empty()) {
       std::optional<rocke::ChipInfo> info = rocke::lookupChip(chip);
       if (!info) {
@@ -194,9 +251,24 @@ struct LowerAtomicAddPass
       }
       if (info->isNvidia())
         ptxRedWidth = info->atomicAddF32Width;
+      bulkReduce = info->asyncBulkReduce;
+    }
+    if (!bulkReduce) {
+      WalkResult bulk = getOperation()->walk([&](Operation *op) {
+        if (!isa<rocke::fmha::BulkAddOp, rocke::fmha::BulkWaitOp>(op))
+          return WalkResult::advance();
+        op->emitError() << "fmha-lower-atomic-add: chip '"
+                        << (chip.empty() ? "(host)" : chip.getValue())
+                        << "' has no bulk reductions (sm_90 and newer do)";
+        return WalkResult::interrupt();
+      });
+      if (bulk.wasInterrupted())
+        return signalPassFailure();
     }
     RewritePatternSet patterns(&getContext());
     rocke::populateLowerAtomicAddPatterns(patterns, ptxRedWidth);
+    if (bulkReduce)
+      rocke::populateLowerBulkAddPatterns(patterns);
     // One walk, no folding: the rest of the IR stays as it is.
     walkAndApplyPatterns(getOperation(), std::move(patterns));
   }
@@ -206,4 +278,8 @@ struct LowerAtomicAddPass
 void rocke::populateLowerAtomicAddPatterns(RewritePatternSet &patterns,
                                            unsigned ptxRedWidth) {
   patterns.add<LowerAtomicAdd>(patterns.getContext(), ptxRedWidth);
+}
+
+void rocke::populateLowerBulkAddPatterns(RewritePatternSet &patterns) {
+  patterns.add<LowerBulkAdd, LowerBulkWait>(patterns.getContext());
 }

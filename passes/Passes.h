@@ -49,6 +49,11 @@ void populateLowerToLoopsPatterns(mlir::RewritePatternSet &patterns);
 void populateLowerAtomicAddPatterns(mlir::RewritePatternSet &patterns,
                                     unsigned ptxRedWidth);
 
+/// fmha.bulk_add -> inline PTX cp.reduce.async.bulk .add.f32 and a commit;
+/// fmha.bulk_wait -> nvvm.cp.async.bulk.wait_group 0 {read} (sm_90;
+/// fmha-lower-atomic-add).
+void populateLowerBulkAddPatterns(mlir::RewritePatternSet &patterns);
+
 /// fmha.mask_fragment -> index comparisons against constants and a select
 /// (fmha-lower-masks).
 void populateLowerMasksPatterns(mlir::RewritePatternSet &patterns);

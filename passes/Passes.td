@@ -385,6 +385,18 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
              clEnumValN(::rocke::MaskBlocks::PerBlockBranch,
                         "per-block-branch",
                         "one loop, a branch per block around the mask"))}]>,
+    Option<"dqAccumulation", "dq-accumulation", "::rocke::DqAccumulation",
+           /*default=*/"::rocke::DqAccumulation::Auto",
+           "How the tiled backward adds each query block's dQ into its f32 "
+           "accumulator",
+           [{::llvm::cl::values(
+             clEnumValN(::rocke::DqAccumulation::Auto, "auto", "atomics"),
+             clEnumValN(::rocke::DqAccumulation::Atomics, "atomics",
+                        "each lane adds its registers atomically"),
+             clEnumValN(::rocke::DqAccumulation::BulkReduce, "bulk-reduce",
+                        "staged in workgroup memory, added by the bulk-copy "
+                        "unit (cp.reduce.async.bulk; warpgroup products, "
+                        "sm_90a)"))}]>,
     Option<"indexBitwidth", "index-bitwidth", "unsigned", /*default=*/"64",
            "Index width the target lowering uses (32 or 64); static shapes "
            "it cannot address are rejected">,
@@ -709,7 +721,8 @@ def LowerMasks : Pass<"fmha-lower-masks"> {
 }
 
 def LowerAtomicAdd : Pass<"fmha-lower-atomic-add"> {
-  let summary = "fmha.atomic_add -> PTX vector reductions or scalar atomics";
+  let summary = "fmha.atomic_add -> PTX vector reductions or scalar atomics; "
+                "fmha.bulk_add -> PTX bulk reductions";
   let description = [{
     Lowers each fmha.atomic_add by the chip's widest native f32 atomic add
     (lib/Target/ChipInfo): on sm_90 and newer, aligned f32 runs into global memory
@@ -720,6 +733,13 @@ def LowerAtomicAdd : Pass<"fmha-lower-atomic-add"> {
     one memref.atomic_rmw addf. AMD chips take the scalar form: their widest
     f32 atomic is global_atomic_add_f32 (fmha-rocdl-native-atomics makes it
     native). fmha-lower-to-loops lowers the op the same scalar way.
+
+    On chips with bulk reductions (ChipInfo::asyncBulkReduce) each
+    fmha.bulk_add becomes inline PTX `cp.reduce.async.bulk.global.shared::cta
+    .bulk_group.add.f32` and a `cp.async.bulk.commit_group` of its own, each
+    fmha.bulk_wait `cp.async.bulk.wait_group.read 0`; elsewhere they are an
+    error. Runs after fmha-place-workgroup-barriers, which orders the
+    reductions' reads.
   }];
   let options = [
     Option<"chip", "chip", "std::string", /*default=*/"\"\"",
@@ -728,6 +748,7 @@ def LowerAtomicAdd : Pass<"fmha-lower-atomic-add"> {
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::vector::VectorDialect"];
 }

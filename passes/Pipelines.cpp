@@ -408,6 +408,16 @@ struct BwdPipelineOptions
                      "cut and whole blocks in loops of their own"),
           clEnumValN(rocke::MaskBlocks::PerBlockBranch, "per-block-branch",
                      "one loop, a branch per block"))};
+  Option<rocke::DqAccumulation> dqAccumulation{
+      *this, "dq-accumulation",
+      llvm::cl::desc("how the tiled backward adds dQ into its accumulator"),
+      llvm::cl::init(rocke::DqAccumulation::Auto),
+      llvm::cl::values(
+          clEnumValN(rocke::DqAccumulation::Auto, "auto", "atomics"),
+          clEnumValN(rocke::DqAccumulation::Atomics, "atomics",
+                     "each lane's registers added atomically"),
+          clEnumValN(rocke::DqAccumulation::BulkReduce, "bulk-reduce",
+                     "staged, added by the bulk-copy unit (sm_90a)"))};
   Option<int64_t> fwdBlockQ{
       *this, "fwd-block-q",
       llvm::cl::desc("query rows per forward workgroup; 0 = from the chip"),
@@ -531,6 +541,7 @@ void addBwdKernelPasses(mlir::OpPassManager &pm, const BwdPipelineOptions &opts,
   kernels.warpgroupMma = opts.warpgroupMma;
   kernels.warpgroupLayout = opts.warpgroupLayout;
   kernels.maskBlocks = opts.maskBlocks;
+  kernels.dqAccumulation = opts.dqAccumulation;
   kernels.forward = true;
   kernels.fwdBlockQ = opts.fwdBlockQ;
   kernels.fwdBlockKv = opts.fwdBlockKv;

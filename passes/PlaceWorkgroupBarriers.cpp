@@ -59,6 +59,14 @@
 // on; a read after a wait there, which a barrier after the wait would
 // order, is an error.
 //
+// Bulk reductions (fmha.bulk_add) read their workgroup source through the
+// async proxy at some point up to the issuing work-item's fmha.bulk_wait:
+// the read conflicts with earlier writes at the issue (a barrier, and the
+// proxy fence, before it) and with later writes at the wait, which a
+// barrier must follow, as no barrier alone ends such a read. A write of
+// bytes a bulk reduction may still be reading (no wait between) is an
+// error.
+//
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
 #include "passes/WorkgroupAccess.h"
@@ -97,19 +105,29 @@ bool sameSet(const AccessSet &a, const AccessSet &b) {
          llvm::all_of(a, [&](const Access &x) { return llvm::is_contained(b, x); });
 }
 
-/// Accesses since the last barrier, and asynchronous copies not yet waited
-/// for (their destinations, as writes).
+/// Accesses since the last barrier, asynchronous copies not yet waited for
+/// (their destinations, as writes) and bulk reductions not yet waited for
+/// (their sources, as reads).
 struct State {
-  AccessSet pending, inFlight;
+  AccessSet pending, inFlight, bulkReads;
 
   void merge(const State &other) {
     addAll(pending, other.pending);
     addAll(inFlight, other.inFlight);
+    addAll(bulkReads, other.bulkReads);
   }
   bool operator==(const State &o) const {
-    return sameSet(pending, o.pending) && sameSet(inFlight, o.inFlight);
+    return sameSet(pending, o.pending) && sameSet(inFlight, o.inFlight) &&
+           sameSet(bulkReads, o.bulkReads);
   }
 };
+
+/// The workgroup memory a bulk reduction reads.
+AccessSet bulkSourceReads(rocke::fmha::BulkAddOp op) {
+  Access read = rocke::workgroupAccessOf(op.getSource(), /*write=*/false);
+  read.op = op;
+  return {read};
+}
 
 class BarrierPlacer {
 public:
@@ -122,6 +140,9 @@ public:
       for (Value buffer : mma.getBuffers())
         addAll(asyncProxyReads,
                {rocke::workgroupAccessOf(buffer, /*write=*/false)});
+    });
+    func.walk([&](rocke::fmha::BulkAddOp bulk) {
+      addAll(asyncProxyReads, bulkSourceReads(bulk));
     });
     State state;
     walkBlock(func.getBody().front(), state);
@@ -155,7 +176,7 @@ private:
     Operation *found = nullptr;
     for (Region &region : op->getRegions()) {
       region.walk([&](Operation *nested) {
-        if (!isa<nvgpu::DeviceAsyncWaitOp>(nested) &&
+        if (!isa<nvgpu::DeviceAsyncWaitOp, rocke::fmha::BulkWaitOp>(nested) &&
             rocke::ownWorkgroupAccesses(nested).empty())
           return WalkResult::advance();
         found = nested;
@@ -268,8 +289,33 @@ private:
     if (isa<gpu::BarrierOp>(op) || !rocke::allWorkgroupAccesses(op).empty())
       return true;
     return op
-        ->walk([](nvgpu::DeviceAsyncWaitOp) { return WalkResult::interrupt(); })
+        ->walk([](Operation *nested) {
+          return isa<nvgpu::DeviceAsyncWaitOp, rocke::fmha::BulkWaitOp>(nested)
+                     ? WalkResult::interrupt()
+                     : WalkResult::advance();
+        })
         .wasInterrupted();
+  }
+
+  /// `op` writes bytes that a bulk reduction not yet waited for may read:
+  /// no barrier can order that.
+  void checkBulkReads(Operation *op, ArrayRef<Access> accesses,
+                      const State &state) {
+    if (!insert || bulkHazardReported)
+      return;
+    const Access *busy = llvm::find_if(state.bulkReads, [&](const Access &r) {
+      return llvm::any_of(accesses,
+                          [&](const Access &a) { return a.conflicts(r); });
+    });
+    if (busy == state.bulkReads.end())
+      return;
+    InFlightDiagnostic diag =
+        op->emitError()
+        << "writes workgroup memory that an fmha.bulk_add may still be "
+           "reading: an fmha.bulk_wait (then a barrier) must come first";
+    if (busy->op)
+      diag.attachNote(busy->op->getLoc()) << "the bulk reduction";
+    reported = bulkHazardReported = true;
   }
 
   /// Clears `pending` with a barrier before `op` when `accesses` conflict;
@@ -355,6 +401,13 @@ private:
                                    NVVM::SharedSpace::shared_cta));
   }
 
+  /// The bulk reductions' reads become pending reads, a barrier after the
+  /// wait ordering them before later writes.
+  static void completeBulkReads(State &state) {
+    addAll(state.pending, state.bulkReads);
+    state.bulkReads.clear();
+  }
+
   /// The copies in flight become pending writes; a wait for all groups
   /// leaves none in flight.
   static void completeCopies(nvgpu::DeviceAsyncWaitOp wait, State &state) {
@@ -385,10 +438,23 @@ private:
         completeCopies(wait, state);
         continue;
       }
+      if (isa<rocke::fmha::BulkWaitOp>(op)) {
+        completeBulkReads(state);
+        continue;
+      }
+      if (auto bulk = dyn_cast<rocke::fmha::BulkAddOp>(op)) {
+        // A read at the issue against earlier writes; against later
+        // writes at the wait.
+        AccessSet src = bulkSourceReads(bulk);
+        orderBefore(&op, src, state.pending);
+        addAll(state.bulkReads, src);
+        continue;
+      }
       if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {
         // A write at the issue against earlier reads; against later reads
         // at the wait.
         AccessSet dst = rocke::ownWorkgroupAccesses(&op);
+        checkBulkReads(&op, dst, state);
         orderBefore(&op, dst, state.pending);
         addAll(state.inFlight, dst);
         continue;
@@ -401,6 +467,7 @@ private:
       AccessSet accesses = rocke::ownWorkgroupAccesses(&op);
       if (accesses.empty())
         continue;
+      checkBulkReads(&op, accesses, state);
       orderBefore(&op, accesses, state.pending);
       addAll(state.pending, accesses);
     }
@@ -424,24 +491,33 @@ private:
     if (insert) {
       State inside;
       inside.inFlight = state.inFlight;
+      inside.bulkReads = state.bulkReads;
       divergentOp = op;
       divergentHazardReported = false;
       walkStructured(op, inside);
       divergentOp = nullptr;
     }
     AccessSet accesses = rocke::allWorkgroupAccesses(op);
-    AccessSet copies;
+    AccessSet copies, bulkReads;
     op->walk([&](Operation *nested) {
       if (auto wait = dyn_cast<nvgpu::DeviceAsyncWaitOp>(nested))
         completeCopies(wait, state);
+      else if (isa<rocke::fmha::BulkWaitOp>(nested))
+        completeBulkReads(state);
       else if (isa<nvgpu::DeviceAsyncCopyOp>(nested))
         addAll(copies, rocke::ownWorkgroupAccesses(nested));
+      else if (auto bulk = dyn_cast<rocke::fmha::BulkAddOp>(nested))
+        addAll(bulkReads, bulkSourceReads(bulk));
     });
     if (accesses.empty())
       return;
     orderBefore(op, accesses, state.pending);
-    addAll(state.pending, accesses);
+    // The bulk reductions' reads stay in flight past the next barrier.
+    for (const Access &access : accesses)
+      if (!llvm::is_contained(bulkReads, access))
+        addAll(state.pending, {access});
     addAll(state.inFlight, copies);
+    addAll(state.bulkReads, bulkReads);
   }
 
   /// A barrier before the scf.if for a hazard between an access before it
@@ -513,6 +589,9 @@ private:
   /// A hazard in `divergentOp` was reported: the first only, those after it
   /// may follow from it.
   bool divergentHazardReported = false;
+  /// A write of a bulk reduction's source before its wait was reported
+  /// (the first only).
+  bool bulkHazardReported = false;
   /// An error was reported.
   bool reported = false;
 };

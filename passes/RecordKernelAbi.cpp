@@ -123,17 +123,17 @@ struct RecordKernelAbiPass
     return b.getDictionaryAttr(entry);
   }
 
-  /// The finishes lower the masks, atomics and warpgroup products of a
-  /// kernel, nothing else of the fmha dialect: a tile op left over (a
-  /// pipeline that stopped after fmha-bwd-to-kernels) failed deep inside the
-  /// LLVM translation.
+  /// The finishes lower the masks, atomics (bulk ones too) and warpgroup
+  /// products of a kernel, nothing else of the fmha dialect: a tile op left
+  /// over (a pipeline that stopped after fmha-bwd-to-kernels) failed deep
+  /// inside the LLVM translation.
   LogicalResult checkKernelsLowered(gpu::GPUModuleOp gpuModule) {
     WalkResult leftover =
         gpuModule.walk<WalkOrder::PreOrder>([](Operation *op) {
           using namespace rocke::fmha;
           if (!isa<FmhaDialect>(op->getDialect()) ||
-              isa<MaskFragmentOp, AtomicAddOp, WarpgroupMmaOp, WarpgroupWaitOp>(
-                  op))
+              isa<MaskFragmentOp, AtomicAddOp, BulkAddOp, BulkWaitOp,
+                  WarpgroupMmaOp, WarpgroupWaitOp>(op))
             return WalkResult::advance();
           op->emitOpError("is left in a kernel; it needs '")
               << rocke::passesToLower(op)

@@ -136,6 +136,19 @@ enum class PvSchedule { Auto, SameBlock, NextBlock };
 /// Auto: the chip's (ChipInfo::wholeBlockLoops; the host: WholeBlockLoops).
 enum class MaskBlocks { Auto, WholeBlockLoops, PerBlockBranch };
 
+/// How the tiled backward adds each query block's dQ into its f32
+/// accumulator (dq-accumulation).
+///   Atomics: every lane adds its registers (red.global.add, or one atomic
+///     an element), right after dQ's product.
+///   BulkReduce: the workgroup writes the block's dQ into workgroup memory,
+///     and after the next block's first barrier the bulk-copy unit adds its
+///     rows (fmha.bulk_add, cp.reduce.async.bulk), off the threads' memory
+///     pipe; its reads are waited for before the dS barrier. Warpgroup
+///     products on chips with bulk reductions (ChipInfo::asyncBulkReduce),
+///     not with deterministic=true (which stores partials instead).
+/// Auto: Atomics.
+enum class DqAccumulation { Auto, Atomics, BulkReduce };
+
 /// Options of fmha-bwd-to-kernels shared by both strategies; the forward
 /// reads the target, chip, atom, tile and warpgroup fields.
 struct AttentionKernelOptions {
@@ -159,6 +172,7 @@ struct AttentionKernelOptions {
   WarpgroupSchedule warpgroupSchedule = WarpgroupSchedule::Auto;
   PvSchedule pvSchedule = PvSchedule::Auto;
   MaskBlocks maskBlocks = MaskBlocks::Auto;
+  DqAccumulation dqAccumulation = DqAccumulation::Auto;
 };
 
 /// One subgroup per (batch, query token, query head); lanes split the head

@@ -75,8 +75,14 @@ enum WorkgroupBuffer {
   kGradOutT, ///< dO^T [Dv x blockQ] (transposed copies)
   kScores,
   kRowNormalizer,
-  kRowDelta
+  kRowDelta,
+  kDqStaged ///< dQ [blockQ x Dqk] f32 for the bulk-copy unit (bulk-reduce)
 };
+
+/// f32 elements appended to each row of the staged dQ: 32 bytes, so the
+/// eight rows a warpgroup accumulator's store covers start 8 banks apart
+/// and a warp's two-element writes take the two wavefronts they need.
+constexpr int64_t kDqStagedPad = 8;
 
 /// Tile shape of one main-kernel workgroup.
 struct TiledConfig {
@@ -104,6 +110,9 @@ struct TiledConfig {
   /// whole query blocks, multiples of 64 with warpgroup products.
   WarpgroupLayout atomLayout = WarpgroupLayout::Auto;
   int64_t dqQGroups = 1;
+  /// DqAccumulation::BulkReduce: dQ is written into kDqStaged and added to
+  /// the accumulator by fmha.bulk_add, one row a work-item.
+  bool dqBulk = false;
   /// useWholeBlockLoops: whole and cut query blocks in loops of their own.
   bool wholeBlockLoops = true;
   /// dV += P^T dO is written before dS = P (dP - delta), whose vector work
@@ -146,14 +155,18 @@ struct TiledConfig {
   /// accumulators leave in runs of four (half the atomics), each subgroup's
   /// columns being whole 16-column groups.
   bool pairedDq() const {
-    return atom->family == MatrixAtom::Family::MmaSync && dqCols() % 16 == 0;
+    return !dqBulk && atom->family == MatrixAtom::Family::MmaSync && dqCols() % 16 == 0;
   }
   /// The workgroup buffers in use, in KernelLaunch order: K [blockKv x Dqk]
   /// (unless in registers), Q [blockQ x Dqk], dO [blockQ x Dv] (two slots
   /// each with async copies) and, with transposed copies, their transposes;
   /// dS [blockQ x blockKv] (all in the input type, rows padded) and two
-  /// f32 row vectors of statistics (normalizer, delta).
+  /// f32 row vectors of statistics (normalizer, delta); then the staged
+  /// dQ (bulk-reduce).
   SmallVector<WorkgroupBuffer> buffers() const {
+    if (warpgroup && dqBulk)
+      return {kKey,    kValue,         kQuery,    kGradOut,
+              kScores, kRowNormalizer, kRowDelta, kDqStaged};
     if (warpgroup)
       return {kKey,    kValue,     kQuery,     kGradOut,
               kScores, kRowNormalizer, kRowDelta};
@@ -190,6 +203,9 @@ struct TiledConfig {
       return tile(dv, blockQ);
     case kScores: // dS, or dS^T with warpgroup products
       return warpgroup ? atoms(blockKv, blockQ) : tile(blockQ, blockKv);
+    case kDqStaged:
+      return MemRefType::get({blockQ, dqk + kDqStagedPad},
+                             Float32Type::get(ctx));
     case kRowNormalizer:
     case kRowDelta:
       break;
@@ -482,6 +498,29 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
             << "16-byte copies over the " << threads << " work-items";
       return failure();
     }
+    // One row of staged dQ a work-item, in whole 16-byte units.
+    bool bulkRequested =
+        options.dqAccumulation == DqAccumulation::BulkReduce;
+    bool bulkChip = options.chip && options.chip->asyncBulkReduce;
+    cfg.dqBulk = bulkRequested && bulkChip && cfg.warpgroup &&
+                 !op.getDeterministic() && cfg.blockQ <= threads;
+    if (bulkRequested && !cfg.dqBulk) {
+      if (report) {
+        InFlightDiagnostic diag = op.emitOpError("dq-accumulation=bulk-reduce ");
+        if (!bulkChip)
+          diag << "needs a chip with bulk reductions (sm_90, sm_90a), got "
+               << (options.chip ? options.chip->name : StringRef("none"));
+        else if (!cfg.warpgroup)
+          diag << "needs warpgroup products (warpgroup-mma, sm_90a)";
+        else if (op.getDeterministic())
+          diag << "adds dQ in no fixed order; deterministic=true stores "
+                  "per-KV-block partials instead";
+        else
+          diag << "stages one dQ row a work-item: block-q (" << cfg.blockQ
+               << ") exceeds the " << threads << " work-items";
+      }
+      return failure();
+    }
     return success();
   };
 
@@ -679,6 +718,19 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
 
   Value cScale = constF32(b, loc, scale);
 
+  // Block qb's staged dQ added to head headQ's accumulator rows by the
+  // bulk-copy unit, row r issued by work-item r. Rows past Sq land in the
+  // accumulator's padding rows (whole query blocks), which nobody reads.
+  auto addStagedDq = [&](Value qb, Value headQ) {
+    auto issuer = scf::IfOp::create(
+        b, loc, cmp(b, loc, arith::CmpIPredicate::ult, tid, cBlockQ));
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(issuer.thenBlock());
+    Value row = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, qb, cBlockQ), tid);
+    fmha::BulkAddOp::create(b, loc, wg(kDqStaged), ValueRange{tid, c0}, dqAcc,
+                            ValueRange{batch, row, headQ, c0}, cfg.dqk);
+  };
   auto headLoop = scf::ForOp::create(b, loc, c0,
                                      constIndex(b, loc, cfg.group), c1, init);
   OpBuilder::InsertionGuard g(b);
@@ -842,6 +894,16 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       std::tie(qBuf, doBuf) = copier.copyBlockPairAsync(
           qLoop.getInductionVar(), {q, dO}, {qBuf, doBuf}, batch, q0, headQ,
           rowEnd, cfg.blockQ);
+      // The previous block's staged dQ: the barrier that publishes this
+      // block's copies publishes it too.
+      if (cfg.dqBulk) {
+        Value qb = qLoop.getInductionVar();
+        auto previous = scf::IfOp::create(
+            b, loc, cmp(b, loc, arith::CmpIPredicate::ugt, qb, qbBegin));
+        OpBuilder::InsertionGuard g3(b);
+        b.setInsertionPointToStart(previous.thenBlock());
+        addStagedDq(arith::SubIOp::create(b, loc, qb, c1), headQ);
+      }
     } else if (throughRegisters) {
       storeBlock(loadBlock(q0));
     } else {
@@ -1020,6 +1082,10 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     auto dsWrite =
         fmha::TileWriteOp::create(b, loc, dsTile, wg(kScores), c0, c0, tid);
     dsWrite.setTransposed(sT && !cfg.warpgroup);
+    // The staged dQ is written again after the dS barrier: its reads must
+    // be done before it.
+    if (cfg.dqBulk)
+      fmha::BulkWaitOp::create(b, loc);
 
     // dQ += dS K over all KV rows of the block, each subgroup its part of
     // dqGrid (the scale is applied once, when dQ is converted): A[q][kv] =
@@ -1058,6 +1124,13 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     // padding rows (whole query blocks), which nobody reads: no row check.
     if (cfg.warpgroup)
       dKi = accumulateFromScores(dsTile, dKi, qBuf, wg(kQueryT));
+    if (cfg.dqBulk) {
+      auto staged = fmha::TileWriteOp::create(b, loc, dqTile, wg(kDqStaged),
+                                              c0, c0, tid);
+      staged.setTransposed(dqT);
+      scf::YieldOp::create(b, loc, ValueRange{dKi, dVi});
+      return qLoop;
+    }
     SmallVector<Value> dqAt{batch, q0, headQ, c0};
     Value dqDest = dqAcc;
     if (deterministic) {
@@ -1098,6 +1171,15 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   } else {
     qLoop = emitQueryLoop(qbBegin, qbEnd, loopInit, ScoreMask::cutBlocks);
   }
+  // The head's last staged block (the kernel's last bulk_wait, after the
+  // dK / dV stores, covers it).
+  if (cfg.dqBulk) {
+    auto any = scf::IfOp::create(
+        b, loc, cmp(b, loc, arith::CmpIPredicate::ugt, qbEnd, qbBegin));
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(any.thenBlock());
+    addStagedDq(arith::SubIOp::create(b, loc, qbEnd, c1), headQ);
+  }
   scf::YieldOp::create(b, loc, qLoop.getResults());
   b.setInsertionPointAfter(headLoop);
 
@@ -1111,6 +1193,9 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                             sizes.seqK);
   fmha::TileStoreOp::create(b, loc, results[1], dv, batch, kv0, headKv, c0, tid,
                             sizes.seqK);
+  // The workgroup's memory stays until the last bulk reads are done.
+  if (cfg.dqBulk)
+    fmha::BulkWaitOp::create(b, loc);
 }
 
 } // namespace

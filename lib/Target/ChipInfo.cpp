@@ -24,28 +24,29 @@ constexpr llvm::StringLiteral kMmaSyncAtoms[] = {"mma_sync_m16n8k16"};
 const ChipInfo kChips[] = {
     // name, vendor, wave, workgroup memory, atoms, f32 atomic add width,
     //   SIMDs/CU, waves/SIMD, VGPRs/SIMD, VGPR granule, LDS/CU, LDS granule,
-    //   f32 -> bf16 conversion instruction, warpgroup products, MFMA read
-    //   batch, whole-block loops, transposed LDS reads, forward atom by work,
-    //   forward K / V fetched ahead, buffer loads, interleaved backward,
-    //   first block placed before the loop, AGPR accumulators in the backward
+    //   f32 -> bf16 conversion instruction, warpgroup products, bulk
+    //   reductions, MFMA read batch, whole-block loops, transposed LDS
+    //   reads, forward atom by work, forward K / V fetched ahead, buffer
+    //   loads, interleaved backward, first block placed before the loop,
+    //   AGPR accumulators in the backward
     // gfx90a reads K / V without buffer descriptors: its forward loop waited
     // 32 times per KV block with them instead of 18 (bf16 D=128 causal).
     {"gfx90a", GpuVendor::Amd, 64, 64 * 1024, kCdnaAtoms, 1, 4, 8, 512, 8,
      64 * 1024, 512, /*bf16Conversion=*/false, /*warpgroupMma=*/false,
-     /*mfmaReadBatch=*/8, /*wholeBlockLoops=*/true,
+     /*asyncBulkReduce=*/false, /*mfmaReadBatch=*/8, /*wholeBlockLoops=*/true,
      /*transposedLdsReads=*/false, /*fwdAtomByWork=*/false,
      /*kvFetchAhead=*/false, /*bufferLoads=*/false,
      /*interleavedBackward=*/true},
     {"gfx942", GpuVendor::Amd, 64, 64 * 1024, kCdnaAtoms, 1, 4, 8, 512, 8,
      64 * 1024, 512, /*bf16Conversion=*/false, /*warpgroupMma=*/false,
-     /*mfmaReadBatch=*/8, /*wholeBlockLoops=*/true,
+     /*asyncBulkReduce=*/false, /*mfmaReadBatch=*/8, /*wholeBlockLoops=*/true,
      /*transposedLdsReads=*/false, /*fwdAtomByWork=*/true,
      /*kvFetchAhead=*/true, /*bufferLoads=*/true,
      /*interleavedBackward=*/true, /*placeFirstBlock=*/true,
      /*agprBackward=*/true},
     {"gfx950", GpuVendor::Amd, 64, 160 * 1024, kGfx950Atoms, 1, 4, 8, 512, 8,
      160 * 1024, 512, /*bf16Conversion=*/true, /*warpgroupMma=*/false,
-     /*mfmaReadBatch=*/2, /*wholeBlockLoops=*/true,
+     /*asyncBulkReduce=*/false, /*mfmaReadBatch=*/2, /*wholeBlockLoops=*/true,
      /*transposedLdsReads=*/true, /*fwdAtomByWork=*/true,
      /*kvFetchAhead=*/true, /*bufferLoads=*/true,
      /*interleavedBackward=*/false},
@@ -55,10 +56,12 @@ const ChipInfo kChips[] = {
     {"sm_86", GpuVendor::Nvidia, 32, 99 * 1024, kMmaSyncAtoms, 1},
     {"sm_87", GpuVendor::Nvidia, 32, 163 * 1024, kMmaSyncAtoms, 1},
     {"sm_89", GpuVendor::Nvidia, 32, 99 * 1024, kMmaSyncAtoms, 1},
-    {"sm_90", GpuVendor::Nvidia, 32, 227 * 1024, kMmaSyncAtoms, 4},
+    {"sm_90", GpuVendor::Nvidia, 32, 227 * 1024, kMmaSyncAtoms, 4,
+     /*AMD occupancy limits:*/ 0, 0, 0, 0, 0, 0, /*bf16Conversion=*/false,
+     /*warpgroupMma=*/false, /*asyncBulkReduce=*/true},
     {"sm_90a", GpuVendor::Nvidia, 32, 227 * 1024, kMmaSyncAtoms, 4,
      /*AMD occupancy limits:*/ 0, 0, 0, 0, 0, 0, /*bf16Conversion=*/false,
-     /*warpgroupMma=*/true},
+     /*warpgroupMma=*/true, /*asyncBulkReduce=*/true},
 };
 } // namespace
 

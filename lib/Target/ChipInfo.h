@@ -62,6 +62,11 @@ struct ChipInfo {
   /// Warpgroup matrix products (PTX wgmma.mma_async, sm_90a): four warps
   /// multiply with B read once from shared memory.
   bool warpgroupMma = false;
+  /// Asynchronous bulk reductions (PTX cp.reduce.async.bulk .add.f32, sm_90):
+  /// the bulk-copy unit adds runs of shared memory to global memory, off the
+  /// threads' memory pipe (fmha.bulk_add; the backward's dQ,
+  /// DqAccumulation::BulkReduce).
+  bool asyncBulkReduce = false;
   /// k steps of a tiled MFMA product whose LDS reads precede one wait for
   /// them (fmha-distribute-tiles); 1: LLVM's waits. Measured over every
   /// input of test/ISA/tiled-hot-loops.mlir: on gfx90a / gfx942, 8 takes

@@ -149,3 +149,24 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// A write of a bulk reduction's source before the wait for its read: no
+// barrier can order it.
+#wg = #gpu.address_space<workgroup>
+#global = #gpu.address_space<global>
+gpu.module @m {
+  gpu.func @bulk_source_written(%dq: memref<?x128xf32, #global>, %v: f32)
+      workgroup(%stage : memref<64x136xf32, #wg>) kernel {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    // expected-note @below {{the bulk reduction}}
+    fmha.bulk_add %stage[%tid, %c0] to %dq[%tid, %c0] {count = 128 : i64}
+        : memref<64x136xf32, #wg>, memref<?x128xf32, #global>
+    // expected-error @below {{writes workgroup memory that an fmha.bulk_add may still be reading: an fmha.bulk_wait (then a barrier) must come first}}
+    memref.store %v, %stage[%tid, %c0] : memref<64x136xf32, #wg>
+    fmha.bulk_wait
+    gpu.return
+  }
+}

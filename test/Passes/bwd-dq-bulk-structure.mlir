@@ -1,0 +1,73 @@
+// dq-accumulation=bulk-reduce: the tiled backward's dQ through workgroup
+// memory and the bulk-copy unit (sm_90a, warpgroup products), on the input
+// of test/NVVM/bwd-wgmma-ptx.mlir (bf16, D = 64, Hq = 16, Hkv = 4, causal:
+// block-q 128, two warpgroups).
+// RUN: rocke-opt %S/../NVVM/Inputs/attention_bwd_bf16.mlir -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=sm_90a dq-accumulation=bulk-reduce},fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t
+// RUN: FileCheck %s < %t
+// RUN: FileCheck %s --check-prefix=STAGE < %t
+// RUN: rocke-opt %S/../NVVM/Inputs/attention_bwd_bf16.mlir -fmha-bwd-to-kernels='strategy=tiled chip=sm_90a dq-accumulation=bulk-reduce' | FileCheck %s --check-prefix=LAUNCH
+// RUN: rocke-opt %S/../NVVM/Inputs/attention_bwd_bf16.mlir -fmha-bwd-to-kernels='strategy=tiled chip=sm_90a dq-accumulation=atomics' | FileCheck %s --check-prefix=ATOMICS
+// RUN: rocke-opt %S/../NVVM/Inputs/attention_bwd_bf16.mlir -fmha-bwd-to-kernels='strategy=tiled chip=sm_90a' | FileCheck %s --check-prefix=ATOMICS
+
+// Per query block, still two barriers: the block's Q / dO copies (fetched
+// an iteration ahead) and the previous block's staged dQ are published by
+// the first, after which work-items 0-127 each hand one staged row to the
+// bulk-copy unit (none before the first block); the reads of those rows
+// are waited for before the barrier that publishes dS, after which dQ is
+// staged again. Each head's last block is issued after the loop, the
+// kernel waits for it at its end. No dQ atomics.
+// CHECK-LABEL: gpu.func @fmha_bwd_tiled_main
+// CHECK-NOT: fmha.atomic_add
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: nvgpu.device_async_wait
+// CHECK-NEXT: nvvm.fence.proxy
+// CHECK-NEXT: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: %[[LATER:.*]] = arith.cmpi ugt, %[[QB:.*]], %{{.*}} : index
+// CHECK-NEXT: scf.if %[[LATER]] {
+// CHECK-NEXT: %[[PREV:.*]] = arith.subi %[[QB]], %{{.*}} : index
+// CHECK-NEXT: %[[ISSUER:.*]] = arith.cmpi ult, %[[TID:.*]], %{{.*}} : index
+// CHECK-NEXT: scf.if %[[ISSUER]] {
+// CHECK: fmha.bulk_add %[[SBUF:.*]][%[[TID]], %{{.*}}] to %{{.*}} {count = 64 : i64} : memref<128x72xf32, #gpu.address_space<workgroup>>, memref<?x?x16x64xf32, #gpu.address_space<global>>
+// CHECK-NOT: gpu.barrier
+// CHECK: fmha.bulk_wait
+// CHECK-NEXT: nvvm.fence.proxy
+// CHECK-NEXT: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: vector.store %{{.*}}, %[[SBUF]][
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.yield
+// CHECK: nvgpu.device_async_wait
+// CHECK-NEXT: nvvm.fence.proxy
+// CHECK-NEXT: gpu.barrier
+// CHECK: fmha.bulk_add %[[SBUF]][
+// CHECK: scf.yield
+// CHECK-NOT: gpu.barrier
+// CHECK: fmha.bulk_wait
+// CHECK-NEXT: gpu.return
+
+// The stage: each warpgroup's 64 x 64 block of dQ, 16 two-element stores a
+// lane into rows of 64 + 8 f32.
+// STAGE-LABEL: gpu.func @fmha_bwd_tiled_main
+// STAGE-COUNT-16: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<128x72xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// STAGE-NOT: memref<128x72xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// STAGE: gpu.return
+
+// The stage is the last workgroup buffer (36 KiB after the 129 KiB of the
+// others); the accumulator's columns stay in order (no paired columns),
+// which the conversion reads as such.
+// LAUNCH-LABEL: gpu.func @fmha_bwd_tiled_main
+// LAUNCH-SAME: dynamic_shared_bytes = 168960
+// LAUNCH: memref.view %{{.*}}[%c132096][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<128x72xf32, #gpu.address_space<workgroup>>
+// LAUNCH-LABEL: gpu.func @fmha_bwd_convert_dq
+// LAUNCH-NOT: vector.shuffle
+// LAUNCH: gpu.return
+// ATOMICS-LABEL: gpu.func @fmha_bwd_tiled_main
+// ATOMICS-NOT: memref<128x72xf32
+// ATOMICS-NOT: fmha.bulk
+// ATOMICS: fmha.tile_accumulate atomic_add {{.*}} {paired_columns}
+// ATOMICS-NOT: fmha.bulk
+// ATOMICS-LABEL: gpu.func @fmha_bwd_convert_dq
+// ATOMICS: vector.shuffle
+// ATOMICS: gpu.return
