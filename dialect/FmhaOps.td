@@ -1007,7 +1007,10 @@ def Fmha_TileStoreOp : Fmha_TileOp<"store"> {
     j]` in the memref's element type, where `row + i < seq_len`, or with
     `transposed` to `dest[batch, row + j, head, col + i]` where `row + j <
     seq_len`: a result (dK, dV, the forward's O, or O^T) written once by the
-    subgroup that owns its rows.
+    subgroup that owns its rows. `aligned_rows`: the kernel's ABI
+    guarantees rows aligned to 16 bytes (and `col`, as every tile origin,
+    is a multiple of the atom's extent), so a lane's run leaves as one
+    access as wide as its first element's alignment allows.
 
     ```mlir
     fmha.tile_store %dv, %grad[%b, %kv0, %h, %c0] lane %lane seq %sk
@@ -1017,7 +1020,8 @@ def Fmha_TileStoreOp : Fmha_TileOp<"store"> {
   let arguments = (ins Fmha_TileType:$value,
                        Arg<MemRefRankOf<[AnyFloat], [4]>, "", [MemWrite]>:$dest,
                        Index:$batch, Index:$row, Index:$head, Index:$col,
-                       Index:$lane, Index:$seq_len, UnitAttr:$transposed);
+                       Index:$lane, Index:$seq_len, UnitAttr:$transposed,
+                       UnitAttr:$aligned_rows);
   let assemblyFormat = [{
     $value `,` $dest `[` $batch `,` $row `,` $head `,` $col `]` `lane` $lane
     `seq` $seq_len attr-dict `:` type($value) `,` type($dest)

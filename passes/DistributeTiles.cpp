@@ -872,6 +872,13 @@ struct DistributeStore : OpConversionPattern<fmha::TileStoreOp> {
     AccRuns runs = hasUnitInnerStride(dest) ? AccRuns::get(atom, transposed)
                                             : AccRuns{1, 1};
     auto destType = cast<MemRefType>(dest.getType());
+    // With aligned rows a run starts at its first element's alignment in
+    // the atom (the vector lowering assumes one element's otherwise, which
+    // splits a run of two bf16 into two 2-byte stores).
+    IntegerAttr alignment;
+    if (op.getAlignedRows())
+      alignment = rewriter.getI64IntegerAttr(std::min<int64_t>(
+          16, runs.alignment * destType.getElementTypeBitWidth() / 8));
     forEachTileRun(
         rewriter, loc, t, lane, single(adaptor.getRow()),
         single(adaptor.getCol()), transposed, adaptor.getValue(), runs.width,
@@ -894,7 +901,7 @@ struct DistributeStore : OpConversionPattern<fmha::TileStoreOp> {
           vector::StoreOp::create(
               rewriter, loc,
               truncVector(rewriter, loc, values, destType.getElementType()),
-              dest, at);
+              dest, at, /*nontemporal=*/false, alignment);
         });
     rewriter.eraseOp(op);
     return success();

@@ -390,7 +390,9 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
            "How the tiled backward adds each query block's dQ into its f32 "
            "accumulator",
            [{::llvm::cl::values(
-             clEnumValN(::rocke::DqAccumulation::Auto, "auto", "atomics"),
+             clEnumValN(::rocke::DqAccumulation::Auto, "auto",
+                        "bulk-reduce where block-q >= 128 with warpgroup "
+                        "products (D = 64 on sm_90a), else atomics"),
              clEnumValN(::rocke::DqAccumulation::Atomics, "atomics",
                         "each lane adds its registers atomically"),
              clEnumValN(::rocke::DqAccumulation::BulkReduce, "bulk-reduce",

@@ -413,7 +413,9 @@ struct BwdPipelineOptions
       llvm::cl::desc("how the tiled backward adds dQ into its accumulator"),
       llvm::cl::init(rocke::DqAccumulation::Auto),
       llvm::cl::values(
-          clEnumValN(rocke::DqAccumulation::Auto, "auto", "atomics"),
+          clEnumValN(rocke::DqAccumulation::Auto, "auto",
+                     "bulk-reduce where block-q >= 128 (sm_90a), else "
+                     "atomics"),
           clEnumValN(rocke::DqAccumulation::Atomics, "atomics",
                      "each lane's registers added atomically"),
           clEnumValN(rocke::DqAccumulation::BulkReduce, "bulk-reduce",

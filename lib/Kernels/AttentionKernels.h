@@ -146,7 +146,9 @@ enum class MaskBlocks { Auto, WholeBlockLoops, PerBlockBranch };
 ///     pipe; its reads are waited for before the dS barrier. Warpgroup
 ///     products on chips with bulk reductions (ChipInfo::asyncBulkReduce),
 ///     not with deterministic=true (which stores partials instead).
-/// Auto: Atomics.
+/// Auto: BulkReduce where it may be and block-q >= 128 (a warpgroup's score
+/// tile 64 x 128 or more, whose element-wise work covers the stage's reads;
+/// D = 64 on sm_90a), if the stage fits beside the tiles; else Atomics.
 enum class DqAccumulation { Auto, Atomics, BulkReduce };
 
 /// Options of fmha-bwd-to-kernels shared by both strategies; the forward

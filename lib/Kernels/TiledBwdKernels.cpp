@@ -390,6 +390,15 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
   const MatrixAtom &a = *cfg.atom, &g = *cfg.gradAtom;
   // Takes tile `c` and derives the per-subgroup split, checking the
   // divisibility each product needs.
+  // dQ through the bulk-copy unit: a chip with bulk reductions, warpgroup
+  // products, dQ added in no fixed order, one staged row a work-item.
+  auto bulkChip = [&] {
+    return options.chip && options.chip->asyncBulkReduce;
+  };
+  auto bulkPossible = [&] {
+    return bulkChip() && cfg.warpgroup && !op.getDeterministic() &&
+           cfg.blockQ <= cfg.threads();
+  };
   auto apply = [&](const TileChoice &c, bool report) -> LogicalResult {
     cfg.blockKv = c.blockKv;
     cfg.numWarps = c.numWarps;
@@ -498,16 +507,13 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
             << "16-byte copies over the " << threads << " work-items";
       return failure();
     }
-    // One row of staged dQ a work-item, in whole 16-byte units.
     bool bulkRequested =
         options.dqAccumulation == DqAccumulation::BulkReduce;
-    bool bulkChip = options.chip && options.chip->asyncBulkReduce;
-    cfg.dqBulk = bulkRequested && bulkChip && cfg.warpgroup &&
-                 !op.getDeterministic() && cfg.blockQ <= threads;
+    cfg.dqBulk = bulkRequested && bulkPossible();
     if (bulkRequested && !cfg.dqBulk) {
       if (report) {
         InFlightDiagnostic diag = op.emitOpError("dq-accumulation=bulk-reduce ");
-        if (!bulkChip)
+        if (!bulkChip())
           diag << "needs a chip with bulk reductions (sm_90, sm_90a), got "
                << (options.chip ? options.chip->name : StringRef("none"));
         else if (!cfg.warpgroup)
@@ -552,6 +558,17 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
     chosen = fewest;
   if (chosen) {
     (void)apply(*chosen, /*report=*/false);
+    // auto: bulk reductions where a warpgroup's score tile is 64 x 128 or
+    // more (block-q >= 128: D = 64 on sm_90a), whose element-wise work
+    // covers the stage's reads before the dS barrier (H100: 1.01-1.05x; at
+    // D = 128, block-q 64, 0.96-0.98x: docs/BENCHMARKS.md runs 46-47); only
+    // where the stage fits beside the chosen tiles, which auto never
+    // changes.
+    if (options.dqAccumulation == DqAccumulation::Auto && bulkPossible() &&
+        cfg.blockQ >= 128) {
+      cfg.dqBulk = true;
+      cfg.dqBulk = cfg.workgroupBytes(ctx) <= limit;
+    }
     cfg.bufferRows = !target.host && options.chip &&
                      options.chip->bufferLoads && !cfg.asyncCopies &&
                      TileCopier::fitsRowsBuffer(op.getQuery(), cfg.blockQ) &&
@@ -1189,10 +1206,12 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
                            results[0], [&](ValueRange x) -> Value {
                              return arith::MulFOp::create(b, loc, x[0], cScale);
                            });
-  fmha::TileStoreOp::create(b, loc, dkTile, dk, batch, kv0, headKv, c0, tid,
-                            sizes.seqK);
-  fmha::TileStoreOp::create(b, loc, results[1], dv, batch, kv0, headKv, c0, tid,
-                            sizes.seqK);
+  // dk and dv rows are 16-byte aligned on GPUs (the runners' role checks).
+  for (auto [tile, grad] : {std::pair{dkTile, dk}, std::pair{results[1], dv}}) {
+    auto store = fmha::TileStoreOp::create(b, loc, tile, grad, batch, kv0,
+                                           headKv, c0, tid, sizes.seqK);
+    store.setAlignedRows(!target.host);
+  }
   // The workgroup's memory stays until the last bulk reads are done.
   if (cfg.dqBulk)
     fmha::BulkWaitOp::create(b, loc);

@@ -1145,6 +1145,8 @@ void FwdKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   auto store = fmha::TileStoreOp::create(b, loc, oFinal, out, batch, q0, headQ,
                                          c0, tid, sizes.seqQ);
   store.setTransposed(sT);
+  // o rows are 16-byte aligned on GPUs (the runners' role checks).
+  store.setAlignedRows(!target.host);
   auto storeLine = [&](Value line, Value dest) {
     fmha::TileStoreLinesOp::create(b, loc, line, dest, batch, headQ, q0, tid,
                                    sizes.seqQ);

@@ -55,8 +55,8 @@
 // SPLIT: fmha.tile_reduce max
 // SPLIT: scf.yield
 // NV-NOT: nvgpu.device_async_wait
-// AMD: fmha.tile_store {{.*}} {transposed} : <128x128xf32, c, "mfma_f32_32x32x8_bf16", subgroups 1x4>
-// NV: fmha.tile_store {{.*}} : <128x128xf32, c, "mma_sync_m16n8k16_bf16", subgroups 4x1>
+// AMD: fmha.tile_store {{.*}} {aligned_rows, transposed} : <128x128xf32, c, "mfma_f32_32x32x8_bf16", subgroups 1x4>
+// NV: fmha.tile_store {{.*}} {aligned_rows} : <128x128xf32, c, "mma_sync_m16n8k16_bf16", subgroups 4x1>
 // CHECK: math.log2
 // CHECK: fmha.tile_store_lines
 // CHECK-NOT: fmha.attention_fwd

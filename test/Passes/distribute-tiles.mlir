@@ -134,6 +134,28 @@ func.func @store(%f0: vector<4xf32>, %grad: memref<?x?x8x64xbf16>, %i: index, %s
 
 // -----
 
+// With aligned_rows (16-byte aligned rows: the kernels' dk, dv and o) a run
+// of two bf16 starts at an even column: 4-byte stores. Without it the
+// vector lowering assumes one element's alignment (two 2-byte stores).
+// CHECK-LABEL: func.func @store_aligned
+// CHECK-COUNT-4: vector.store {{.*}} {alignment = 4 : i64} : memref<?x?x8x64xbf16>, vector<2xbf16>
+// CHECK-NOT: vector.store
+// MFMA's transposed runs of four: 8 bytes.
+// CHECK-LABEL: func.func @store_aligned_transposed
+// CHECK-COUNT-2: vector.store {{.*}} {alignment = 8 : i64} : memref<?x?x8x64xbf16>, vector<4xbf16>
+func.func @store_aligned(%f0: vector<4xf32>, %grad: memref<?x?x8x64xbf16>, %i: index, %sk: index) {
+  %t = fmha.tile_pack %f0, %f0 : vector<4xf32>, vector<4xf32> -> !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16">
+  fmha.tile_store %t, %grad[%i, %i, %i, %i] lane %i seq %sk {aligned_rows} : !fmha.tile<16x16xf32, c, "mma_sync_m16n8k16_f16">, memref<?x?x8x64xbf16>
+  return
+}
+func.func @store_aligned_transposed(%f: vector<4xf32>, %out: memref<?x?x8x64xbf16>, %i: index, %sq: index) {
+  %t = fmha.tile_pack %f, %f : vector<4xf32>, vector<4xf32> -> !fmha.tile<32x16xf32, c, "mfma_f32_16x16x16_bf16">
+  fmha.tile_store %t, %out[%i, %i, %i, %i] lane %i seq %sq {aligned_rows, transposed} : !fmha.tile<32x16xf32, c, "mfma_f32_16x16x16_bf16">, memref<?x?x8x64xbf16>
+  return
+}
+
+// -----
+
 // A body that yields a scalar from outside (or uses one) splats it: this
 // crashed the pass before.
 // CHECK-LABEL: func.func @yield_outside
