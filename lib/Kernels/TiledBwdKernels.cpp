@@ -155,7 +155,8 @@ struct TiledConfig {
   /// accumulators leave in runs of four (half the atomics), each subgroup's
   /// columns being whole 16-column groups.
   bool pairedDq() const {
-    return !dqBulk && atom->family == MatrixAtom::Family::MmaSync && dqCols() % 16 == 0;
+    return !dqBulk && atom->family == MatrixAtom::Family::MmaSync &&
+           dqCols() % 16 == 0;
   }
   /// The workgroup buffers in use, in KernelLaunch order: K [blockKv x Dqk]
   /// (unless in registers), Q [blockQ x Dqk], dO [blockQ x Dv] (two slots
@@ -388,8 +389,6 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
   }
 
   const MatrixAtom &a = *cfg.atom, &g = *cfg.gradAtom;
-  // Takes tile `c` and derives the per-subgroup split, checking the
-  // divisibility each product needs.
   // dQ through the bulk-copy unit: a chip with bulk reductions, warpgroup
   // products, dQ added in no fixed order, one staged row a work-item.
   auto bulkChip = [&] {
@@ -399,6 +398,8 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
     return bulkChip() && cfg.warpgroup && !op.getDeterministic() &&
            cfg.blockQ <= cfg.threads();
   };
+  // Takes tile `c` and derives the per-subgroup split, checking the
+  // divisibility each product needs.
   auto apply = [&](const TileChoice &c, bool report) -> LogicalResult {
     cfg.blockKv = c.blockKv;
     cfg.numWarps = c.numWarps;
@@ -567,7 +568,8 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
     if (options.dqAccumulation == DqAccumulation::Auto && bulkPossible() &&
         cfg.blockQ >= 128) {
       cfg.dqBulk = true;
-      cfg.dqBulk = cfg.workgroupBytes(ctx) <= limit;
+      if (cfg.workgroupBytes(ctx) > limit)
+        cfg.dqBulk = false;
     }
     cfg.bufferRows = !target.host && options.chip &&
                      options.chip->bufferLoads && !cfg.asyncCopies &&
@@ -1135,37 +1137,39 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       dqTile = dqT ? tiles.mma(kTileDq, dsT, zeroTile(dqType))
                    : tiles.mma(dsT, kTileDq, zeroTile(dqType));
     }
-    // dQ leaves in runs of registers consecutive along its rows: atomic adds
-    // (a vector reduction where the chip has one), or one vector store per
-    // run into this KV block's partials. Rows past Sq land in the buffers'
-    // padding rows (whole query blocks), which nobody reads: no row check.
     if (cfg.warpgroup)
       dKi = accumulateFromScores(dsTile, dKi, qBuf, wg(kQueryT));
     if (cfg.dqBulk) {
+      // Staged for the bulk-copy unit, which adds it after the next block's
+      // first barrier.
       auto staged = fmha::TileWriteOp::create(b, loc, dqTile, wg(kDqStaged),
                                               c0, c0, tid);
       staged.setTransposed(dqT);
-      scf::YieldOp::create(b, loc, ValueRange{dKi, dVi});
-      return qLoop;
+    } else {
+      // dQ leaves in runs of registers consecutive along its rows: atomic
+      // adds (a vector reduction where the chip has one), or one vector
+      // store per run into this KV block's partials. Rows past Sq land in
+      // the buffers' padding rows (whole query blocks), which nobody reads:
+      // no row check.
+      SmallVector<Value> dqAt{batch, q0, headQ, c0};
+      Value dqDest = dqAcc;
+      if (deterministic) {
+        dqAt.insert(dqAt.begin(), kvBlock);
+      } else if (cfg.bufferRows &&
+                 TileCopier::fitsRowsBuffer(dqAcc, cfg.blockQ)) {
+        // Buffer atomics into the block's rows, all of which exist.
+        dqDest = copier.rowsBuffer(dqAcc, batch, q0, headQ,
+                                   /*seqLen=*/Value(), cfg.blockQ);
+        dqAt = {c0, c0, c0, c0};
+      }
+      auto dqAdd = fmha::TileAccumulateOp::create(
+          b, loc,
+          deterministic ? fmha::AccumulateKind::store
+                        : fmha::AccumulateKind::atomic_add,
+          dqTile, dqDest, dqAt, tid);
+      dqAdd.setTransposed(dqT);
+      dqAdd.setPairedColumns(cfg.pairedDq());
     }
-    SmallVector<Value> dqAt{batch, q0, headQ, c0};
-    Value dqDest = dqAcc;
-    if (deterministic) {
-      dqAt.insert(dqAt.begin(), kvBlock);
-    } else if (cfg.bufferRows &&
-               TileCopier::fitsRowsBuffer(dqAcc, cfg.blockQ)) {
-      // Buffer atomics into the block's rows, all of which exist.
-      dqDest = copier.rowsBuffer(dqAcc, batch, q0, headQ, /*seqLen=*/Value(),
-                                 cfg.blockQ);
-      dqAt = {c0, c0, c0, c0};
-    }
-    auto dqAdd = fmha::TileAccumulateOp::create(
-        b, loc,
-        deterministic ? fmha::AccumulateKind::store
-                      : fmha::AccumulateKind::atomic_add,
-        dqTile, dqDest, dqAt, tid);
-    dqAdd.setTransposed(dqT);
-    dqAdd.setPairedColumns(cfg.pairedDq());
 
     scf::YieldOp::create(b, loc, ValueRange{dKi, dVi});
     return qLoop;
