@@ -14,6 +14,7 @@
 // RUN: FileCheck %s --check-prefix=FROMZERO < %t.wg.ptx
 // RUN: FileCheck %s --check-prefix=PROXY < %t.wg.ptx
 // RUN: FileCheck %s --check-prefix=WGJSON < %t.wg.ptx.json
+// RUN: FileCheck %s --check-prefix=EPILOGUE < %t.wg.ptx
 // RUN: rocke-opt %S/Inputs/attention_bwd_bf16.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90},fmha-dump-binary{output=%t.sm90.ptx})'
 // RUN: FileCheck %s --check-prefixes=SYNC,SM90 --implicit-check-not=wgmma --implicit-check-not=fence.proxy < %t.sm90.ptx
 // RUN: rocke-opt %S/Inputs/attention_bwd_bf16.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a warpgroup-mma=off},fmha-dump-binary{output=%t.off.ptx})'
@@ -99,6 +100,15 @@
 // PROXY-NEXT: bar.sync 0;
 // PROXY-NOT: fence.proxy
 // PROXY-LABEL: .entry fmha_bwd_convert_dq(
+
+// dK and dV leave four bytes (two bf16) a store: the tile stores know the
+// rows are 16-byte aligned (aligned_rows); one element's alignment split
+// each pair into two st.global.b16.
+// EPILOGUE-LABEL: .entry fmha_bwd_tiled_main(
+// EPILOGUE-NOT: st.global.b16
+// EPILOGUE-COUNT-32: st.global.b32
+// EPILOGUE-NOT: st.global
+// EPILOGUE-LABEL: .entry fmha_bwd_convert_dq(
 
 // 129 KiB of operands and the 36 KiB dQ stage (dq-accumulation's auto
 // takes bulk reductions at block-q 128; test/Passes/bwd-dq-bulk-structure.mlir).
