@@ -943,6 +943,29 @@ LogicalResult WarpgroupWaitOp::verify() {
   return success();
 }
 
+/// `count` consecutive elements along `type`'s innermost dimension (the
+/// `which` operand's): that dimension must exist, be unit-stride and hold
+/// them.
+static LogicalResult verifyConsecutiveRun(Operation *op, StringRef which,
+                                          MemRefType type, int64_t count) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (type.getRank() == 0 || failed(type.getStridesAndOffset(strides, offset)) ||
+      strides.back() != 1)
+    return op->emitOpError() << "adds " << count << " consecutive elements, so the "
+                             << which
+                             << "'s innermost dimension must have unit stride, "
+                                "got "
+                             << type;
+  int64_t inner = type.getShape().back();
+  if (!ShapedType::isDynamic(inner) && inner < count)
+    return op->emitOpError()
+           << "adds " << count
+           << " consecutive elements to an innermost dimension of " << inner
+           << " in the " << which;
+  return success();
+}
+
 LogicalResult AtomicAddOp::verify() {
   VectorType valueType = getValue().getType();
   MemRefType memrefType = getMemref().getType();
@@ -966,48 +989,9 @@ LogicalResult AtomicAddOp::verify() {
   if (width == 1)
     return success();
   // Consecutive elements along the innermost dimension are what the vector
-  // adds to: that dimension must exist, be unit-stride and hold them.
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (memrefType.getRank() == 0 ||
-      failed(memrefType.getStridesAndOffset(strides, offset)) ||
-      strides.back() != 1)
-    return emitOpError() << "adds " << width
-                         << " consecutive elements, so the memref's innermost "
-                            "dimension must have unit stride, got "
-                         << memrefType;
-  int64_t inner = memrefType.getShape().back();
-  if (!ShapedType::isDynamic(inner) && inner < width)
-    return emitOpError()
-           << "adds " << width
-           << " consecutive elements to an innermost dimension of " << inner;
-  return success();
+  // adds to.
+  return verifyConsecutiveRun(*this, "memref", memrefType, width);
 }
-
-namespace {
-/// `count` elements from an index of `type`'s last dimension on lie in
-/// that dimension, at unit stride.
-LogicalResult checkRun(Operation *op, StringRef name, MemRefType type,
-                       size_t numIndices, int64_t count) {
-  if (static_cast<int64_t>(numIndices) != type.getRank())
-    return op->emitOpError() << "expects " << type.getRank() << " " << name
-                             << " indices, got " << numIndices;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (type.getRank() == 0 || failed(type.getStridesAndOffset(strides, offset)) ||
-      strides.back() != 1)
-    return op->emitOpError() << "moves a run of " << count
-                             << " elements, so the " << name
-                             << "'s innermost dimension must have unit "
-                                "stride, got "
-                             << type;
-  int64_t inner = type.getShape().back();
-  if (!ShapedType::isDynamic(inner) && inner < count)
-    return op->emitOpError() << "adds " << count << " elements along a " << name
-                             << " dimension of " << inner;
-  return success();
-}
-} // namespace
 
 LogicalResult BulkAddOp::verify() {
   MemRefType source = getSource().getType(), dest = getDest().getType();
@@ -1020,11 +1004,15 @@ LogicalResult BulkAddOp::verify() {
   if (getCount() % 4 != 0)
     return emitOpError("adds whole 16-byte units (a multiple of 4 f32), got ")
            << getCount() << " elements";
-  if (failed(checkRun(*this, "source", source, getSourceIndices().size(),
-                      getCount())) ||
-      failed(checkRun(*this, "dest", dest, getDestIndices().size(),
-                      getCount())))
-    return failure();
+  for (auto [which, type, numIndices] :
+       {std::tuple{"source", source, getSourceIndices().size()},
+        std::tuple{"dest", dest, getDestIndices().size()}}) {
+    if (static_cast<int64_t>(numIndices) != type.getRank())
+      return emitOpError() << "expects " << type.getRank() << " " << which
+                           << " indices, got " << numIndices;
+    if (failed(verifyConsecutiveRun(*this, which, type, getCount())))
+      return failure();
+  }
   return success();
 }
 

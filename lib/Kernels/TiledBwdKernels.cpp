@@ -165,16 +165,18 @@ struct TiledConfig {
   /// f32 row vectors of statistics (normalizer, delta); then the staged
   /// dQ (bulk-reduce).
   SmallVector<WorkgroupBuffer> buffers() const {
-    if (warpgroup && dqBulk)
-      return {kKey,    kValue,         kQuery,    kGradOut,
-              kScores, kRowNormalizer, kRowDelta, kDqStaged};
+    SmallVector<WorkgroupBuffer> list;
     if (warpgroup)
-      return {kKey,    kValue,     kQuery,     kGradOut,
+      list = {kKey,    kValue,     kQuery,     kGradOut,
               kScores, kRowNormalizer, kRowDelta};
-    if (transposedCopies)
-      return {kQuery,  kGradOut,   kQueryT,    kGradOutT,
+    else if (transposedCopies)
+      list = {kQuery,  kGradOut,   kQueryT,    kGradOutT,
               kScores, kRowNormalizer, kRowDelta};
-    return {kKey, kQuery, kGradOut, kScores, kRowNormalizer, kRowDelta};
+    else
+      list = {kKey, kQuery, kGradOut, kScores, kRowNormalizer, kRowDelta};
+    if (dqBulk)
+      list.push_back(kDqStaged);
+    return list;
   }
   MemRefType bufferType(MLIRContext *ctx, WorkgroupBuffer buf) const {
     auto tile = [&](int64_t r, int64_t c) {
@@ -737,16 +739,21 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
 
   Value cScale = constF32(b, loc, scale);
 
-  // Block qb's staged dQ added to head headQ's accumulator rows by the
-  // bulk-copy unit, row r issued by work-item r. Rows past Sq land in the
+  // The staged dQ of the block before qb (where qb is past the first
+  // visible block) added to head headQ's accumulator rows by the bulk-copy
+  // unit, row r issued by work-item r. Rows past Sq land in the
   // accumulator's padding rows (whole query blocks), which nobody reads.
-  auto addStagedDq = [&](Value qb, Value headQ) {
+  auto addStagedDqBefore = [&](Value qb, Value headQ) {
+    auto any = scf::IfOp::create(
+        b, loc, cmp(b, loc, arith::CmpIPredicate::ugt, qb, qbBegin));
+    OpBuilder::InsertionGuard g2(b);
+    b.setInsertionPointToStart(any.thenBlock());
+    Value staged = arith::SubIOp::create(b, loc, qb, c1);
     auto issuer = scf::IfOp::create(
         b, loc, cmp(b, loc, arith::CmpIPredicate::ult, tid, cBlockQ));
-    OpBuilder::InsertionGuard g2(b);
     b.setInsertionPointToStart(issuer.thenBlock());
     Value row = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, qb, cBlockQ), tid);
+        b, loc, arith::MulIOp::create(b, loc, staged, cBlockQ), tid);
     fmha::BulkAddOp::create(b, loc, wg(kDqStaged), ValueRange{tid, c0}, dqAcc,
                             ValueRange{batch, row, headQ, c0}, cfg.dqk);
   };
@@ -915,14 +922,8 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
           rowEnd, cfg.blockQ);
       // The previous block's staged dQ: the barrier that publishes this
       // block's copies publishes it too.
-      if (cfg.dqBulk) {
-        Value qb = qLoop.getInductionVar();
-        auto previous = scf::IfOp::create(
-            b, loc, cmp(b, loc, arith::CmpIPredicate::ugt, qb, qbBegin));
-        OpBuilder::InsertionGuard g3(b);
-        b.setInsertionPointToStart(previous.thenBlock());
-        addStagedDq(arith::SubIOp::create(b, loc, qb, c1), headQ);
-      }
+      if (cfg.dqBulk)
+        addStagedDqBefore(qLoop.getInductionVar(), headQ);
     } else if (throughRegisters) {
       storeBlock(loadBlock(q0));
     } else {
@@ -1194,13 +1195,8 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   }
   // The head's last staged block (the kernel's last bulk_wait, after the
   // dK / dV stores, covers it).
-  if (cfg.dqBulk) {
-    auto any = scf::IfOp::create(
-        b, loc, cmp(b, loc, arith::CmpIPredicate::ugt, qbEnd, qbBegin));
-    OpBuilder::InsertionGuard g2(b);
-    b.setInsertionPointToStart(any.thenBlock());
-    addStagedDq(arith::SubIOp::create(b, loc, qbEnd, c1), headQ);
-  }
+  if (cfg.dqBulk)
+    addStagedDqBefore(qbEnd, headQ);
   scf::YieldOp::create(b, loc, qLoop.getResults());
   b.setInsertionPointAfter(headLoop);
 

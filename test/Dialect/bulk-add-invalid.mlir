@@ -38,7 +38,7 @@ func.func @index_count(%s: memref<64x136xf32, #wg>, %d: memref<?x8x128xf32>, %i:
 
 #wg = #gpu.address_space<workgroup>
 func.func @run_too_long(%s: memref<64x136xf32, #wg>, %d: memref<64x128xf32>, %i: index) {
-  // expected-error @+1 {{adds 256 elements along a source dimension of 136}}
+  // expected-error @+1 {{adds 256 consecutive elements to an innermost dimension of 136 in the source}}
   fmha.bulk_add %s[%i, %i] to %d[%i, %i] {count = 256 : i64} : memref<64x136xf32, #wg>, memref<64x128xf32>
   return
 }
