@@ -582,14 +582,31 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
         tileOptionsText("", cfg.blockQ, cfg.blockKv, cfg.numWarps),
         options.blockQ || options.blockKv || options.numWarps);
   }
-  // Nothing fits: report against the first candidate (the explicit options
-  // when given).
+  // Nothing fits: report against the candidate that needs the least
+  // workgroup memory (the explicit options, when given, are in every one).
   if (failed(apply(candidates.front(), /*report=*/true)))
     return failure();
-  return op.emitOpError("strategy=tiled: the tiles need ")
-         << cfg.workgroupBytes(ctx)
-         << " bytes of workgroup memory, more than the " << limit
-         << " the target has; lower block-q or block-kv";
+  const TileChoice *smallest = &candidates.front();
+  int64_t fewestBytes = cfg.workgroupBytes(ctx);
+  for (const TileChoice &c : candidates)
+    if (succeeded(apply(c, /*report=*/false)) &&
+        cfg.workgroupBytes(ctx) < fewestBytes) {
+      smallest = &c;
+      fewestBytes = cfg.workgroupBytes(ctx);
+    }
+  (void)apply(*smallest, /*report=*/false);
+  InFlightDiagnostic diag =
+      op.emitOpError("strategy=tiled: the tiles need ")
+      << fewestBytes << " bytes of workgroup memory at the least ("
+      << tileOptionsText("", cfg.blockQ, cfg.blockKv, cfg.numWarps)
+      << "), more than the " << limit << " the target has";
+  if (cfg.dqBulk)
+    diag << ", of which the dQ stage of dq-accumulation=bulk-reduce takes "
+         << workgroupBufferBytes({cfg.bufferType(ctx, kDqStaged)})
+         << " (dq-accumulation=atomics needs none)";
+  else
+    diag << "; lower block-q or block-kv";
+  return diag;
 }
 
 struct MainKernel {

@@ -47,3 +47,19 @@ func.func @deterministic(%q: memref<?x?x4x64xbf16>, %lse: memref<?x4x?xf32>,
         -> memref<?x?x4x64xbf16>, memref<?x?x4x64xbf16>, memref<?x?x4x64xbf16>
   return
 }
+
+// -----
+
+// D = 256: no tile choice leaves room for the dQ stage; the diagnostic names
+// the smallest tiles' need and the stage's share of it.
+// DET: error: 'fmha.attention_bwd' op strategy=tiled: the tiles need {{[0-9]+}} bytes of workgroup memory at the least (block-q={{[0-9]+}} block-kv={{[0-9]+}} num-warps={{[0-9]+}}), more than the 232448 the target has, of which the dQ stage of dq-accumulation=bulk-reduce takes {{[0-9]+}} (dq-accumulation=atomics needs none)
+// ATOMICS-LABEL: gpu.func @fmha_bwd_tiled_main
+// ATOMICS: fmha.tile_accumulate atomic_add
+func.func @bf16_d256(%q: memref<?x?x4x256xbf16>, %lse: memref<?x4x?xf32>,
+    %dq: memref<?x?x4x256xbf16>, %dk: memref<?x?x4x256xbf16>, %dv: memref<?x?x4x256xbf16>) {
+  fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %dq, %dk, %dv
+      : memref<?x?x4x256xbf16>, memref<?x?x4x256xbf16>, memref<?x?x4x256xbf16>,
+        memref<?x?x4x256xbf16>, memref<?x?x4x256xbf16>, stats(memref<?x4x?xf32>)
+        -> memref<?x?x4x256xbf16>, memref<?x?x4x256xbf16>, memref<?x?x4x256xbf16>
+  return
+}

@@ -29,7 +29,7 @@
 // ASYNCHOST: query-pipelining=async-copies needs an NVIDIA chip (cp.async, sm_80+): target=host has none
 // ASYNCTILES: query-pipelining=async-copies: the 16-row Q and dO tiles do not split evenly into 16-byte copies over the 256 work-items
 // BADPIPELINING: for the --query-pipelining option: Cannot find option named 'tma'!
-// LDS: the tiles need {{[0-9]+}} bytes of workgroup memory, more than the 49152 the target has; lower block-q or block-kv
+// LDS: the tiles need {{[0-9]+}} bytes of workgroup memory at the least (block-q={{[0-9]+}} block-kv={{[0-9]+}} num-warps={{[0-9]+}}), more than the 49152 the target has; lower block-q or block-kv
 
 // Matrix cores take f16 / bf16; f32 inputs need the warp strategy on a GPU.
 func.func @f32_inputs(%q: memref<1x16x2x64xf32>, %lse: memref<1x2x16xf32>,
