@@ -543,10 +543,19 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
   // The first candidate that divides, fits workgroup memory and the register
   // budget; else the one that fits memory with the fewest live registers
   // (head dims past 128 keep more accumulators than fit without spilling).
-  std::optional<TileChoice> chosen, fewest;
+  // The one needing the least workgroup memory names the shortfall where
+  // none fits.
+  std::optional<TileChoice> chosen, fewest, leanest;
   int64_t fewestRegs = std::numeric_limits<int64_t>::max();
+  int64_t leanestBytes = std::numeric_limits<int64_t>::max();
   for (const TileChoice &c : candidates) {
-    if (failed(apply(c, /*report=*/false)) || cfg.workgroupBytes(ctx) > limit)
+    if (failed(apply(c, /*report=*/false)))
+      continue;
+    if (cfg.workgroupBytes(ctx) < leanestBytes) {
+      leanest = c;
+      leanestBytes = cfg.workgroupBytes(ctx);
+    }
+    if (cfg.workgroupBytes(ctx) > limit)
       continue;
     if (cfg.liveRegisters() <= registerBudget(options, cfg.numWarps)) {
       chosen = c;
@@ -582,22 +591,14 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
         tileOptionsText("", cfg.blockQ, cfg.blockKv, cfg.numWarps),
         options.blockQ || options.blockKv || options.numWarps);
   }
-  // Nothing fits: report against the candidate that needs the least
-  // workgroup memory (the explicit options, when given, are in every one).
+  // Nothing fits: the first candidate's divisibility errors (the explicit
+  // options, when given, are in every one), else the leanest one's memory.
   if (failed(apply(candidates.front(), /*report=*/true)))
     return failure();
-  const TileChoice *smallest = &candidates.front();
-  int64_t fewestBytes = cfg.workgroupBytes(ctx);
-  for (const TileChoice &c : candidates)
-    if (succeeded(apply(c, /*report=*/false)) &&
-        cfg.workgroupBytes(ctx) < fewestBytes) {
-      smallest = &c;
-      fewestBytes = cfg.workgroupBytes(ctx);
-    }
-  (void)apply(*smallest, /*report=*/false);
+  (void)apply(*leanest, /*report=*/false);
   InFlightDiagnostic diag =
       op.emitOpError("strategy=tiled: the tiles need ")
-      << fewestBytes << " bytes of workgroup memory at the least ("
+      << leanestBytes << " bytes of workgroup memory at the least ("
       << tileOptionsText("", cfg.blockQ, cfg.blockKv, cfg.numWarps)
       << "), more than the " << limit << " the target has";
   if (cfg.dqBulk)
