@@ -1147,20 +1147,28 @@ LogicalResult emitConvert(KernelEmitter &emitter, StringRef name, Value accum,
 
 LogicalResult emitBwdPreprocess(KernelEmitter &emitter, Value out,
                                 Value gradOut, Value rowOutput,
-                                int64_t rowsPerWorkgroup, ValueRange stats,
-                                const VarlenBatch &varlen) {
+                                int64_t subgroupsPerWorkgroup,
+                                ValueRange stats, const VarlenBatch &varlen,
+                                const ZeroFilledRows &zeroRows) {
   const KernelTarget &target = emitter.getTarget();
   OpBuilder &cb = emitter.callSite();
   Location loc = out.getLoc();
-  int64_t rows = target.host ? 1 : rowsPerWorkgroup;
+  int64_t subgroups = target.host ? 1 : subgroupsPerWorkgroup;
   int64_t lanes = target.subgroupSize;
   // On a GPU each lane reads runs of up to 8 elements of a row (16 bytes;
-  // "o" and "do" rows are aligned, kernel_abi's ALIGNED_ROLES), as many as
-  // keep every lane busy: 4 at D = 128 with 32 lanes.
+  // "o" and "do" rows are aligned, kernel_abi's ALIGNED_ROLES), and a row
+  // takes as many lanes as it has runs (a power of two, at most the
+  // subgroup): D = 128 16 lanes, two rows a 32-lane subgroup; D = 64 eight
+  // lanes, four rows. One row a subgroup read 4-byte runs at D = 64.
   int64_t dv = cast<MemRefType>(out.getType()).getShape().back();
-  int64_t width = target.host || ShapedType::isDynamic(dv)
-                      ? 1
-                      : runWidth(out, std::min<int64_t>(8, dv / lanes));
+  int64_t width =
+      target.host || ShapedType::isDynamic(dv) ? 1 : runWidth(out, 8);
+  int64_t rowLanes =
+      ShapedType::isDynamic(dv)
+          ? lanes
+          : static_cast<int64_t>(llvm::bit_floor(static_cast<uint64_t>(
+                std::clamp<int64_t>(dv / width, 1, lanes))));
+  int64_t rows = subgroups * (lanes / rowLanes);
   SmallVector<Value> sizes = memrefSizes(cb, loc, out); // [B, Sq, Hq, Dv]
   KernelLaunch launch;
   launch.name = "fmha_bwd_preprocess";
@@ -1171,6 +1179,8 @@ LogicalResult emitBwdPreprocess(KernelEmitter &emitter, Value out,
                                            : "row_stats:f32:none:[B,Hq,Sq,2]"}};
   if (!stats.empty())
     appendStatsArgs(launch.args, stats);
+  if (zeroRows.buffer)
+    launch.args.push_back({zeroRows.buffer, zeroRows.role});
   std::string rowsStr = std::to_string(rows);
   if (varlen) {
     // Per sequence: O and dO rows, and the [Hq, S] statistics and records.
@@ -1182,23 +1192,25 @@ LogicalResult emitBwdPreprocess(KernelEmitter &emitter, Value out,
     SequenceView rowsView{/*keys=*/false, /*tokenDim=*/1, /*batchDim=*/0};
     launch.sequenceViews = {SequenceView{}, SequenceView{}, rowsView};
     launch.sequenceViews.append(stats.size(), rowsView);
+    if (zeroRows.buffer)
+      launch.sequenceViews.push_back(zeroRows.view);
     launch.exitRows = rows;
   } else {
     launch.grid = {ceilDiv(cb, loc, sizes[1], constIndex(cb, loc, rows)),
                    sizes[2], sizes[0]};
     launch.gridExpr = {"ceildiv(Sq," + rowsStr + ")", "Hq", "B"};
   }
-  launch.blockSize = rows * lanes;
+  launch.blockSize = subgroups * lanes;
   return emitter.emit(launch, [&](OpBuilder &b, Location loc, ValueRange ids,
                                   Value tid, ValueRange args, ValueRange) {
     Value o = args[0], dO = args[1], d = args[2];
     SmallVector<Value> ks = memrefSizes(b, loc, o);
-    Value cLanes = constIndex(b, loc, lanes);
+    Value cRowLanes = constIndex(b, loc, rowLanes);
     Value firstRow =
         arith::MulIOp::create(b, loc, ids[0], constIndex(b, loc, rows));
-    Value rowInGroup = arith::DivUIOp::create(b, loc, tid, cLanes);
+    Value rowInGroup = arith::DivUIOp::create(b, loc, tid, cRowLanes);
     Value row = arith::AddIOp::create(b, loc, firstRow, rowInGroup);
-    Value lane = arith::RemUIOp::create(b, loc, tid, cLanes);
+    Value lane = arith::RemUIOp::create(b, loc, tid, cRowLanes);
     Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
                                         ks[1]);
     // Rows past Sq read nothing but still join the (uniform) reduction.
@@ -1209,7 +1221,7 @@ LogicalResult emitBwdPreprocess(KernelEmitter &emitter, Value out,
     Value zero = constRunF32(b, loc, 0.0f, width);
     Value cWidth = constIndex(b, loc, width);
     Value firstDim = arith::MulIOp::create(b, loc, lane, cWidth);
-    Value dimStep = arith::MulIOp::create(b, loc, cLanes, cWidth);
+    Value dimStep = arith::MulIOp::create(b, loc, cRowLanes, cWidth);
     auto loop = scf::ForOp::create(
         b, loc, firstDim, hi, dimStep, ValueRange{zero},
         [&](OpBuilder &lb, Location l, Value dim, ValueRange acc) {
@@ -1221,12 +1233,31 @@ LogicalResult emitBwdPreprocess(KernelEmitter &emitter, Value out,
                                ValueRange{arith::AddFOp::create(
                                    lb, l, acc[0], prod)});
         });
+    if (zeroRows.buffer) {
+      // The row of the accumulator, by its lanes in 16-byte runs; rows past
+      // Sq are never read.
+      Value accum = args.back();
+      int64_t accWidth = runWidth(accum, 4);
+      Value cAccWidth = constIndex(b, loc, accWidth);
+      Value firstCol = arith::MulIOp::create(b, loc, lane, cAccWidth);
+      Value colStep = arith::MulIOp::create(b, loc, cRowLanes, cAccWidth);
+      Value colEnd = memref::DimOp::create(b, loc, accum, 3);
+      Value colHi = arith::SelectOp::create(b, loc, valid, colEnd,
+                                            constIndex(b, loc, 0));
+      Value zeroRun = constRunF32(b, loc, 0.0f, accWidth);
+      scf::ForOp::create(b, loc, firstCol, colHi, colStep, ValueRange{},
+                         [&](OpBuilder &lb, Location l, Value col, ValueRange) {
+                           storeRunF32(lb, l, zeroRun, accum,
+                                       ValueRange{ids[2], row, ids[1], col});
+                           scf::YieldOp::create(lb, l);
+                         });
+    }
     Value partial = loop.getResult(0);
     if (width > 1)
       partial = vector::ReductionOp::create(b, loc, vector::CombiningKind::ADD,
                                             partial);
-    Value sum =
-        subgroupReduce(b, loc, target, partial, gpu::AllReduceOperation::ADD);
+    Value sum = subgroupReduce(b, loc, target, partial,
+                               gpu::AllReduceOperation::ADD, rowLanes);
     Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane,
                                         constIndex(b, loc, 0));
     auto ifOp = scf::IfOp::create(
@@ -1237,8 +1268,9 @@ LogicalResult emitBwdPreprocess(KernelEmitter &emitter, Value out,
       memref::StoreOp::create(b, loc, sum, d, ValueRange{ids[2], ids[1], row});
       return;
     }
-    Value norm = RowStats::load(b, loc, args.drop_front(3), ids[2], ids[1], row)
-                     .normalizer(b, loc);
+    Value norm =
+        RowStats::load(b, loc, args.slice(3, stats.size()), ids[2], ids[1], row)
+            .normalizer(b, loc);
     std::array<Value, 2> record{norm, sum};
     for (auto [field, x] : llvm::enumerate(record))
       memref::StoreOp::create(

@@ -476,20 +476,32 @@ mlir::LogicalResult emitConvert(KernelEmitter &emitter, llvm::StringRef name,
                                 SequenceView accumView = {},
                                 bool pairedColumns = false);
 
+/// A [B, S, H, D] f32 buffer whose rows a row kernel also zero-fills (the
+/// preprocess: the dQ accumulator, one launch fewer): its role and, in a
+/// packed batch, how a sequence sees it.
+struct ZeroFilledRows {
+  mlir::Value buffer;
+  std::string role;
+  SequenceView view;
+};
+
 /// FA2 preprocess: delta[b, h, q] = sum_d dO[b, q, h, d] * O[b, q, h, d] into
 /// `rowOutput`, the f32 [B, Hq, Sq] buffer of deltas (role "delta:f32:none").
-/// One subgroup per row, `rowsPerWorkgroup` rows per workgroup (1 on the host);
-/// lanes stride over the head dim and meet in a subgroup reduction. With the
-/// softmax `stats`, `rowOutput` is the [B, Hq, Sq, 2] row record instead (role
+/// Each row takes a cluster of a subgroup's lanes (16-byte runs of it each),
+/// `subgroupsPerWorkgroup` subgroups a workgroup (one row on the host); the
+/// lanes meet in a clustered subgroup reduction. With the softmax `stats`,
+/// `rowOutput` is the [B, Hq, Sq, 2] row record instead (role
 /// "row_stats:f32:none:[B,Hq,Sq,2]"): each row's RowStats::normalizer, then
 /// its delta, so a kernel reads a row's statistics with one load.
 /// With `varlen`, the packed batch's [T_q, Hq, Dv] O / dO, [Hq, T_q] stats
 /// and [Hq, T_q, 2] row record (role "row_stats:f32:none:[Hq,Sq,2]"), one
-/// grid z per sequence.
+/// grid z per sequence. With `zeroRows`, the same lanes zero-fill row (b, q,
+/// h) of that buffer for every q < Sq.
 mlir::LogicalResult
 emitBwdPreprocess(KernelEmitter &emitter, mlir::Value out, mlir::Value gradOut,
-                  mlir::Value rowOutput, int64_t rowsPerWorkgroup,
-                  mlir::ValueRange stats = {}, const VarlenBatch &varlen = {});
+                  mlir::Value rowOutput, int64_t subgroupsPerWorkgroup,
+                  mlir::ValueRange stats = {}, const VarlenBatch &varlen = {},
+                  const ZeroFilledRows &zeroRows = {});
 
 /// The gradient of attention sinks, dSink[h] = -sum over the rows of head h
 /// of exp2(sink[h] log2 e - c) * delta, from the row record of

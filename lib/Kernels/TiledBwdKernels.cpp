@@ -1,9 +1,10 @@
 //===- TiledBwdKernels.cpp - FlashAttention-2 backward on matrix atoms ----===//
 //
 // strategy=tiled of fmha-bwd-to-kernels. Kernels, in launch order:
-//   1. zero-fill of the f32 dQ accumulator (or of the per-KV-block partials);
+//   1. with `deterministic`, zero-fill of the per-KV-block dQ partials;
 //   2. preprocess: each query row's record of its softmax normalizer and
-//      delta = rowsum(dO * O) (lib/Kernels/KernelBuilder);
+//      delta = rowsum(dO * O) (lib/Kernels/KernelBuilder), and the zero-fill
+//      of the row in the f32 dQ accumulator;
 //   3. the main kernel, one workgroup per (KV block, kv head, batch): K of the
 //      block sits in workgroup memory, each subgroup keeps the V fragments and
 //      the dK / dV accumulators of its slice of KV rows in registers while it
@@ -1320,9 +1321,20 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
   if (failed(dqBuffer))
     return failure();
   dqAcc = *dqBuffer;
-  if (failed(emitZeroFill(emitter, "fmha_bwd_zero_dq", dqAcc, dqRole,
-                          dqCount, /*alignedRows=*/true)))
-    return failure();
+  // A sequence's part of the dQ accumulator (of each partial).
+  SequenceView dqView{/*keys=*/false, /*tokenDim=*/deterministic ? 1u : 0u,
+                      /*batchDim=*/deterministic ? 1u : 0u, cfg.blockQ};
+  // The accumulator's rows are zero-filled by the preprocess, whose lanes
+  // own them (one launch fewer); the partials, one a KV block, by a kernel
+  // of their own.
+  ZeroFilledRows dqZeroRows;
+  if (deterministic) {
+    if (failed(emitZeroFill(emitter, "fmha_bwd_zero_dq", dqAcc, dqRole,
+                            dqCount, /*alignedRows=*/true)))
+      return failure();
+  } else {
+    dqZeroRows = {dqAcc, dqRole, dqView};
+  }
   // dBias: added atomically where the bias broadcasts (several query heads
   // or batches add to one element), else stored by the one workgroup that
   // computes the pair; zero-filled first where it is added or a mask skips
@@ -1365,7 +1377,8 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
     return failure();
   Value rowRecord = *rowBuffer;
   if (failed(emitBwdPreprocess(emitter, op.getOut(), op.getGradOut(), rowRecord,
-                               cfg.numWarps, op.getStats(), varlen)))
+                               cfg.numWarps, op.getStats(), varlen,
+                               dqZeroRows)))
     return failure();
   // The statistics include the sinks, so only their gradient needs them.
   if (op.getGradSinks() &&
@@ -1393,9 +1406,6 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
   if (op.getDropoutSeedOffset())
     launch.args.push_back({op.getDropoutSeedOffset(), "dropout_seed_offset"});
   SmallVector<Value> kSizes = memrefSizes(cb, loc, op.getKey());
-  // A sequence's part of the dQ accumulator (of each partial).
-  SequenceView dqView{/*keys=*/false, /*tokenDim=*/deterministic ? 1u : 0u,
-                      /*batchDim=*/deterministic ? 1u : 0u, cfg.blockQ};
   if (varlen) {
     launch.grid = {nKvBlocks, kSizes[1], varlen.numSequences(cb, loc)};
     SequenceView queries, keys{/*keys=*/true};

@@ -17,12 +17,13 @@
 // RUN: FileCheck %s --check-prefix=THREEJSON < %t.three.hsaco.json
 
 // The forward writes O (%arg3) and the LSE (%arg4); the backward's
-// preprocess reads both (and writes each row's record for the main kernel).
+// preprocess reads both (and writes each row's record for the main kernel,
+// and zero-fills the dQ accumulator's rows).
 // HOST-LABEL: func.func @fwd_bwd(
 // HOST: gpu.launch_func @fmha_kernels::@fmha_fwd_tiled_main blocks in ({{.*}}) threads in (%c256, %c1, %c1) args(%arg0 : memref<?x?x16x128xbf16>, %arg1 : memref<?x?x4x128xbf16>, %arg2 : memref<?x?x4x128xbf16>, %arg3 : memref<?x?x16x128xbf16>, %arg4 : memref<?x16x?xf32>)
-// HOST: gpu.launch_func @fmha_kernels::@fmha_bwd_zero_dq
-// HOST: gpu.launch_func @fmha_kernels::@fmha_bwd_preprocess {{.*}} args(%arg3 : memref<?x?x16x128xbf16>, %arg5 : memref<?x?x16x128xbf16>, %[[ROWS:.*]] : memref<?x16x?x2xf32>, %arg4 : memref<?x16x?xf32>)
-// HOST: gpu.launch_func @fmha_kernels::@fmha_bwd_tiled_main {{.*}}, %[[ROWS]] : memref<?x16x?x2xf32>,
+// HOST-NOT: gpu.launch_func @fmha_kernels::@fmha_bwd_zero_dq
+// HOST: gpu.launch_func @fmha_kernels::@fmha_bwd_preprocess {{.*}} args(%arg3 : memref<?x?x16x128xbf16>, %arg5 : memref<?x?x16x128xbf16>, %[[ROWS:[^ ]*]] : memref<?x16x?x2xf32>, %arg4 : memref<?x16x?xf32>, %[[DQ:[^ ]*]] : memref<?x?x16x128xf32>)
+// HOST: gpu.launch_func @fmha_kernels::@fmha_bwd_tiled_main {{.*}}, %[[ROWS]] : memref<?x16x?x2xf32>, %[[DQ]] : memref<?x?x16x128xf32>,
 // HOST: gpu.launch_func @fmha_kernels::@fmha_bwd_convert_dq
 // HOST-NOT: gpu.launch_func
 // HOST: gpu.binary @fmha_kernels [#gpu.object<#rocdl.target<O = 3, chip = "gfx942">
@@ -59,11 +60,7 @@
 // JSON-NEXT:     1
 // JSON-NEXT:   ],
 // JSON-NEXT:   "order": 0,
-// JSON:      "name": "fmha_bwd_zero_dq"
-// JSON:        "ops": [
-// JSON-NEXT:     1
-// JSON-NEXT:   ],
-// JSON-NEXT:   "order": 1,
+// JSON-NOT:  "name": "fmha_bwd_zero_dq"
 // JSON:      "name": "fmha_bwd_preprocess"
 // JSON:        "grid": [
 // JSON-NEXT:     "ceildiv(Sk,128)",
@@ -78,18 +75,17 @@
 // JSON-NEXT:   "ops": [
 // JSON-NEXT:     1
 // JSON-NEXT:   ],
-// JSON-NEXT:   "order": 2,
+// JSON-NEXT:   "order": 1,
 // JSON:      "name": "fmha_bwd_tiled_main"
 // JSON:        "ops": [
 // JSON-NEXT:     1
 // JSON-NEXT:   ],
-// JSON-NEXT:   "order": 3,
+// JSON-NEXT:   "order": 2,
 // JSON:      "name": "fmha_bwd_convert_dq"
 // JSON-NOT:  "name": "fmha_
 // JSON:      "target": "#rocdl.target<O = 3, chip = \"gfx942\">"
 
 // ISA-DAG: <fmha_fwd_tiled_main>:
-// ISA-DAG: <fmha_bwd_zero_dq>:
 // ISA-DAG: <fmha_bwd_preprocess>:
 // ISA-DAG: <fmha_bwd_tiled_main>:
 // ISA-DAG: <fmha_bwd_convert_dq>:

@@ -108,5 +108,5 @@
 // ISA-NOT: global_atomic_cmpswap
 // ISA-NOT: s_swappc
 
-// NOSCRATCH-COUNT-4: .private_segment_fixed_size: 0
+// NOSCRATCH-COUNT-3: .private_segment_fixed_size: 0
 // NOSCRATCH-NOT:     .private_segment_fixed_size: {{[1-9]}}

@@ -14,7 +14,6 @@
 // CHECK: v_cmp_ge_u64_e32 vcc
 // CHECK-NEXT: s_cbranch_vccnz
 // CHECK: v_mfma_f32
-// CHECK-LABEL: <fmha_bwd_zero_dq>:
 // CHECK-LABEL: <fmha_bwd_preprocess>:
 // CHECK: s_load_dwordx2 s[{{[0-9]+:[0-9]+}}], s[{{[0-9]+:[0-9]+}}], 0x0
 // CHECK: v_cmp_ge_u64_e32 vcc

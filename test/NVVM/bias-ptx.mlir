@@ -10,10 +10,11 @@
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK-COUNT-64: cvt.f32.bf16
 // CHECK-NOT: atom.global
-// CHECK-LABEL: .entry fmha_bwd_zero_dq(
+// CHECK-NOT: .entry fmha_bwd_zero_dq(
 // CHECK-LABEL: .entry fmha_bwd_zero_dbias(
 // CHECK: st.global.b32
 // CHECK-LABEL: .entry fmha_bwd_preprocess(
+// CHECK: st.global.v4.b32 [{{.*}}], {0f00000000, 0f00000000, 0f00000000, 0f00000000};
 // CHECK-LABEL: .entry fmha_bwd_tiled_main(
 // CHECK: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK-COUNT-64: cvt.f32.bf16

@@ -10,12 +10,13 @@
 // RUN: FileCheck %s --check-prefix=PTX --implicit-check-not=.local < %t.ptx
 
 // The forward writes O (%arg3) and the LSE (%arg4); the backward's
-// preprocess reads both (and writes each row's record for the main kernel).
+// preprocess reads both (and writes each row's record for the main kernel,
+// and zero-fills the dQ accumulator's rows).
 // HOST-LABEL: func.func @fwd_bwd(
 // HOST: gpu.launch_func @fmha_kernels::@fmha_fwd_tiled_main blocks in ({{.*}}) threads in (%c128, %c1, %c1) dynamic_shared_memory_size %{{c[0-9]+_i32}} args(%arg0 : memref<?x?x16x128xbf16>, %arg1 : memref<?x?x4x128xbf16>, %arg2 : memref<?x?x4x128xbf16>, %arg3 : memref<?x?x16x128xbf16>, %arg4 : memref<?x16x?xf32>)
-// HOST: gpu.launch_func @fmha_kernels::@fmha_bwd_zero_dq
-// HOST: gpu.launch_func @fmha_kernels::@fmha_bwd_preprocess {{.*}} args(%arg3 : memref<?x?x16x128xbf16>, %arg5 : memref<?x?x16x128xbf16>, %[[ROWS:.*]] : memref<?x16x?x2xf32>, %arg4 : memref<?x16x?xf32>)
-// HOST: gpu.launch_func @fmha_kernels::@fmha_bwd_tiled_main {{.*}} dynamic_shared_memory_size %{{c[0-9]+_i32}} args({{.*}}, %[[ROWS]] : memref<?x16x?x2xf32>,
+// HOST-NOT: @fmha_bwd_zero_dq
+// HOST: gpu.launch_func @fmha_kernels::@fmha_bwd_preprocess {{.*}} args(%arg3 : memref<?x?x16x128xbf16>, %arg5 : memref<?x?x16x128xbf16>, %[[ROWS:[^ ]*]] : memref<?x16x?x2xf32>, %arg4 : memref<?x16x?xf32>, %[[DQ:[^ ]*]] : memref<?x?x16x128xf32>)
+// HOST: gpu.launch_func @fmha_kernels::@fmha_bwd_tiled_main {{.*}} dynamic_shared_memory_size %{{c[0-9]+_i32}} args({{.*}}, %[[ROWS]] : memref<?x16x?x2xf32>, %[[DQ]] : memref<?x?x16x128xf32>,
 // HOST: gpu.launch_func @fmha_kernels::@fmha_bwd_convert_dq
 // HOST-NOT: gpu.launch_func
 // HOST: gpu.binary @fmha_kernels [#gpu.object<#nvvm.target<O = 3, chip = "sm_90", features = "+ptx81">
@@ -56,11 +57,7 @@
 // JSON-NEXT:     1
 // JSON-NEXT:   ],
 // JSON-NEXT:   "order": 0,
-// JSON:      "name": "fmha_bwd_zero_dq"
-// JSON:        "ops": [
-// JSON-NEXT:     1
-// JSON-NEXT:   ],
-// JSON-NEXT:   "order": 1,
+// JSON-NOT:  "name": "fmha_bwd_zero_dq"
 // JSON:      "name": "fmha_bwd_preprocess"
 // JSON:        "dynamic_shared_bytes": {{[1-9][0-9]*}},
 // JSON-NEXT:   "grid": [
@@ -76,12 +73,12 @@
 // JSON-NEXT:   "ops": [
 // JSON-NEXT:     1
 // JSON-NEXT:   ],
-// JSON-NEXT:   "order": 2,
+// JSON-NEXT:   "order": 1,
 // JSON:      "name": "fmha_bwd_tiled_main"
 // JSON:        "ops": [
 // JSON-NEXT:     1
 // JSON-NEXT:   ],
-// JSON-NEXT:   "order": 3,
+// JSON-NEXT:   "order": 2,
 // JSON:      "name": "fmha_bwd_convert_dq"
 // JSON-NOT:  "name": "fmha_
 // JSON:      "target": "#nvvm.target<O = 3, chip = \"sm_90\", features = \"+ptx81\">"
@@ -90,7 +87,7 @@
 // PTX-LABEL: .entry fmha_fwd_tiled_main(
 // PTX: cp.async.cg.shared.global
 // PTX: lg2.approx.f32
-// PTX-LABEL: .entry fmha_bwd_zero_dq(
+// PTX-NOT: .entry fmha_bwd_zero_dq(
 // PTX-LABEL: .entry fmha_bwd_preprocess(
 // PTX-LABEL: .entry fmha_bwd_tiled_main(
 // PTX: red.global.add.v4.f32

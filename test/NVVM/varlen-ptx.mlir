@@ -2,8 +2,9 @@
 // every kernel that reads per-sequence data takes cu_seqlens_q /
 // cu_seqlens_k after its other arguments, loads its sequence's two offsets
 // (grid z) and leaves at once when its block starts past the sequence's end
-// (the preprocess, main kernels, and the dQ conversion); the zero-fill
-// covers the whole packed accumulator. Grids run over the longest sequence
+// (the preprocess, main kernels, and the dQ conversion); the preprocess
+// zero-fills its rows of the dQ accumulator (16-byte stores: the rows of
+// each sequence start 16-byte aligned). Grids run over the longest sequence
 // (max_seqlen_q / max_seqlen_k, launch symbols).
 // RUN: rocke-opt %S/Inputs/varlen_fwd_bwd_bf16_d128_causal.mlir -o %t.mlir -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a},fmha-dump-binary{output=%t.ptx})'
 // RUN: FileCheck %s --check-prefix=PTX --implicit-check-not=.local < %t.ptx
@@ -17,13 +18,14 @@
 // PTX: setp.ge.u64 [[EXIT:%p[0-9]+]],
 // PTX-NEXT: @[[EXIT]] bra
 // PTX: wgmma.mma_async
-// PTX-LABEL: .entry fmha_bwd_zero_dq(
-// PTX-NOT: ld.global
+// PTX-NOT: .entry fmha_bwd_zero_dq(
 // PTX-LABEL: .entry fmha_bwd_preprocess(
 // PTX: ld.global.s32 {{.*}}, [[[CUQ:%rd[0-9]+]]];
 // PTX-NEXT: ld.global.s32 {{.*}}, [[[CUQ]]+4];
 // PTX: setp.ge.u64 [[EXIT:%p[0-9]+]],
 // PTX-NEXT: @[[EXIT]] bra
+// PTX: ld.global.v4.b32
+// PTX: st.global.v4.b32 [{{.*}}], {0f00000000, 0f00000000, 0f00000000, 0f00000000};
 // PTX-LABEL: .entry fmha_bwd_tiled_main(
 // PTX: ld.global.s32 {{.*}}, [[[CU:%rd[0-9]+]]];
 // PTX-NEXT: ld.global.s32 {{.*}}, [[[CU]]+4];
@@ -53,9 +55,10 @@
 // JSON-NEXT: "max_seqlen_q": 4096
 // JSON: "name": "fmha_fwd_tiled_main"
 // JSON: "dq_accum:f32:zero:[Sq+B*BQ,Hq,Dqk]"
-// JSON: "name": "fmha_bwd_zero_dq"
+// JSON-NOT: "name": "fmha_bwd_zero_dq"
 // JSON: "row_stats:f32:none:[Hq,Sq,2]",
-// JSON: "ceildiv(max_seqlen_q,8)",
+// JSON: "dq_accum:f32:zero:[Sq+B*BQ,Hq,Dqk]",
+// JSON: "ceildiv(max_seqlen_q,16)",
 // JSON: "name": "fmha_bwd_preprocess"
 // JSON: {{^ *}}"dv",
 // JSON-NEXT: "cu_seqlens_q",
@@ -74,7 +77,7 @@
 // HOST: %[[N:.*]] = memref.dim %arg6, %c0
 // HOST: %[[B:.*]] = arith.subi %[[N]], %c1
 // HOST: gpu.launch_func @fmha_kernels::@fmha_fwd_tiled_main blocks in (%c32, %c16, %[[B]]) {{.*}} args({{.*}}, %arg4 : memref<16x?xf32>, %arg6 : memref<?xi32>, %arg7 : memref<?xi32>)
-// HOST: gpu.launch_func @fmha_kernels::@fmha_bwd_zero_dq
-// HOST: gpu.launch_func @fmha_kernels::@fmha_bwd_preprocess {{.*}} args({{.*}} : memref<16x?x2xf32>, %arg4 : memref<16x?xf32>, %arg6 : memref<?xi32>, %arg7 : memref<?xi32>)
+// HOST-NOT: @fmha_bwd_zero_dq
+// HOST: gpu.launch_func @fmha_kernels::@fmha_bwd_preprocess {{.*}} args({{.*}} : memref<16x?x2xf32>, %arg4 : memref<16x?xf32>, %{{.*}} : memref<?x16x128xf32>, %arg6 : memref<?xi32>, %arg7 : memref<?xi32>)
 // HOST: gpu.launch_func @fmha_kernels::@fmha_bwd_tiled_main blocks in (%c32, %c4, %{{.*}}) {{.*}} %arg6 : memref<?xi32>, %arg7 : memref<?xi32>)
 // HOST: gpu.launch_func @fmha_kernels::@fmha_bwd_convert_dq {{.*}} %arg6 : memref<?xi32>, %arg7 : memref<?xi32>)

@@ -55,7 +55,7 @@ func.func @broadcast_softcap(%q: memref<?x?x4x64xbf16>, %k: memref<?x?x2x64xbf16
 // on sm_90): the forward scales the scores in the bias's map (P is then
 // exp2(s' log2 e - m)); no zero-fill (each pair is stored once), dS' is
 // dS, stored with the keys along the tile's rows.
-// BCAST-LABEL: gpu.func @fmha_bwd_zero_dq(
+// BCAST-LABEL: func.func @full(
 // BCAST-NOT: fmha_bwd_zero_dbias
 // BCAST-LABEL: gpu.func @fmha_bwd_preprocess(
 // FULL-LABEL: gpu.func @fmha_fwd_tiled_main(

@@ -87,7 +87,7 @@ func.func @log2_max_sum(%q: memref<1x64x4x64xf16>, %k: memref<1x64x2x64xf16>, %v
 // runners launch the chain in order.
 // CHECK-LABEL: func{{.*}} @fmha_fwd_tiled_main(
 // CHECK-SAME: ops = [0]
-// CHECK-LABEL: func{{.*}} @fmha_bwd_zero_dq(
+// CHECK-LABEL: func{{.*}} @fmha_bwd_preprocess(
 // CHECK-SAME: ops = [1]
 func.func @chain(%q: memref<1x64x2x64xf16>, %k: memref<1x64x2x64xf16>, %v: memref<1x64x2x64xf16>, %o: memref<1x64x2x64xf16>, %do: memref<1x64x2x64xf16>, %lse: memref<1x2x64xf32>, %dq: memref<1x64x2x64xf16>, %dk: memref<1x64x2x64xf16>, %dv: memref<1x64x2x64xf16>) {
   fmha.attention_fwd %q, %k, %v -> %o, stats(%lse)

@@ -7,7 +7,7 @@
 // on AMD and NVIDIA) are diagnostics: they compiled with exit 0 and could
 // only fail at launch.
 
-// TILED: error: 'fmha.attention_bwd' op kernel 'fmha_bwd_zero_dq' needs 4398046511104 workgroups in x (ceildiv(B*ceildiv(Sq,64)*64*Hq*64,1024)), past the GPU grid limit of 2147483647 (x < 2^31, y and z < 65536)
+// TILED: error: 'fmha.attention_bwd' op kernel 'fmha_bwd_preprocess' needs 1099511627776 workgroups in z (B), past the GPU grid limit of 65535 (x < 2^31, y and z < 65536)
 // WARP: error: 'fmha.attention_bwd' op kernel 'fmha_bwd_zero_dk' needs 274877906944 workgroups in x (ceildiv(B*Sk*Hkv*Dqk,256)), past the GPU grid limit of 2147483647
 func.func @huge_batch(%q: memref<1099511627776x1x1x64xf16>, %lse: memref<1099511627776x1x1xf32>,
     %dq: memref<1099511627776x1x1x64xf16>, %dk: memref<1099511627776x1x1x64xf16>, %dv: memref<1099511627776x1x1x64xf16>) {

@@ -18,14 +18,14 @@
 // LDS); sm_90 128 KV rows over 8 warps, K, Q and dO in dynamic shared memory
 // (recorded for the runner, which opts in past 48 KiB).
 // AMD-LABEL: func.func @causal_gqa
-// AMD: gpu.launch_func @fmha_kernels::@fmha_bwd_zero_dq
+// AMD-NOT: @fmha_bwd_zero_dq
 // AMD: gpu.launch_func @fmha_kernels::@fmha_bwd_preprocess
 // AMD: gpu.launch_func @fmha_kernels::@fmha_bwd_tiled_main
 // AMD: gpu.launch_func @fmha_kernels::@fmha_bwd_convert_dq
 // AMD: gpu.func @fmha_bwd_tiled_main
 // AMD-SAME: workgroup(%{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>> {{.*}}, %{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>> {{.*}}, %{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>> {{.*}}, %{{.*}} : memref<64x72xf16, #gpu.address_space<workgroup>> {{.*}}, %{{.*}} : memref<64x136xf16, #gpu.address_space<workgroup>>
 // AMD-SAME: known_block_size = array<i32: 256, 1, 1>
-// AMD-SAME: rocke.launch = {args = ["q", "k", "v", "do", "row_stats:f32:none:[B,Hq,Sq,2]", "dq_accum:f32:zero:[B,ceildiv(Sq,BQ)*BQ,Hq,Dqk]", "dk", "dv"], block = [256, 1, 1], grid = ["ceildiv(Sk,128)", "Hkv", "B"], ops = [0], order = 2 : i64, symbols = {BKV = 128 : i64, BQ = 64 : i64}}
+// AMD-SAME: rocke.launch = {args = ["q", "k", "v", "do", "row_stats:f32:none:[B,Hq,Sq,2]", "dq_accum:f32:zero:[B,ceildiv(Sq,BQ)*BQ,Hq,Dqk]", "dk", "dv"], block = [256, 1, 1], grid = ["ceildiv(Sk,128)", "Hkv", "B"], ops = [0], order = 1 : i64, symbols = {BKV = 128 : i64, BQ = 64 : i64}}
 // The products are the workgroup's tiles, split over its subgroups as their
 // types say (fmha-split-workgroup-tiles gives each subgroup its block,
 // fmha-distribute-tiles each lane its fragments): dK and dV [128 KV rows x
@@ -44,13 +44,16 @@
 
 // NV-LABEL: func.func @causal_gqa
 // NV: gpu.launch_func @fmha_kernels::@fmha_bwd_tiled_main {{.*}} threads in (%{{.*}}, %{{.*}}, %{{.*}}) dynamic_shared_memory_size %c54784_i32
-// The element-wise kernels take runs along a row: the zero-fill four f32 a
-// lane, the preprocess two f16 of O and dO (64 columns over 32 lanes).
-// NV: gpu.func @fmha_bwd_zero_dq
+// The preprocess takes 16-byte runs along a row: eight f16 of O and dO a
+// lane (a row over 8 lanes, four rows a subgroup, 32 a workgroup), and
+// zero-fills the row of the dQ accumulator four f32 a lane.
+// NV-NOT: gpu.func @fmha_bwd_zero_dq
+// NV: gpu.func @fmha_bwd_preprocess({{.*}}: memref<2x128x8x64xf32>) kernel
+// NV-SAME: args = ["o", "do", "row_stats:f32:none:[B,Hq,Sq,2]", "lse", "dq_accum:f32:zero:[B,ceildiv(Sq,BQ)*BQ,Hq,Dqk]"], block = [256, 1, 1], grid = ["ceildiv(Sq,32)", "Hq", "B"]
+// NV: vector.load {{.*}} {alignment = 16 : i64} : memref<2x128x8x64xf16, #gpu.address_space<global>>, vector<8xf16>
 // NV: vector.store {{.*}} {alignment = 16 : i64} : memref<2x128x8x64xf32, #gpu.address_space<global>>, vector<4xf32>
-// NV: gpu.func @fmha_bwd_preprocess
-// NV: vector.load {{.*}} {alignment = 4 : i64} : memref<2x128x8x64xf16, #gpu.address_space<global>>, vector<2xf16>
-// NV: vector.reduction <add>, {{.*}} : vector<2xf32> into f32
+// NV: vector.reduction <add>, {{.*}} : vector<8xf32> into f32
+// NV: gpu.subgroup_reduce add {{.*}} uniform cluster(size = 8)
 // NV: gpu.func @fmha_bwd_tiled_main
 // NV-NOT: workgroup(
 // NV-SAME: known_block_size = array<i32: 256, 1, 1>

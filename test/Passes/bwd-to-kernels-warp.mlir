@@ -31,11 +31,13 @@
 // CHECK:             memref.store {{.*}} : memref<2x128x8x64xf32, #gpu.address_space<global>>
 // CHECK:         gpu.func @fmha_bwd_zero_dv
 // CHECK-SAME:      order = 1 : i64
+// The preprocess: a row over 8 lanes (16-byte runs of O and dO), eight rows
+// a 64-lane subgroup, 32 a workgroup.
 // CHECK:         gpu.func @fmha_bwd_preprocess
-// CHECK-SAME:      known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 32, 8, 2>
-// CHECK-SAME:      rocke.launch = {args = ["o", "do", "delta:f32:none"], block = [256, 1, 1], grid = ["ceildiv(Sq,4)", "Hq", "B"], ops = [0], order = 2 : i64}
+// CHECK-SAME:      known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 4, 8, 2>
+// CHECK-SAME:      rocke.launch = {args = ["o", "do", "delta:f32:none"], block = [256, 1, 1], grid = ["ceildiv(Sq,32)", "Hq", "B"], ops = [0], order = 2 : i64}
 // CHECK:           scf.for
-// CHECK:           gpu.subgroup_reduce add %{{.*}} uniform : (f32) -> f32
+// CHECK:           gpu.subgroup_reduce add %{{.*}} uniform cluster(size = 8) : (f32) -> f32
 
 // The main kernel: one subgroup per (query, head, batch); lane l owns d = l.
 // CHECK:         gpu.func @fmha_bwd_warp(
