@@ -547,9 +547,11 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
       fwdTileChoices(options, *wantWarpgroup, cfg.dv);
   // The first candidate that divides and fits workgroup memory and the
   // registers, with Q in registers where it fits, else read from memory;
-  // else the one with the fewest live registers.
-  std::optional<std::pair<FwdTileChoice, bool>> chosen, fewest;
+  // else the one with the fewest live registers. The one needing the least
+  // workgroup memory names the shortfall where none fits.
+  std::optional<std::pair<FwdTileChoice, bool>> chosen, fewest, leanest;
   int64_t fewestRegs = std::numeric_limits<int64_t>::max();
+  int64_t leanestBytes = std::numeric_limits<int64_t>::max();
   for (const FwdTileChoice &c : candidates) {
     if (failed(apply(c, /*report=*/false)))
       continue;
@@ -558,6 +560,10 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
       if (inRegisters && cfg.warpgroup)
         continue;
       cfg.queryInRegisters = inRegisters;
+      if (bytes() < leanestBytes) {
+        leanest = {c, inRegisters};
+        leanestBytes = bytes();
+      }
       if (bytes() > limit)
         continue;
       if (cfg.liveRegisters() <= registerBudget(options, cfg.numWarps)) {
@@ -582,11 +588,15 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
         tileOptionsText("fwd-", cfg.blockQ, cfg.blockKv, cfg.numWarps),
         options.blockQ || options.blockKv || options.numWarps);
   }
+  // Nothing fits: the first candidate's errors (the explicit options, when
+  // given, are in every one), else the leanest one's memory.
   if (failed(apply(candidates.front(), /*report=*/true)))
     return failure();
-  cfg.queryInRegisters = false;
+  (void)apply(leanest->first, /*report=*/false);
   return op.emitOpError("the forward's tiles need ")
-         << bytes() << " bytes of workgroup memory, more than the " << limit
+         << leanestBytes << " bytes of workgroup memory at the least ("
+         << tileOptionsText("fwd-", cfg.blockQ, cfg.blockKv, cfg.numWarps)
+         << "), more than the " << limit
          << " the target has; lower fwd-block-q or fwd-block-kv";
 }
 

@@ -16,7 +16,7 @@
 // ASYNCAMD: fwd-kv-pipelining=async-copies needs an NVIDIA chip (cp.async), K and V rows of consecutive elements in whole 16-byte chunks, and scores as S (fwd-score-layout=q-kv)
 // BLOCKQ: the forward with atom mma_sync_m16n8k16_f16: fwd-block-q (24) must be a multiple of fwd-num-warps * the atom's query rows (64)
 // LAYOUT: matrix atom 'mfma_f32_16x16x16_f16' cannot take the probabilities from its accumulator registers in the requested score layout
-// LDS: the forward's tiles need {{[0-9]+}} bytes of workgroup memory, more than the 65536 the target has; lower fwd-block-q or fwd-block-kv
+// LDS: the forward's tiles need 279552 bytes of workgroup memory at the least (fwd-block-q=128 fwd-block-kv=1024 fwd-num-warps=4), more than the 65536 the target has; lower fwd-block-q or fwd-block-kv
 // WARPS: fwd-num-warps (64) times the 32-lane subgroup exceeds the 1024-work-item workgroup limit
 // NEGATIVE: fwd-block-q must be positive or 0 (auto), got -1
 // HUGE: fwd-block-q and fwd-block-kv must be at most 1024 rows
