@@ -326,12 +326,12 @@ struct KernelLaunch {
 constexpr int64_t kHeavyFirstPairs = 4;
 
 /// Launches `launch` heaviest workgroup first, for a kernel whose work per
-/// workgroup falls along grid x (a causal mask's KV blocks in the
-/// backward): one dimension of X * Y * Z workgroups, which the kernel
-/// decodes with heavyFirstIds. The decoded ids are values the kernel
-/// keeps, where the hardware's ids could be read again: the D = 128 causal
-/// forward (producer warpgroup, 168 registers) spilled 48 bytes with them,
-/// so only the backward takes this order. In the natural order (x fastest) the last
+/// workgroup is monotone along grid x (a causal mask's KV blocks in the
+/// backward, falling; its query blocks in the forward, rising): one
+/// dimension of X * Y * Z workgroups, which the kernel decodes with
+/// heavyFirstIds. The decoded ids are values the kernel keeps, where the
+/// hardware's ids could be read again (the D = 128 causal forward's
+/// producer warpgroup needs 56 registers with them, 40 without). In the natural order (x fastest) the last
 /// workgroups to start can be one pair's heaviest: a list-scheduling model
 /// of the causal backward at S = 4096 on 132 SMs ends 6.8 % after a
 /// balanced finish, 0.2 % in this order.

@@ -1,8 +1,9 @@
 // ptxas takes the producer-warpgroup forward (test/NVVM/
 // fwd-producer-warpgroup-ptx.mlir) without spilling: at bf16 D = 128 the
 // launch's even share is 168 registers a lane (384 threads), which
-// setmaxnreg splits into 40 for the producer (its copies address their
-// chunks as immediate offsets from one base a tile) and 232 for the
+// setmaxnreg splits into 56 for the producer (its copies address their
+// chunks as immediate offsets from one base a tile; the heaviest-first
+// launch's decoded ids take it past 40) and 224 for the
 // computing warpgroups. With fwd-pv-schedule=next-block too (P of the
 // previous block live beside S and O). The static shared memory is the
 // mbarriers padded to the dynamic buffers' 1024-byte alignment: the buffers

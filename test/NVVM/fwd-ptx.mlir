@@ -51,9 +51,9 @@
 // JSON-NEXT: ],
 // JSON-NEXT: "dynamic_shared_bytes": {{[1-9][0-9]*}},
 // JSON-NEXT: "grid": [
-// JSON-NEXT:   "ceildiv(Sq,128)",
-// JSON-NEXT:   "Hq",
-// JSON-NEXT:   "B"
+// JSON-NEXT:   "ceildiv(Sq,128)*Hq*B",
+// JSON-NEXT:   "1",
+// JSON-NEXT:   "1"
 // JSON-NEXT: ],
 // JSON:      "maxntid": "128, 1, 1",
 // JSON:      "name": "fmha_fwd_tiled_main"

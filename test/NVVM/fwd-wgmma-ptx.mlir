@@ -110,7 +110,7 @@
 // Q [128 x 128] once, K and V [128 x 128] two slots each: 160 KiB.
 // WGJSON: "dynamic_shared_bytes": 163840,
 // WGJSON: "grid": [
-// WGJSON-NEXT: "ceildiv(Sq,128)",
+// WGJSON-NEXT: "ceildiv(Sq,128)*Hq*B",
 // WGJSON: "maxntid": "256, 1, 1",
 // WGJSON: "name": "fmha_fwd_tiled_main"
 // WGJSON: "target": "#nvvm.target<O = 3, chip = \"sm_90a\", features = \"+ptx81\">"

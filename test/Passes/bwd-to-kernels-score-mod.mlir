@@ -63,8 +63,12 @@ func.func @softcap(%q: memref<?x?x16x64xbf16>, %k: memref<?x?x4x64xbf16>, %v: me
 // ALIBI-LABEL: gpu.func @fmha_fwd_tiled_main(
 // ALIBI-SAME: args = ["q", "k", "v", "o", "lse", "capture0"]
 // ALIBI: %[[SLOPES:.*]] = memref.memory_space_cast %arg5
-// ALIBI: %[[HEAD:.*]] = gpu.block_id y
-// ALIBI: %[[Q0:.*]] = arith.muli %block_id_x,
+// The causal forward runs heaviest first: its (query block, head, batch)
+// decoded from the one-dimensional id (KernelBuilder's heavyFirstIds).
+// ALIBI: %[[PAIR:.*]] = arith.addi
+// ALIBI-NEXT: %[[HEAD:.*]] = arith.remui %[[PAIR]], %c16 : index
+// ALIBI: %[[QBLOCK:.*]] = arith.subi
+// ALIBI: %[[Q0:.*]] = arith.muli %[[QBLOCK]],
 // ALIBI: scf.for
 // ALIBI: %[[K0:.*]] = arith.muli
 // ALIBI: %[[S:.*]] = fmha.tile_mma
