@@ -331,10 +331,10 @@ constexpr int64_t kHeavyFirstPairs = 4;
 /// dimension of X * Y * Z workgroups, which the kernel decodes with
 /// heavyFirstIds. The decoded ids are values the kernel keeps, where the
 /// hardware's ids could be read again (the D = 128 causal forward's
-/// producer warpgroup needs 56 registers with them, 40 without). In the natural order (x fastest) the last
-/// workgroups to start can be one pair's heaviest: a list-scheduling model
-/// of the causal backward at S = 4096 on 132 SMs ends 6.8 % after a
-/// balanced finish, 0.2 % in this order.
+/// producer warpgroup needs 56 registers with them, 40 without). In the
+/// natural order (x fastest) the last workgroups to start can be one pair's
+/// heaviest: a list-scheduling model of the causal backward at S = 4096 on
+/// 132 SMs ends 6.8 % after a balanced finish, 0.2 % in this order.
 void orderHeavyFirst(mlir::OpBuilder &b, mlir::Location loc,
                      KernelLaunch &launch);
 

@@ -552,7 +552,8 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
   // registers, with Q in registers where it fits, else read from memory;
   // else the one with the fewest live registers. The one needing the least
   // workgroup memory names the shortfall where none fits.
-  std::optional<std::pair<FwdTileChoice, bool>> chosen, fewest, leanest;
+  std::optional<std::pair<FwdTileChoice, bool>> chosen, fewest;
+  std::optional<FwdTileChoice> leanest;
   int64_t fewestRegs = std::numeric_limits<int64_t>::max();
   int64_t leanestBytes = std::numeric_limits<int64_t>::max();
   for (const FwdTileChoice &c : candidates) {
@@ -564,7 +565,7 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
         continue;
       cfg.queryInRegisters = inRegisters;
       if (bytes() < leanestBytes) {
-        leanest = {c, inRegisters};
+        leanest = c;
         leanestBytes = bytes();
       }
       if (bytes() > limit)
@@ -595,7 +596,7 @@ LogicalResult makeFwdConfig(fmha::AttentionFwdOp op,
   // given, are in every one), else the leanest one's memory.
   if (failed(apply(candidates.front(), /*report=*/true)))
     return failure();
-  (void)apply(leanest->first, /*report=*/false);
+  (void)apply(*leanest, /*report=*/false);
   return op.emitOpError("the forward's tiles need ")
          << leanestBytes << " bytes of workgroup memory at the least ("
          << tileOptionsText("fwd-", cfg.blockQ, cfg.blockKv, cfg.numWarps)
