@@ -1213,15 +1213,20 @@ LogicalResult emitBwdPreprocess(KernelEmitter &emitter, Value out,
     Value lane = arith::RemUIOp::create(b, loc, tid, cRowLanes);
     Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row,
                                         ks[1]);
+    // The row's lanes over [0, end) in runs of `runs` elements: lane * runs
+    // by rowLanes * runs, nothing past Sq. One op per statement (the IR's
+    // order must not depend on the compiler's argument order).
+    auto laneRuns = [&](int64_t runs, Value end) -> std::array<Value, 3> {
+      Value hi =
+          arith::SelectOp::create(b, loc, valid, end, constIndex(b, loc, 0));
+      Value cRuns = constIndex(b, loc, runs);
+      Value first = arith::MulIOp::create(b, loc, lane, cRuns);
+      Value step = arith::MulIOp::create(b, loc, cRowLanes, cRuns);
+      return {first, hi, step};
+    };
     // Rows past Sq read nothing but still join the (uniform) reduction.
-    Value hi = arith::SelectOp::create(b, loc, valid, ks[3],
-                                       constIndex(b, loc, 0));
-    // One op per statement (the IR's order must not depend on the
-    // compiler's argument order).
+    auto [firstDim, hi, dimStep] = laneRuns(width, ks[3]);
     Value zero = constRunF32(b, loc, 0.0f, width);
-    Value cWidth = constIndex(b, loc, width);
-    Value firstDim = arith::MulIOp::create(b, loc, lane, cWidth);
-    Value dimStep = arith::MulIOp::create(b, loc, cRowLanes, cWidth);
     auto loop = scf::ForOp::create(
         b, loc, firstDim, hi, dimStep, ValueRange{zero},
         [&](OpBuilder &lb, Location l, Value dim, ValueRange acc) {
@@ -1238,12 +1243,8 @@ LogicalResult emitBwdPreprocess(KernelEmitter &emitter, Value out,
       // Sq are never read.
       Value accum = args.back();
       int64_t accWidth = runWidth(accum, 4);
-      Value cAccWidth = constIndex(b, loc, accWidth);
-      Value firstCol = arith::MulIOp::create(b, loc, lane, cAccWidth);
-      Value colStep = arith::MulIOp::create(b, loc, cRowLanes, cAccWidth);
-      Value colEnd = memref::DimOp::create(b, loc, accum, 3);
-      Value colHi = arith::SelectOp::create(b, loc, valid, colEnd,
-                                            constIndex(b, loc, 0));
+      auto [firstCol, colHi, colStep] =
+          laneRuns(accWidth, memref::DimOp::create(b, loc, accum, 3));
       Value zeroRun = constRunF32(b, loc, 0.0f, accWidth);
       scf::ForOp::create(b, loc, firstCol, colHi, colStep, ValueRange{},
                          [&](OpBuilder &lb, Location l, Value col, ValueRange) {

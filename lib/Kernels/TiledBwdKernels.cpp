@@ -1420,15 +1420,9 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
   }
   launch.gridExpr = {nKvBlocksExpr, "Hkv", "B"};
   // A causal mask gives KV block 0 the most query blocks, the last the
-  // fewest: launched heaviest first (a packed batch's sequences keep their
-  // grid z and early exit). NVIDIA, and the host, whose numerical tests
-  // check the decoding; on AMD the decoded ids moved the causal hot loops'
-  // schedule past test/ISA's budgets (gfx942 f16 D = 64: 0.27 -> 0.29
-  // waits per MFMA), not measured on a GPU.
-  bool heavyFirst = !varlen && op.getMaskAttr() &&
-                    op.getMaskAttr().getKind() == fmha::MaskKind::causal &&
-                    (options.target.host ||
-                     (options.chip && options.chip->isNvidia()));
+  // fewest.
+  bool heavyFirst = launchesHeavyFirst(op.getMaskAttr(),
+                                       static_cast<bool>(varlen), options);
   if (heavyFirst)
     orderHeavyFirst(cb, loc, launch);
   launch.blockSize = cfg.threads();

@@ -1232,13 +1232,9 @@ rocke::buildTiledFwdKernels(fmha::AttentionFwdOp op,
         qSizes[2], qSizes[0]};
     launch.gridExpr = {"ceildiv(Sq," + blockQ + ")", "Hq", "B"};
   }
-  // A causal mask gives the last query block the most keys: launched
-  // heaviest first, as the backward's KV blocks (NVIDIA, and the host, whose
-  // numerical tests check the decoding; a packed batch keeps its grid).
-  bool heavyFirst = !launch.varlen && op.getMaskAttr() &&
-                    op.getMaskAttr().getKind() == fmha::MaskKind::causal &&
-                    (options.target.host ||
-                     (options.chip && options.chip->isNvidia()));
+  // A causal mask gives the last query block the most keys.
+  bool heavyFirst = launchesHeavyFirst(
+      op.getMaskAttr(), static_cast<bool>(launch.varlen), options);
   if (heavyFirst)
     orderHeavyFirst(cb, loc, launch);
   cfg.heavyFirst = heavyFirst;

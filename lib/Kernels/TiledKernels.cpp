@@ -176,6 +176,12 @@ int64_t rocke::registerLimit(const AttentionKernelOptions &options,
   return file / llvm::divideCeil(numWarps, simds);
 }
 
+bool rocke::launchesHeavyFirst(fmha::MaskAttr mask, bool packed,
+                               const AttentionKernelOptions &options) {
+  return !packed && mask && mask.getKind() == fmha::MaskKind::causal &&
+         (options.target.host || (options.chip && options.chip->isNvidia()));
+}
+
 std::string rocke::tileOptionsText(StringRef prefix, int64_t blockQ,
                                    int64_t blockKv, int64_t numWarps) {
   return (prefix + "block-q=" + Twine(blockQ) + " " + prefix + "block-kv=" +

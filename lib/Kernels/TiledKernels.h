@@ -51,6 +51,15 @@ int64_t registerLimit(const AttentionKernelOptions &options, int64_t numWarps);
 /// at head dim 256 (368 of 255 registers, 144 %) pass the H200 validation.
 constexpr int64_t kRegisterOvercommitPercent = 150;
 
+/// Whether the main kernel over `mask`'s blocks is launched heaviest first
+/// (orderHeavyFirst): a causal mask, not a packed batch (whose sequences
+/// keep their grid z and early exit), on NVIDIA or the host, whose
+/// numerical tests check the decoding. On AMD the decoded ids moved the
+/// causal backward's hot loops past test/ISA's budgets (gfx942 f16 D = 64:
+/// 0.27 -> 0.29 waits per MFMA), not measured on a GPU.
+bool launchesHeavyFirst(fmha::MaskAttr mask, bool packed,
+                        const AttentionKernelOptions &options);
+
 /// "<prefix>block-q=Q <prefix>block-kv=KV <prefix>num-warps=W": the tile
 /// options as the messages name them (prefix "fwd-" for the forward's).
 std::string tileOptionsText(StringRef prefix, int64_t blockQ, int64_t blockKv,
