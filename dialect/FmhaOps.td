@@ -499,12 +499,14 @@ def Fmha_BulkAddOp : Fmha_Op<"bulk_add", [AttrSizedOperandSegments]> {
     on to those of `dest` from `dest[dest_indices]` on, both runs along the
     memrefs' last (unit-stride) dimension, each addition atomic on its own:
     one PTX `cp.reduce.async.bulk .add.f32` (sm_90), which takes the sum
-    off the work-item's memory pipe. The calling work-item alone issues it;
-    the bulk-copy unit reads `source` asynchronously, until that work-item's
-    next `fmha.bulk_wait`, so `source` must not be written before it (and
-    ordinary writes of it must be made visible to the async proxy first,
-    which fmha-place-workgroup-barriers does). Both runs start at 16-byte
-    aligned addresses (`count` is a multiple of 4); `dest` is global memory.
+    off the work-item's memory pipe. The calling work-item alone issues it,
+    into its open bulk group, which its next `fmha.bulk_commit` closes; the
+    bulk-copy unit reads `source` asynchronously until an `fmha.bulk_wait`
+    of that work-item covers the group, so `source` must not be written
+    before it (and ordinary writes of it must be made visible to the async
+    proxy first, which fmha-place-workgroup-barriers does). Both runs start
+    at 16-byte aligned addresses (`count` is a multiple of 4); `dest` is
+    global memory.
 
     ```mlir
     fmha.bulk_add %stage[%r, %c0] to %dq[%b, %q, %h, %c0] {count = 128 : i64}
@@ -525,20 +527,41 @@ def Fmha_BulkAddOp : Fmha_Op<"bulk_add", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
-def Fmha_BulkWaitOp : Fmha_Op<"bulk_wait"> {
-  let summary = "waits until the calling work-item's fmha.bulk_add ops have "
-                "read their sources";
+def Fmha_BulkCommitOp : Fmha_Op<"bulk_commit"> {
+  let summary = "closes the calling work-item's open group of fmha.bulk_add "
+                "ops";
   let description = [{
-    After it, the workgroup memory the work-item's earlier `fmha.bulk_add`
-    ops read may be written again (by the other work-items after a barrier).
-    A work-item that issued none passes at once. PTX: `cp.async.bulk
-    .wait_group.read 0`.
+    The `fmha.bulk_add` ops the work-item issued since its last commit form
+    one bulk group (none: an empty group), which `fmha.bulk_wait` counts.
+    Kernels commit where every work-item does, so that all count their
+    groups alike. PTX: `cp.async.bulk.commit_group`.
 
     ```mlir
-    fmha.bulk_wait
+    fmha.bulk_commit
     ```
   }];
   let assemblyFormat = "attr-dict";
+}
+
+def Fmha_BulkWaitOp : Fmha_Op<"bulk_wait"> {
+  let summary = "waits until the sources of all but the calling work-item's "
+                "`pending` newest bulk groups have been read";
+  let description = [{
+    After it, the workgroup memory that the `fmha.bulk_add` ops of the
+    work-item's committed groups read, all but the newest `pending` ones
+    (default 0: all of them), may be written again (by the other work-items
+    after a barrier). Groups not yet committed are not waited for. A double
+    buffer waits with `pending 1` before writing the slot its second newest
+    group read. PTX: `cp.async.bulk.wait_group.read pending`.
+
+    ```mlir
+    fmha.bulk_wait
+    fmha.bulk_wait pending 1
+    ```
+  }];
+  let arguments = (ins DefaultValuedAttr<ConfinedAttr<I64Attr,
+                           [IntNonNegative, IntMaxValue<63>]>, "0">:$pending);
+  let assemblyFormat = "(`pending` $pending^)? attr-dict";
 }
 
 //===----------------------------------------------------------------------===//

@@ -121,7 +121,8 @@ struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
             {"warpgroup-layout",
              warpgroupLayout != rocke::WarpgroupLayout::Auto},
             {"dq-accumulation",
-             dqAccumulation != rocke::DqAccumulation::Auto}})
+             dqAccumulation != rocke::DqAccumulation::Auto},
+            {"dq-stage-slots", dqStageSlots != 0}})
         if (given)
           return emitError(loc, "fmha-bwd-to-kernels: ")
                  << name
@@ -154,7 +155,17 @@ struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
     opts.warpgroupMma = warpgroupMma;
     opts.warpgroupLayout = warpgroupLayout;
     opts.maskBlocks = maskBlocks;
+    if (dqStageSlots < 0 || dqStageSlots > 2)
+      return emitError(loc, "fmha-bwd-to-kernels: dq-stage-slots must be 0 "
+                            "(auto), 1 or 2, got ")
+             << static_cast<int64_t>(dqStageSlots);
+    if (dqStageSlots != 0 &&
+        dqAccumulation != rocke::DqAccumulation::BulkReduce)
+      return emitError(loc, "fmha-bwd-to-kernels: dq-stage-slots shapes the "
+                            "stage of dq-accumulation=bulk-reduce; ask for "
+                            "that too");
     opts.dqAccumulation = dqAccumulation;
+    opts.dqStageSlots = dqStageSlots;
     opts.target.indexBitwidth = indexBitwidth;
     opts.matrixAtom = matrixAtom;
     opts.blockQ = blockQ;

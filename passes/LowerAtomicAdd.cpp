@@ -197,8 +197,7 @@ Value sharedElementAddress(PatternRewriter &rewriter, Location loc,
                                     address);
 }
 
-/// One bulk reduction, committed as a bulk async-group of its own (the
-/// wait takes them all).
+/// One bulk reduction, into the work-item's open bulk async-group.
 struct LowerBulkAdd : OpRewritePattern<rocke::fmha::BulkAddOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -219,6 +218,16 @@ struct LowerBulkAdd : OpRewritePattern<rocke::fmha::BulkAddOp> {
         "l,r,r", /*has_side_effects=*/true, /*is_align_stack=*/false,
         LLVM::tailcallkind::TailCallKind::None,
         /*asm_dialect=*/LLVM::AsmDialectAttr(), /*operand_attrs=*/ArrayAttr());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct LowerBulkCommit : OpRewritePattern<rocke::fmha::BulkCommitOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(rocke::fmha::BulkCommitOp op,
+                                PatternRewriter &rewriter) const override {
     rewriter.replaceOpWithNewOp<NVVM::CpAsyncBulkCommitGroupOp>(op);
     return success();
   }
@@ -230,7 +239,8 @@ struct LowerBulkWait : OpRewritePattern<rocke::fmha::BulkWaitOp> {
   LogicalResult matchAndRewrite(rocke::fmha::BulkWaitOp op,
                                 PatternRewriter &rewriter) const override {
     rewriter.replaceOpWithNewOp<NVVM::CpAsyncBulkWaitGroupOp>(
-        op, /*group=*/0, /*read=*/rewriter.getUnitAttr());
+        op, static_cast<int32_t>(op.getPending()),
+        /*read=*/rewriter.getUnitAttr());
     return success();
   }
 };
@@ -255,7 +265,8 @@ struct LowerAtomicAddPass
     }
     if (!bulkReduce) {
       WalkResult bulk = getOperation()->walk([&](Operation *op) {
-        if (!isa<rocke::fmha::BulkAddOp, rocke::fmha::BulkWaitOp>(op))
+        if (!isa<rocke::fmha::BulkAddOp, rocke::fmha::BulkCommitOp,
+                 rocke::fmha::BulkWaitOp>(op))
           return WalkResult::advance();
         op->emitError() << "fmha-lower-atomic-add: chip '"
                         << (chip.empty() ? "(host)" : chip.getValue())
@@ -281,5 +292,6 @@ void rocke::populateLowerAtomicAddPatterns(RewritePatternSet &patterns,
 }
 
 void rocke::populateLowerBulkAddPatterns(RewritePatternSet &patterns) {
-  patterns.add<LowerBulkAdd, LowerBulkWait>(patterns.getContext());
+  patterns.add<LowerBulkAdd, LowerBulkCommit, LowerBulkWait>(
+      patterns.getContext());
 }

@@ -399,6 +399,10 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
                         "staged in workgroup memory, added by the bulk-copy "
                         "unit (cp.reduce.async.bulk; warpgroup products, "
                         "sm_90a)"))}]>,
+    Option<"dqStageSlots", "dq-stage-slots", "int64_t", /*default=*/"0",
+           "Slots of dq-accumulation=bulk-reduce's dQ stage: 1, or 2 (a "
+           "double buffer whose reads get a block and a half); 0: two "
+           "where they fit beside the tiles">,
     Option<"indexBitwidth", "index-bitwidth", "unsigned", /*default=*/"64",
            "Index width the target lowering uses (32 or 64); static shapes "
            "it cannot address are rejected">,
@@ -738,9 +742,9 @@ def LowerAtomicAdd : Pass<"fmha-lower-atomic-add"> {
 
     On chips with bulk reductions (ChipInfo::asyncBulkReduce) each
     fmha.bulk_add becomes inline PTX `cp.reduce.async.bulk.global.shared::cta
-    .bulk_group.add.f32` and a `cp.async.bulk.commit_group` of its own, each
-    fmha.bulk_wait `cp.async.bulk.wait_group.read 0`; elsewhere they are an
-    error. Runs after fmha-place-workgroup-barriers, which orders the
+    .bulk_group.add.f32`, each fmha.bulk_commit `cp.async.bulk.commit_group`,
+    each fmha.bulk_wait `cp.async.bulk.wait_group.read N` (N: its `pending`);
+    elsewhere they are an error. Runs after fmha-place-workgroup-barriers, which orders the
     reductions' reads.
   }];
   let options = [

@@ -21,7 +21,7 @@ llvm::StringRef rocke::passesToLower(Operation *op) {
     return "fmha-lower-mma";
   if (isa<MaskFragmentOp>(op))
     return "fmha-lower-masks";
-  if (isa<AtomicAddOp, BulkAddOp, BulkWaitOp>(op))
+  if (isa<AtomicAddOp, BulkAddOp, BulkCommitOp, BulkWaitOp>(op))
     return "fmha-lower-atomic-add";
   if (isa<WarpgroupMmaOp, WarpgroupWaitOp>(op))
     return "fmha-lower-warpgroup-mma";

@@ -98,11 +98,11 @@ std::optional<SmallVector<Value>> globalReadsOnly(Operation *op) {
 }
 
 /// Does an op of `body` write one of `memrefs` (or memory it cannot name)?
-/// A wait for async copies, or for bulk reductions' reads, writes nothing
-/// of its own: the copies' writes are theirs.
+/// A wait for async copies, or a bulk group's commit or wait, writes
+/// nothing of its own: the copies' writes are theirs.
 bool writesAny(Block *body, ArrayRef<Value> memrefs) {
   WalkResult result = body->walk([&](Operation *op) {
-    if (isa<nvgpu::DeviceAsyncWaitOp, rocke::fmha::BulkWaitOp>(op))
+    if (rocke::isAsyncGroupOp(op))
       return WalkResult::advance();
     auto iface = dyn_cast<MemoryEffectOpInterface>(op);
     if (!iface)

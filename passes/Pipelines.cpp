@@ -420,6 +420,11 @@ struct BwdPipelineOptions
                      "each lane's registers added atomically"),
           clEnumValN(rocke::DqAccumulation::BulkReduce, "bulk-reduce",
                      "staged, added by the bulk-copy unit (sm_90a)"))};
+  Option<int64_t> dqStageSlots{
+      *this, "dq-stage-slots",
+      llvm::cl::desc("slots of bulk-reduce's dQ stage (1 or 2); 0 = two "
+                     "where they fit"),
+      llvm::cl::init(0)};
   Option<int64_t> fwdBlockQ{
       *this, "fwd-block-q",
       llvm::cl::desc("query rows per forward workgroup; 0 = from the chip"),
@@ -544,6 +549,7 @@ void addBwdKernelPasses(mlir::OpPassManager &pm, const BwdPipelineOptions &opts,
   kernels.warpgroupLayout = opts.warpgroupLayout;
   kernels.maskBlocks = opts.maskBlocks;
   kernels.dqAccumulation = opts.dqAccumulation;
+  kernels.dqStageSlots = opts.dqStageSlots;
   kernels.forward = true;
   kernels.fwdBlockQ = opts.fwdBlockQ;
   kernels.fwdBlockKv = opts.fwdBlockKv;

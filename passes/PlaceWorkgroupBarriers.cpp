@@ -60,12 +60,19 @@
 // order, is an error.
 //
 // Bulk reductions (fmha.bulk_add) read their workgroup source through the
-// async proxy at some point up to the issuing work-item's fmha.bulk_wait:
-// the read conflicts with earlier writes at the issue (a barrier, and the
-// proxy fence, before it) and with later writes at the wait, which a
-// barrier must follow, as no barrier alone ends such a read. A write of
-// bytes a bulk reduction may still be reading (no wait between) is an
-// error.
+// async proxy at some point up to the issuing work-item's fmha.bulk_wait
+// that covers their group: the read conflicts with earlier writes at the
+// issue (a barrier, and the proxy fence, before it) and with later writes
+// at the wait, which a barrier must follow, as no barrier alone ends such a
+// read. Each read is tracked with the number of groups committed after its
+// own (fmha.bulk_commit; the fewest any path took), so a wait for all but
+// the newest N (`pending N`) completes those with N or more. A write of
+// bytes a bulk reduction may still be reading is an error, unless both are
+// in different slots of one ring (a double buffer whose slot indices differ
+// by a constant: WorkgroupAccess's RingSlot), the slot indices compared
+// within one iteration (an access leaving a loop's iteration forgets a slot
+// index the loop defines). So is a kernel that ends with bulk reductions
+// not waited for, whose reads would outlive the workgroup's memory.
 //
 //===----------------------------------------------------------------------===//
 #include "passes/Passes.h"
@@ -105,20 +112,80 @@ bool sameSet(const AccessSet &a, const AccessSet &b) {
          llvm::all_of(a, [&](const Access &x) { return llvm::is_contained(b, x); });
 }
 
+/// A committed bulk reduction's read and the groups committed after its
+/// own.
+struct BulkRead {
+  Access access;
+  int64_t newerGroups = 0;
+  bool operator==(const BulkRead &o) const {
+    return access == o.access && newerGroups == o.newerGroups;
+  }
+};
+
+/// Counted up to here: waits take at most 63 pending groups.
+constexpr int64_t kMaxNewerGroups = 64;
+
+/// Adds `read`, or lowers the count of the same access already there.
+void addBulkRead(SmallVectorImpl<BulkRead> &reads, const BulkRead &read) {
+  for (BulkRead &r : reads)
+    if (r.access == read.access) {
+      r.newerGroups = std::min(r.newerGroups, read.newerGroups);
+      return;
+    }
+  reads.push_back(read);
+}
+
 /// Accesses since the last barrier, asynchronous copies not yet waited for
 /// (their destinations, as writes) and bulk reductions not yet waited for
-/// (their sources, as reads).
+/// (their sources, as reads): in the work-item's open group, or committed.
 struct State {
-  AccessSet pending, inFlight, bulkReads;
+  AccessSet pending, inFlight, bulkOpen;
+  SmallVector<BulkRead> bulkCommitted;
 
   void merge(const State &other) {
     addAll(pending, other.pending);
     addAll(inFlight, other.inFlight);
-    addAll(bulkReads, other.bulkReads);
+    addAll(bulkOpen, other.bulkOpen);
+    for (const BulkRead &read : other.bulkCommitted)
+      addBulkRead(bulkCommitted, read);
   }
   bool operator==(const State &o) const {
     return sameSet(pending, o.pending) && sameSet(inFlight, o.inFlight) &&
-           sameSet(bulkReads, o.bulkReads);
+           sameSet(bulkOpen, o.bulkOpen) &&
+           bulkCommitted.size() == o.bulkCommitted.size() &&
+           llvm::all_of(bulkCommitted, [&](const BulkRead &r) {
+             return llvm::is_contained(o.bulkCommitted, r);
+           });
+  }
+  /// Every bulk reduction's read not yet waited for.
+  AccessSet bulkReads() const {
+    AccessSet reads = bulkOpen;
+    for (const BulkRead &read : bulkCommitted)
+      addAll(reads, {read.access});
+    return reads;
+  }
+  /// The accesses leave an iteration of `loop`: slot indices it defines
+  /// name another slot in the next one.
+  void forgetSlotsDefinedIn(Operation *loop) {
+    auto forget = [&](Access &access) {
+      if (access.slot &&
+          loop->isAncestor(access.slot->index.getParentRegion()->getParentOp()))
+        access.slot.reset();
+    };
+    for (AccessSet *set : {&pending, &inFlight, &bulkOpen}) {
+      AccessSet forgotten;
+      for (Access access : *set) {
+        forget(access);
+        addAll(forgotten, {access});
+      }
+      *set = std::move(forgotten);
+    }
+    SmallVector<BulkRead> committed;
+    for (BulkRead read : bulkCommitted) {
+      forget(read.access);
+      addBulkRead(committed, read);
+    }
+    bulkCommitted = std::move(committed);
   }
 };
 
@@ -146,6 +213,8 @@ public:
     });
     State state;
     walkBlock(func.getBody().front(), state);
+    if (!reported)
+      checkBulkReadsEnded(state);
     return failure(reported);
   }
 
@@ -171,12 +240,12 @@ private:
   }
 
   /// The first op nested in `op` (not `op` itself) that accesses workgroup
-  /// memory or waits for copies into it, or null.
+  /// memory or groups or waits for asynchronous work on it, or null.
   static Operation *nestedWorkgroupAccess(Operation *op) {
     Operation *found = nullptr;
     for (Region &region : op->getRegions()) {
       region.walk([&](Operation *nested) {
-        if (!isa<nvgpu::DeviceAsyncWaitOp, rocke::fmha::BulkWaitOp>(nested) &&
+        if (!rocke::isAsyncGroupOp(nested) &&
             rocke::ownWorkgroupAccesses(nested).empty())
           return WalkResult::advance();
         found = nested;
@@ -284,14 +353,14 @@ private:
   }
 
   /// True when `op` or an op nested in it accesses workgroup memory or
-  /// completes asynchronous copies: a barrier cannot move above it.
+  /// groups or completes asynchronous work on it: a barrier cannot move
+  /// above it.
   bool ordersBarrier(Operation *op) {
     if (isa<gpu::BarrierOp>(op) || !rocke::allWorkgroupAccesses(op).empty())
       return true;
     return op
         ->walk([](Operation *nested) {
-          return isa<nvgpu::DeviceAsyncWaitOp, rocke::fmha::BulkWaitOp>(nested)
-                     ? WalkResult::interrupt()
+          return rocke::isAsyncGroupOp(nested) ? WalkResult::interrupt()
                      : WalkResult::advance();
         })
         .wasInterrupted();
@@ -303,11 +372,13 @@ private:
                       const State &state) {
     if (!insert || bulkHazardReported)
       return;
-    const Access *busy = llvm::find_if(state.bulkReads, [&](const Access &r) {
-      return llvm::any_of(accesses,
-                          [&](const Access &a) { return a.conflicts(r); });
+    AccessSet reads = state.bulkReads();
+    const Access *busy = llvm::find_if(reads, [&](const Access &r) {
+      return llvm::any_of(accesses, [&](const Access &a) {
+        return a.conflicts(r) && !a.inOtherSlot(r);
+      });
     });
-    if (busy == state.bulkReads.end())
+    if (busy == reads.end())
       return;
     InFlightDiagnostic diag =
         op->emitError()
@@ -316,6 +387,27 @@ private:
     if (busy->op)
       diag.attachNote(busy->op->getLoc()) << "the bulk reduction";
     reported = bulkHazardReported = true;
+  }
+
+  /// The kernel ends with bulk reductions that may still be reading its
+  /// workgroup memory: never committed, or committed and not waited for.
+  void checkBulkReadsEnded(const State &state) {
+    auto report = [&](const Access &read, StringRef problem) {
+      InFlightDiagnostic diag = func.emitError()
+                                << "ends while an fmha.bulk_add may still be "
+                                   "reading workgroup memory: "
+                                << problem;
+      if (read.op)
+        diag.attachNote(read.op->getLoc()) << "the bulk reduction";
+      reported = true;
+    };
+    if (!state.bulkOpen.empty())
+      report(state.bulkOpen.front(),
+             "its group is never committed (fmha.bulk_commit), so no "
+             "fmha.bulk_wait covers it");
+    else if (!state.bulkCommitted.empty())
+      report(state.bulkCommitted.front().access,
+             "an fmha.bulk_wait must cover its group before the end");
   }
 
   /// Clears `pending` with a barrier before `op` when `accesses` conflict;
@@ -401,11 +493,27 @@ private:
                                    NVVM::SharedSpace::shared_cta));
   }
 
-  /// The bulk reductions' reads become pending reads, a barrier after the
-  /// wait ordering them before later writes.
-  static void completeBulkReads(State &state) {
-    addAll(state.pending, state.bulkReads);
-    state.bulkReads.clear();
+  /// The reads of all but the newest `wait.getPending()` committed groups
+  /// become pending reads, a barrier after the wait ordering them before
+  /// later writes.
+  static void completeBulkReads(rocke::fmha::BulkWaitOp wait, State &state) {
+    SmallVector<BulkRead> stillReading;
+    for (const BulkRead &read : state.bulkCommitted) {
+      if (read.newerGroups >= wait.getPending())
+        addAll(state.pending, {read.access});
+      else
+        stillReading.push_back(read);
+    }
+    state.bulkCommitted = std::move(stillReading);
+  }
+
+  /// The open group's reads are committed; the earlier groups age by one.
+  static void commitBulkReads(State &state) {
+    for (BulkRead &read : state.bulkCommitted)
+      read.newerGroups = std::min(read.newerGroups + 1, kMaxNewerGroups);
+    for (const Access &access : state.bulkOpen)
+      addBulkRead(state.bulkCommitted, {access, 0});
+    state.bulkOpen.clear();
   }
 
   /// The copies in flight become pending writes; a wait for all groups
@@ -438,8 +546,12 @@ private:
         completeCopies(wait, state);
         continue;
       }
-      if (isa<rocke::fmha::BulkWaitOp>(op)) {
-        completeBulkReads(state);
+      if (auto wait = dyn_cast<rocke::fmha::BulkWaitOp>(op)) {
+        completeBulkReads(wait, state);
+        continue;
+      }
+      if (isa<rocke::fmha::BulkCommitOp>(op)) {
+        commitBulkReads(state);
         continue;
       }
       if (auto bulk = dyn_cast<rocke::fmha::BulkAddOp>(op)) {
@@ -447,7 +559,7 @@ private:
         // writes at the wait.
         AccessSet src = bulkSourceReads(bulk);
         orderBefore(&op, src, state.pending);
-        addAll(state.bulkReads, src);
+        addAll(state.bulkOpen, src);
         continue;
       }
       if (auto copy = dyn_cast<nvgpu::DeviceAsyncCopyOp>(op)) {
@@ -486,12 +598,14 @@ private:
   /// access of the op, ordered before and after it. Its regions are walked
   /// as divergent code, reporting the hazards only a barrier inside would
   /// order. Copies and waits inside are ordered like its other accesses, in
-  /// flight from the op on.
+  /// flight from the op on. A commit inside ages no group (the work-items
+  /// that skip it do not count it); its bulk reductions stay open.
   void walkDivergent(Operation *op, State &state) {
     if (insert) {
       State inside;
       inside.inFlight = state.inFlight;
-      inside.bulkReads = state.bulkReads;
+      inside.bulkOpen = state.bulkOpen;
+      inside.bulkCommitted = state.bulkCommitted;
       divergentOp = op;
       divergentHazardReported = false;
       walkStructured(op, inside);
@@ -502,8 +616,8 @@ private:
     op->walk([&](Operation *nested) {
       if (auto wait = dyn_cast<nvgpu::DeviceAsyncWaitOp>(nested))
         completeCopies(wait, state);
-      else if (isa<rocke::fmha::BulkWaitOp>(nested))
-        completeBulkReads(state);
+      else if (auto bulkWait = dyn_cast<rocke::fmha::BulkWaitOp>(nested))
+        completeBulkReads(bulkWait, state);
       else if (isa<nvgpu::DeviceAsyncCopyOp>(nested))
         addAll(copies, rocke::ownWorkgroupAccesses(nested));
       else if (auto bulk = dyn_cast<rocke::fmha::BulkAddOp>(nested))
@@ -517,7 +631,7 @@ private:
       if (!llvm::is_contained(bulkReads, access))
         addAll(state.pending, {access});
     addAll(state.inFlight, copies);
-    addAll(state.bulkReads, bulkReads);
+    addAll(state.bulkOpen, bulkReads);
   }
 
   /// A barrier before the scf.if for a hazard between an access before it
@@ -538,13 +652,14 @@ private:
   /// changes (a barrier placed for the first iteration's hazards would stay
   /// though a later one placed for the previous iteration's clears them
   /// too).
-  State stableEntry(ArrayRef<Block *> body, State entry) {
+  State stableEntry(Operation *loop, ArrayRef<Block *> body, State entry) {
     bool placing = insert;
     insert = false;
     for (;;) {
       State iteration = entry;
       for (Block *block : body)
         walkBlock(*block, iteration);
+      iteration.forgetSlotsDefinedIn(loop);
       State next = entry;
       next.merge(iteration);
       if (next == entry)
@@ -559,8 +674,9 @@ private:
   /// its stable entry state; the loop leaves what entered it plus what an
   /// iteration leaves.
   void walkLoop(scf::ForOp loop, State &state) {
-    State exit = stableEntry({loop.getBody()}, state);
+    State exit = stableEntry(loop, {loop.getBody()}, state);
     walkBlock(*loop.getBody(), exit);
+    exit.forgetSlotsDefinedIn(loop);
     state.merge(exit);
   }
 
@@ -568,10 +684,11 @@ private:
   /// leaves what the before region leaves.
   void walkWhile(scf::WhileOp loop, State &state) {
     Block *before = loop.getBeforeBody(), *after = loop.getAfterBody();
-    state = stableEntry({before, after}, state);
+    state = stableEntry(loop, {before, after}, state);
     walkBlock(*before, state);
     State iterationEnd = state;
     walkBlock(*after, iterationEnd);
+    state.forgetSlotsDefinedIn(loop);
   }
 
   gpu::GPUFuncOp func;

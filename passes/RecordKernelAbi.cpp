@@ -132,7 +132,7 @@ struct RecordKernelAbiPass
         gpuModule.walk<WalkOrder::PreOrder>([](Operation *op) {
           using namespace rocke::fmha;
           if (!isa<FmhaDialect>(op->getDialect()) ||
-              isa<MaskFragmentOp, AtomicAddOp, BulkAddOp, BulkWaitOp,
+              isa<MaskFragmentOp, AtomicAddOp, BulkAddOp, BulkCommitOp, BulkWaitOp,
                   WarpgroupMmaOp, WarpgroupWaitOp>(op))
             return WalkResult::advance();
           op->emitOpError("is left in a kernel; it needs '")

@@ -1,6 +1,9 @@
 //===- WorkgroupAccess.cpp - which workgroup-memory bytes an op touches ---===//
 #include "passes/WorkgroupAccess.h"
 
+#include "dialect/FmhaDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
@@ -34,8 +37,75 @@ static std::optional<int64_t> staticBytes(MemRefType type) {
   return type.getNumElements() * type.getElementTypeBitWidth() / 8;
 }
 
+/// `value` as x + c with a constant c (through arith.addi / subi of
+/// constants).
+static std::pair<Value, int64_t> splitConstantOffset(Value value) {
+  int64_t offset = 0;
+  for (;;) {
+    Operation *def = value.getDefiningOp();
+    APInt constant;
+    if (auto add = dyn_cast_or_null<arith::AddIOp>(def)) {
+      if (matchPattern(add.getRhs(), m_ConstantInt(&constant))) {
+        offset += constant.getSExtValue();
+        value = add.getLhs();
+        continue;
+      }
+      if (matchPattern(add.getLhs(), m_ConstantInt(&constant))) {
+        offset += constant.getSExtValue();
+        value = add.getRhs();
+        continue;
+      }
+    }
+    if (auto sub = dyn_cast_or_null<arith::SubIOp>(def))
+      if (matchPattern(sub.getRhs(), m_ConstantInt(&constant))) {
+        offset -= constant.getSExtValue();
+        value = sub.getLhs();
+        continue;
+      }
+    return {value, offset};
+  }
+}
+
+bool RingSlot::differsFrom(const RingSlot &other) const {
+  // A power of two, so that index arithmetic wrapping modulo 2^64 keeps
+  // the remainders.
+  if (count != other.count || count < 2 || !llvm::isPowerOf2_64(count))
+    return false;
+  // index = (x + a) mod count, as arith.remui.
+  auto split = [&](Value slotIndex) -> std::optional<std::pair<Value, int64_t>> {
+    auto rem = slotIndex.getDefiningOp<arith::RemUIOp>();
+    APInt divisor;
+    if (!rem || !matchPattern(rem.getRhs(), m_ConstantInt(&divisor)) ||
+        divisor.getSExtValue() != count)
+      return std::nullopt;
+    return splitConstantOffset(rem.getLhs());
+  };
+  auto a = split(index), b = split(other.index);
+  if (!a || !b || a->first != b->first)
+    return false;
+  // The remainders differ exactly when a - b is not a multiple of count.
+  return (a->second - b->second) % count != 0;
+}
+
+/// The ring slot a subview of one leading element at a dynamic index, all
+/// else whole, views.
+static std::optional<RingSlot> ringSlotOf(memref::SubViewOp subview) {
+  MemRefType source = subview.getSourceType();
+  if (source.getRank() < 1 || ShapedType::isDynamic(source.getDimSize(0)))
+    return std::nullopt;
+  ArrayRef<int64_t> offsets = subview.getStaticOffsets(),
+                    sizes = subview.getStaticSizes();
+  if (!ShapedType::isDynamic(offsets[0]) || sizes[0] != 1)
+    return std::nullopt;
+  for (int64_t dim = 1; dim < source.getRank(); ++dim)
+    if (offsets[dim] != 0 || sizes[dim] != source.getDimSize(dim))
+      return std::nullopt;
+  return RingSlot{subview.getOffsets().front(), source.getDimSize(0)};
+}
+
 WorkgroupAccess rocke::workgroupAccessOf(Value memref, bool write) {
   std::optional<std::pair<int64_t, int64_t>> bytes;
+  std::optional<RingSlot> slot;
   if (auto type = dyn_cast<MemRefType>(memref.getType()))
     if (std::optional<int64_t> size = staticBytes(type))
       bytes = std::make_pair(int64_t(0), *size);
@@ -54,6 +124,8 @@ WorkgroupAccess rocke::workgroupAccessOf(Value memref, bool write) {
     // A subview stays inside its source: the source's bytes (a slot of a
     // double buffer with a dynamic index is told apart from other views).
     if (auto subview = dyn_cast<memref::SubViewOp>(def)) {
+      if (!slot)
+        slot = ringSlotOf(subview);
       bytes.reset();
       if (std::optional<int64_t> size = staticBytes(subview.getSourceType()))
         bytes = std::make_pair(int64_t(0), *size);
@@ -69,7 +141,7 @@ WorkgroupAccess rocke::workgroupAccessOf(Value memref, bool write) {
       bytes.reset();
     v = viewLike.getViewSource();
   }
-  return {v, bytes, write};
+  return {v, bytes, write, slot};
 }
 
 /// ownWorkgroupAccesses, before each names `op`.
@@ -115,6 +187,11 @@ WorkgroupAccesses rocke::ownWorkgroupAccesses(Operation *op) {
   for (WorkgroupAccess &access : out)
     access.op = op;
   return out;
+}
+
+bool rocke::isAsyncGroupOp(Operation *op) {
+  return isa<nvgpu::DeviceAsyncWaitOp, fmha::BulkCommitOp, fmha::BulkWaitOp>(
+      op);
 }
 
 WorkgroupAccesses rocke::allWorkgroupAccesses(Operation *op) {

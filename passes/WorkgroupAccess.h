@@ -15,12 +15,32 @@
 
 namespace rocke {
 
+/// One slot of a ring of equal buffers (a double buffer): the views that
+/// a builder indexes by `index` modulo `count` along the ring's leading
+/// dimension.
+struct RingSlot {
+  mlir::Value index;
+  int64_t count = 0;
+  bool operator==(const RingSlot &o) const {
+    return index == o.index && count == o.count;
+  }
+  /// The two indices name different slots wherever both are evaluated
+  /// with the same values, i.e. within one iteration of every loop that
+  /// defines them: (x + a) mod n and (x + b) mod n with a != b modulo n.
+  bool differsFrom(const RingSlot &other) const;
+};
+
 /// Bytes [begin, end) of a workgroup allocation (`root`); an unknown range
 /// covers the whole allocation.
 struct WorkgroupAccess {
   mlir::Value root;
   std::optional<std::pair<int64_t, int64_t>> bytes;
   bool write = false;
+  /// The ring slot within `bytes` the access stays in, where it goes
+  /// through one. Barrier placement ignores it (it compares accesses of
+  /// different iterations); fmha-place-workgroup-barriers' check of writes
+  /// against bulk reductions in flight uses it.
+  std::optional<RingSlot> slot;
   /// The op that makes the access (for diagnostics; not part of identity).
   mlir::Operation *op = nullptr;
 
@@ -38,8 +58,15 @@ struct WorkgroupAccess {
   bool conflicts(const WorkgroupAccess &other) const {
     return write != other.write && overlaps(other);
   }
+  /// Overlapping bytes in different slots of one ring (see RingSlot's
+  /// differsFrom: both accesses of the same iteration).
+  bool inOtherSlot(const WorkgroupAccess &other) const {
+    return slot && other.slot && bytes == other.bytes &&
+           slot->differsFrom(*other.slot);
+  }
   bool operator==(const WorkgroupAccess &o) const {
-    return root == o.root && bytes == o.bytes && write == o.write;
+    return root == o.root && bytes == o.bytes && write == o.write &&
+           slot == o.slot;
   }
 };
 
@@ -55,12 +82,19 @@ bool isWorkgroupMemref(mlir::Type type);
 /// through view-like ops; memref.view of a constant byte shift keeps its
 /// range, so the views of one dynamic shared memory block that a builder
 /// carves at different offsets are told apart, and so do subviews of them.
+/// A subview of one element of the leading dimension at a dynamic index
+/// (rocke::slotView) is that index's ring slot.
 WorkgroupAccess workgroupAccessOf(mlir::Value memref, bool write);
 
 /// The workgroup-memory accesses of `op` alone (not of its regions): from
 /// its memory effects; an op without them reads and writes its workgroup
 /// memref operands; an async copy writes its destination. Each names `op`.
 WorkgroupAccesses ownWorkgroupAccesses(mlir::Operation *op);
+
+/// An op that completes or groups asynchronous work on workgroup memory
+/// without accessing it itself: a wait for async copies, a bulk commit or
+/// a bulk wait. Such ops keep their place relative to barriers and copies.
+bool isAsyncGroupOp(mlir::Operation *op);
 
 /// Every workgroup-memory access of `op` and the ops nested in it.
 WorkgroupAccesses allWorkgroupAccesses(mlir::Operation *op);

@@ -146,6 +146,9 @@ enum class MaskBlocks { Auto, WholeBlockLoops, PerBlockBranch };
 ///     pipe; its reads are waited for before the dS barrier. Warpgroup
 ///     products on chips with bulk reductions (ChipInfo::asyncBulkReduce),
 ///     not with deterministic=true (which stores partials instead).
+///     The stage has one or two slots (dq-stage-slots): with two, block i
+///     writes slot i mod 2 and the reads of block i - 2's rows are waited
+///     for instead, which had a block and a half to finish.
 /// Auto: BulkReduce where it may be and block-q >= 128 (a warpgroup's score
 /// tile 64 x 128 or more, whose element-wise work covers the stage's reads;
 /// D = 64 on sm_90a), if the stage fits beside the tiles; else Atomics.
@@ -175,6 +178,8 @@ struct AttentionKernelOptions {
   PvSchedule pvSchedule = PvSchedule::Auto;
   MaskBlocks maskBlocks = MaskBlocks::Auto;
   DqAccumulation dqAccumulation = DqAccumulation::Auto;
+  /// Slots of BulkReduce's dQ stage (1 or 2); 0 = two where they fit.
+  int64_t dqStageSlots = 0;
 };
 
 /// One subgroup per (batch, query token, query head); lanes split the head

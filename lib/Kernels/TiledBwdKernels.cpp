@@ -77,7 +77,7 @@ enum WorkgroupBuffer {
   kScores,
   kRowNormalizer,
   kRowDelta,
-  kDqStaged ///< dQ [blockQ x Dqk] f32 for the bulk-copy unit (bulk-reduce)
+  kDqStaged ///< dQ [slots][blockQ x Dqk] f32 for the bulk-copy unit
 };
 
 /// f32 elements appended to each row of the staged dQ: 32 bytes, so the
@@ -112,8 +112,10 @@ struct TiledConfig {
   WarpgroupLayout atomLayout = WarpgroupLayout::Auto;
   int64_t dqQGroups = 1;
   /// DqAccumulation::BulkReduce: dQ is written into kDqStaged and added to
-  /// the accumulator by fmha.bulk_add, one row a work-item.
+  /// the accumulator by fmha.bulk_add, one row a work-item; query block i
+  /// uses the stage's slot i mod dqStageSlots.
   bool dqBulk = false;
+  int64_t dqStageSlots = 1;
   /// useWholeBlockLoops: whole and cut query blocks in loops of their own.
   bool wholeBlockLoops = true;
   /// dV += P^T dO is written before dS = P (dP - delta), whose vector work
@@ -208,7 +210,7 @@ struct TiledConfig {
     case kScores: // dS, or dS^T with warpgroup products
       return warpgroup ? atoms(blockKv, blockQ) : tile(blockQ, blockKv);
     case kDqStaged:
-      return MemRefType::get({blockQ, dqk + kDqStagedPad},
+      return MemRefType::get({dqStageSlots, blockQ, dqk + kDqStagedPad},
                              Float32Type::get(ctx));
     case kRowNormalizer:
     case kRowDelta:
@@ -514,6 +516,7 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
     bool bulkRequested =
         options.dqAccumulation == DqAccumulation::BulkReduce;
     cfg.dqBulk = bulkRequested && bulkPossible();
+    cfg.dqStageSlots = std::max<int64_t>(options.dqStageSlots, 1);
     if (bulkRequested && !cfg.dqBulk) {
       if (report) {
         InFlightDiagnostic diag = op.emitOpError("dq-accumulation=bulk-reduce ");
@@ -583,6 +586,13 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
       if (cfg.workgroupBytes(ctx) > limit)
         cfg.dqBulk = false;
     }
+    // Two slots where they fit: the reads of a block's rows then get until
+    // the dS barrier of the block after next.
+    if (cfg.dqBulk && options.dqStageSlots == 0) {
+      cfg.dqStageSlots = 2;
+      if (cfg.workgroupBytes(ctx) > limit)
+        cfg.dqStageSlots = 1;
+    }
     cfg.bufferRows = !target.host && options.chip &&
                      options.chip->bufferLoads && !cfg.asyncCopies &&
                      TileCopier::fitsRowsBuffer(op.getQuery(), cfg.blockQ) &&
@@ -602,7 +612,13 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
       << leanestBytes << " bytes of workgroup memory at the least ("
       << tileOptionsText("", cfg.blockQ, cfg.blockKv, cfg.numWarps)
       << "), more than the " << limit << " the target has";
-  if (cfg.dqBulk)
+  if (cfg.dqBulk && cfg.dqStageSlots > 1)
+    diag << ", of which the dQ stage of dq-accumulation=bulk-reduce takes "
+         << workgroupBufferBytes({cfg.bufferType(ctx, kDqStaged)})
+         << " in " << cfg.dqStageSlots
+         << " slots (dq-stage-slots=1 needs one, dq-accumulation=atomics "
+            "none)";
+  else if (cfg.dqBulk)
     diag << ", of which the dQ stage of dq-accumulation=bulk-reduce takes "
          << workgroupBufferBytes({cfg.bufferType(ctx, kDqStaged)})
          << " (dq-accumulation=atomics needs none)";
@@ -758,23 +774,38 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
 
   Value cScale = constF32(b, loc, scale);
 
+  // Query block qb's slot of the dQ stage: qb mod the slots.
+  auto stageSlot = [&](Value qb) {
+    Value slot = cfg.dqStageSlots == 1
+                     ? c0
+                     : arith::RemUIOp::create(
+                           b, loc, qb, constIndex(b, loc, cfg.dqStageSlots))
+                           .getResult();
+    return slotView(b, loc, wg(kDqStaged), slot);
+  };
   // The staged dQ of the block before qb (where qb is past the first
   // visible block) added to head headQ's accumulator rows by the bulk-copy
-  // unit, row r issued by work-item r. Rows past Sq land in the
-  // accumulator's padding rows (whole query blocks), which nobody reads.
+  // unit, row r issued by work-item r, then a bulk group committed by every
+  // work-item (empty where none was issued), so that all count the blocks'
+  // groups alike. Rows past Sq land in the accumulator's padding rows
+  // (whole query blocks), which nobody reads.
   auto addStagedDqBefore = [&](Value qb, Value headQ) {
     auto any = scf::IfOp::create(
         b, loc, cmp(b, loc, arith::CmpIPredicate::ugt, qb, qbBegin));
-    OpBuilder::InsertionGuard g2(b);
-    b.setInsertionPointToStart(any.thenBlock());
-    Value staged = arith::SubIOp::create(b, loc, qb, c1);
-    auto issuer = scf::IfOp::create(
-        b, loc, cmp(b, loc, arith::CmpIPredicate::ult, tid, cBlockQ));
-    b.setInsertionPointToStart(issuer.thenBlock());
-    Value row = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, staged, cBlockQ), tid);
-    fmha::BulkAddOp::create(b, loc, wg(kDqStaged), ValueRange{tid, c0}, dqAcc,
-                            ValueRange{batch, row, headQ, c0}, cfg.dqk);
+    {
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(any.thenBlock());
+      Value staged = arith::SubIOp::create(b, loc, qb, c1);
+      Value slot = stageSlot(staged);
+      auto issuer = scf::IfOp::create(
+          b, loc, cmp(b, loc, arith::CmpIPredicate::ult, tid, cBlockQ));
+      b.setInsertionPointToStart(issuer.thenBlock());
+      Value row = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, staged, cBlockQ), tid);
+      fmha::BulkAddOp::create(b, loc, slot, ValueRange{tid, c0}, dqAcc,
+                              ValueRange{batch, row, headQ, c0}, cfg.dqk);
+    }
+    fmha::BulkCommitOp::create(b, loc);
   };
   auto headLoop = scf::ForOp::create(b, loc, c0,
                                      constIndex(b, loc, cfg.group), c1, init);
@@ -1121,10 +1152,11 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     auto dsWrite =
         fmha::TileWriteOp::create(b, loc, dsTile, wg(kScores), c0, c0, tid);
     dsWrite.setTransposed(sT && !cfg.warpgroup);
-    // The staged dQ is written again after the dS barrier: its reads must
-    // be done before it.
+    // The block's slot of the staged dQ is written after the dS barrier:
+    // the reads of the rows it held (the block before with one slot, the
+    // one before that with two) must be done before it.
     if (cfg.dqBulk)
-      fmha::BulkWaitOp::create(b, loc);
+      fmha::BulkWaitOp::create(b, loc, cfg.dqStageSlots - 1);
 
     // dQ += dS K over all KV rows of the block, each subgroup its part of
     // dqGrid (the scale is applied once, when dQ is converted): A[q][kv] =
@@ -1162,8 +1194,8 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
     if (cfg.dqBulk) {
       // Staged for the bulk-copy unit, which adds it after the next block's
       // first barrier.
-      auto staged = fmha::TileWriteOp::create(b, loc, dqTile, wg(kDqStaged),
-                                              c0, c0, tid);
+      auto staged = fmha::TileWriteOp::create(
+          b, loc, dqTile, stageSlot(qLoop.getInductionVar()), c0, c0, tid);
       staged.setTransposed(dqT);
     } else {
       // dQ leaves in runs of registers consecutive along its rows: atomic

@@ -60,3 +60,12 @@ func.func @not_f32(%s: memref<64x136xf16, #wg>, %d: memref<64x128xf16>, %i: inde
   fmha.bulk_add %s[%i, %i] to %d[%i, %i] {count = 128 : i64} : memref<64x136xf16, #wg>, memref<64x128xf16>
   return
 }
+
+// -----
+
+// PTX waits for at most 63 pending groups.
+func.func @too_many_pending() {
+  // expected-error @+1 {{attribute 'pending' failed to satisfy constraint}}
+  fmha.bulk_wait pending 64
+  return
+}

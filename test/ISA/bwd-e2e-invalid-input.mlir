@@ -7,7 +7,7 @@
 // RUN: not rocke-opt %s -split-input-file -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-rocdl,fmha-dump-binary{output=%t.hsaco})' 2>&1 | FileCheck %s --check-prefix=INPUT
 // RUN: not rocke-opt %s -split-input-file -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm,fmha-dump-binary{output=%t.ptx})' 2>&1 | FileCheck %s --check-prefix=INPUT
 
-// KEY: error: fmha-bwd-rocdl: unknown option 'stratgy'; options: O, block-kv, block-q, chip, dq-accumulation, fwd-block-kv, fwd-block-q, fwd-kv-pipelining, fwd-kv-slices, fwd-num-warps, fwd-pv-schedule, fwd-warpgroup-layout, fwd-warpgroup-mma, fwd-warpgroup-schedule, mask-blocks, matrix-atom, mfma-read-batch, num-warps, operand-staging, query-pipelining, strategy, warpgroup-layout, warpgroup-mma
+// KEY: error: fmha-bwd-rocdl: unknown option 'stratgy'; options: O, block-kv, block-q, chip, dq-accumulation, dq-stage-slots, fwd-block-kv, fwd-block-q, fwd-kv-pipelining, fwd-kv-slices, fwd-num-warps, fwd-pv-schedule, fwd-warpgroup-layout, fwd-warpgroup-mma, fwd-warpgroup-schedule, mask-blocks, matrix-atom, mfma-read-batch, num-warps, operand-staging, query-pipelining, strategy, warpgroup-layout, warpgroup-mma
 // VALUE: error: fmha-bwd-nvvm: invalid value 'abc' for option 'block-q'
 // ENUM: error: fmha-bwd-rocdl: invalid value 'magic' for option 'strategy'
 // FINISH: error: fmha-rocdl-to-hsaco: unknown option 'fromat'; options: O, chip, format, interleave-matrix-ops, toolkit

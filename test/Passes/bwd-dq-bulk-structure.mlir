@@ -11,14 +11,17 @@
 // RUN: rocke-opt %S/../NVVM/Inputs/attention_bwd_bf16.mlir -fmha-bwd-to-kernels='strategy=tiled chip=sm_90a' | FileCheck %s --check-prefix=LAUNCH
 // RUN: rocke-opt %S/../NVVM/Inputs/attention_bwd_bf16.mlir -fmha-bwd-to-kernels='strategy=tiled chip=sm_90a block-q=64' | FileCheck %s --check-prefix=ATOMICS
 // RUN: rocke-opt %S/../NVVM/Inputs/attention_bwd_bf16.mlir -fmha-bwd-to-kernels='strategy=tiled chip=sm_90a block-q=64 dq-accumulation=bulk-reduce' | FileCheck %s --check-prefix=BLOCKQ64
+// RUN: rocke-opt %S/../NVVM/Inputs/attention_bwd_bf16.mlir -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=sm_90a dq-accumulation=bulk-reduce dq-stage-slots=1},fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' | FileCheck %s --check-prefix=ONESLOT
 
 // Per query block, still two barriers: the block's Q / dO copies (fetched
 // an iteration ahead) and the previous block's staged dQ are published by
-// the first, after which work-items 0-127 each hand one staged row to the
-// bulk-copy unit (none before the first block); the reads of those rows
-// are waited for before the barrier that publishes dS, after which dQ is
-// staged again. Each head's last block is issued after the loop, the
-// kernel waits for it at its end. No dQ atomics.
+// the first, after which work-items 0-127 each hand one staged row of
+// slot (qb - 1) mod 2 to the bulk-copy unit (none before the first
+// block), and every work-item commits a bulk group. Before the barrier
+// that publishes dS the reads of all groups but the newest are waited for:
+// those of slot qb mod 2, which dQ is staged into after it. Each head's
+// last block is issued after the loop, the kernel waits for it at its end.
+// No dQ atomics.
 // CHECK-LABEL: gpu.func @fmha_bwd_tiled_main
 // CHECK-NOT: fmha.atomic_add
 // CHECK: scf.for
@@ -30,13 +33,22 @@
 // CHECK: %[[LATER:.*]] = arith.cmpi ugt, %[[QB:.*]], %{{.*}} : index
 // CHECK-NEXT: scf.if %[[LATER]] {
 // CHECK-NEXT: %[[PREV:.*]] = arith.subi %[[QB]], %{{.*}} : index
+// CHECK-NEXT: arith.constant 2
+// CHECK-NEXT: %[[PSLOT:.*]] = arith.remui %[[PREV]], %{{.*}} : index
+// CHECK-NEXT: %[[PBUF:.*]] = memref.subview %[[STAGED:[a-z0-9_]+]][%[[PSLOT]], 0, 0] [1, 128, 72]
 // CHECK-NEXT: %[[ISSUER:.*]] = arith.cmpi ult, %[[TID:.*]], %{{.*}} : index
 // CHECK-NEXT: scf.if %[[ISSUER]] {
-// CHECK: fmha.bulk_add %[[SBUF:.*]][%[[TID]], %{{.*}}] to %{{.*}} {count = 64 : i64} : memref<128x72xf32, #gpu.address_space<workgroup>>, memref<?x?x16x64xf32, #gpu.address_space<global>>
+// CHECK: fmha.bulk_add %[[PBUF]][%[[TID]], %{{.*}}] to %{{.*}} {count = 64 : i64} : memref<128x72xf32, strided<[72, 1], offset: ?>, #gpu.address_space<workgroup>>, memref<?x?x16x64xf32, #gpu.address_space<global>>
+// CHECK: }
+// CHECK-NEXT: }
+// CHECK-NEXT: fmha.bulk_commit
 // CHECK-NOT: gpu.barrier
-// CHECK: fmha.bulk_wait
+// CHECK: fmha.bulk_wait pending 1
 // CHECK-NEXT: nvvm.fence.proxy
 // CHECK-NEXT: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: %[[SLOT:.*]] = arith.remui %[[QB]], %{{.*}} : index
+// CHECK-NEXT: %[[SBUF:.*]] = memref.subview %[[STAGED]][%[[SLOT]], 0, 0] [1, 128, 72]
 // CHECK-NOT: gpu.barrier
 // CHECK: vector.store %{{.*}}, %[[SBUF]][
 // CHECK-NOT: gpu.barrier
@@ -44,25 +56,36 @@
 // CHECK: nvgpu.device_async_wait
 // CHECK-NEXT: nvvm.fence.proxy
 // CHECK-NEXT: gpu.barrier
-// CHECK: fmha.bulk_add %[[SBUF]][
+// CHECK: fmha.bulk_add
+// CHECK: fmha.bulk_commit
 // CHECK: scf.yield
 // CHECK-NOT: gpu.barrier
-// CHECK: fmha.bulk_wait
+// CHECK: fmha.bulk_wait{{$}}
 // CHECK-NEXT: gpu.return
 
+// One slot (dq-stage-slots=1): the wait before the dS barrier covers every
+// group, the newest included.
+// ONESLOT-LABEL: gpu.func @fmha_bwd_tiled_main
+// ONESLOT: fmha.bulk_add
+// ONESLOT: fmha.bulk_commit
+// ONESLOT-NOT: gpu.barrier
+// ONESLOT: fmha.bulk_wait{{$}}
+// ONESLOT-NEXT: nvvm.fence.proxy
+// ONESLOT-NEXT: gpu.barrier
+
 // The stage: each warpgroup's 64 x 64 block of dQ, 16 two-element stores a
-// lane into rows of 64 + 8 f32.
+// lane into rows of 64 + 8 f32 of the block's slot.
 // STAGE-LABEL: gpu.func @fmha_bwd_tiled_main
-// STAGE-COUNT-16: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<128x72xf32, #gpu.address_space<workgroup>>, vector<2xf32>
-// STAGE-NOT: memref<128x72xf32, #gpu.address_space<workgroup>>, vector<2xf32>
+// STAGE-COUNT-16: vector.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<128x72xf32, strided<[72, 1], offset: ?>, #gpu.address_space<workgroup>>, vector<2xf32>
+// STAGE-NOT: memref<128x72xf32, strided<[72, 1], offset: ?>, #gpu.address_space<workgroup>>, vector<2xf32>
 // STAGE: gpu.return
 
-// The stage is the last workgroup buffer (36 KiB after the 129 KiB of the
-// others); the accumulator's columns stay in order (no paired columns),
-// which the conversion reads as such.
+// The stage is the last workgroup buffer (two slots of 36 KiB after the
+// 129 KiB of the others); the accumulator's columns stay in order (no
+// paired columns), which the conversion reads as such.
 // LAUNCH-LABEL: gpu.func @fmha_bwd_tiled_main
-// LAUNCH-SAME: dynamic_shared_bytes = 168960
-// LAUNCH: memref.view %{{.*}}[%c132096][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<128x72xf32, #gpu.address_space<workgroup>>
+// LAUNCH-SAME: dynamic_shared_bytes = 205824
+// LAUNCH: memref.view %{{.*}}[%c132096][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x128x72xf32, #gpu.address_space<workgroup>>
 // LAUNCH-LABEL: gpu.func @fmha_bwd_convert_dq
 // LAUNCH-NOT: vector.shuffle
 // LAUNCH: gpu.return
@@ -74,8 +97,8 @@
 // ATOMICS-LABEL: gpu.func @fmha_bwd_convert_dq
 // ATOMICS: vector.shuffle
 // ATOMICS: gpu.return
-// Asked for at block-q 64: 64 rows of staged dQ.
+// Asked for at block-q 64: two slots of 64 rows of staged dQ.
 // BLOCKQ64-LABEL: gpu.func @fmha_bwd_tiled_main
 // BLOCKQ64-SAME: dynamic_shared_bytes = 
-// BLOCKQ64: memref<64x72xf32, #gpu.address_space<workgroup>>
+// BLOCKQ64: memref<2x64x72xf32, #gpu.address_space<workgroup>>
 // BLOCKQ64-NOT: fmha.tile_accumulate

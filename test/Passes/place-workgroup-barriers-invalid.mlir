@@ -166,7 +166,118 @@ gpu.module @m {
         : memref<64x136xf32, #wg>, memref<?x128xf32, #global>
     // expected-error @below {{writes workgroup memory that an fmha.bulk_add may still be reading: an fmha.bulk_wait (then a barrier) must come first}}
     memref.store %v, %stage[%tid, %c0] : memref<64x136xf32, #wg>
+    fmha.bulk_commit
     fmha.bulk_wait
+    gpu.return
+  }
+}
+
+// -----
+
+// A double buffer whose wait leaves two groups pending: the group that read
+// the slot about to be written (issued an iteration earlier) may still be
+// reading it.
+#wg = #gpu.address_space<workgroup>
+#global = #gpu.address_space<global>
+gpu.module @m {
+  gpu.func @double_buffer_waits_too_little(%dq: memref<?x128xf32, #global>, %n: index, %v: f32)
+      workgroup(%stage : memref<2x64x136xf32, #wg>) kernel {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    scf.for %i = %c1 to %n step %c1 {
+      %prev = arith.subi %i, %c1 : index
+      %prevSlot = arith.remui %prev, %c2 : index
+      %src = memref.subview %stage[%prevSlot, 0, 0] [1, 64, 136] [1, 1, 1]
+          : memref<2x64x136xf32, #wg> to memref<64x136xf32, strided<[136, 1], offset: ?>, #wg>
+      // expected-note @below {{the bulk reduction}}
+      fmha.bulk_add %src[%tid, %c0] to %dq[%tid, %c0] {count = 128 : i64}
+          : memref<64x136xf32, strided<[136, 1], offset: ?>, #wg>, memref<?x128xf32, #global>
+      fmha.bulk_commit
+      fmha.bulk_wait pending 2
+      %slot = arith.remui %i, %c2 : index
+      %dst = memref.subview %stage[%slot, 0, 0] [1, 64, 136] [1, 1, 1]
+          : memref<2x64x136xf32, #wg> to memref<64x136xf32, strided<[136, 1], offset: ?>, #wg>
+      // expected-error @below {{writes workgroup memory that an fmha.bulk_add may still be reading}}
+      memref.store %v, %dst[%tid, %c0] : memref<64x136xf32, strided<[136, 1], offset: ?>, #wg>
+    }
+    fmha.bulk_wait
+    gpu.return
+  }
+}
+
+// -----
+
+// Both slot indices the same (i + 1 - 1): the write's slot is the one the
+// newest group, which the wait leaves pending, reads.
+#wg = #gpu.address_space<workgroup>
+#global = #gpu.address_space<global>
+gpu.module @m {
+  gpu.func @double_buffer_same_slot(%dq: memref<?x128xf32, #global>, %n: index, %v: f32)
+      workgroup(%stage : memref<2x64x136xf32, #wg>) kernel {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    scf.for %i = %c1 to %n step %c1 {
+      %next = arith.addi %i, %c1 : index
+      %prev = arith.subi %next, %c1 : index
+      %prevSlot = arith.remui %prev, %c2 : index
+      %src = memref.subview %stage[%prevSlot, 0, 0] [1, 64, 136] [1, 1, 1]
+          : memref<2x64x136xf32, #wg> to memref<64x136xf32, strided<[136, 1], offset: ?>, #wg>
+      // expected-note @below {{the bulk reduction}}
+      fmha.bulk_add %src[%tid, %c0] to %dq[%tid, %c0] {count = 128 : i64}
+          : memref<64x136xf32, strided<[136, 1], offset: ?>, #wg>, memref<?x128xf32, #global>
+      fmha.bulk_commit
+      fmha.bulk_wait pending 1
+      %slot = arith.remui %i, %c2 : index
+      %dst = memref.subview %stage[%slot, 0, 0] [1, 64, 136] [1, 1, 1]
+          : memref<2x64x136xf32, #wg> to memref<64x136xf32, strided<[136, 1], offset: ?>, #wg>
+      // expected-error @below {{writes workgroup memory that an fmha.bulk_add may still be reading}}
+      memref.store %v, %dst[%tid, %c0] : memref<64x136xf32, strided<[136, 1], offset: ?>, #wg>
+    }
+    fmha.bulk_wait
+    gpu.return
+  }
+}
+
+// -----
+
+// A bulk reduction whose group is never committed: no wait covers it.
+#wg = #gpu.address_space<workgroup>
+#global = #gpu.address_space<global>
+gpu.module @m {
+  // expected-error @below {{ends while an fmha.bulk_add may still be reading workgroup memory: its group is never committed (fmha.bulk_commit), so no fmha.bulk_wait covers it}}
+  gpu.func @bulk_never_committed(%dq: memref<?x128xf32, #global>)
+      workgroup(%stage : memref<64x136xf32, #wg>) kernel {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    // expected-note @below {{the bulk reduction}}
+    fmha.bulk_add %stage[%tid, %c0] to %dq[%tid, %c0] {count = 128 : i64}
+        : memref<64x136xf32, #wg>, memref<?x128xf32, #global>
+    fmha.bulk_wait
+    gpu.return
+  }
+}
+
+// -----
+
+// The kernel ends with the newest group pending: its read would outlive
+// the workgroup's memory.
+#wg = #gpu.address_space<workgroup>
+#global = #gpu.address_space<global>
+gpu.module @m {
+  // expected-error @below {{an fmha.bulk_wait must cover its group before the end}}
+  gpu.func @bulk_not_waited_for(%dq: memref<?x128xf32, #global>)
+      workgroup(%stage : memref<64x136xf32, #wg>) kernel {
+    %tid = gpu.thread_id x
+    %c0 = arith.constant 0 : index
+    // expected-note @below {{the bulk reduction}}
+    fmha.bulk_add %stage[%tid, %c0] to %dq[%tid, %c0] {count = 128 : i64}
+        : memref<64x136xf32, #wg>, memref<?x128xf32, #global>
+    fmha.bulk_commit
+    fmha.bulk_wait pending 1
     gpu.return
   }
 }
