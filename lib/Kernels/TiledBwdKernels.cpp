@@ -1305,7 +1305,9 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
   std::string blockQStr = std::to_string(cfg.blockQ);
   SmallVector<int64_t> accShape;
   SmallVector<Value> accSizes;
-  std::string accShapeExpr, dqRole, dqCount;
+  // The accumulator's shape and its rows (times Hq * Dqk: its elements),
+  // as the launch expressions write them.
+  std::string accShapeExpr, dqRole, accRowsExpr;
   if (varlen) {
     // [T_q + B * BQ, Hq, Dqk]: room for every sequence's last block.
     Value rows = cb.createOrFold<arith::AddIOp>(
@@ -1318,7 +1320,7 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
     if (!staticRows)
       accSizes.push_back(rows);
     accShapeExpr = "Sq+B*BQ,Hq,Dqk";
-    dqCount = "(Sq+B*" + blockQStr + ")*Hq*" + dqkStr;
+    accRowsExpr = "(Sq+B*" + blockQStr + ")";
   } else {
     Value paddedRows = arith::MulIOp::create(
         cb, loc, ceilDiv(cb, loc, sizes.seqQ, cBlockQ), cBlockQ);
@@ -1334,7 +1336,7 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
     if (queryType.isDynamicDim(1))
       accSizes.push_back(paddedRows);
     accShapeExpr = "B,ceildiv(Sq,BQ)*BQ,Hq,Dqk";
-    dqCount = "B*ceildiv(Sq," + blockQStr + ")*" + blockQStr + "*Hq*" + dqkStr;
+    accRowsExpr = "B*ceildiv(Sq," + blockQStr + ")*" + blockQStr;
   }
   Value dqAcc;
   if (deterministic) {
@@ -1344,7 +1346,6 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
     dqRole = std::string("dq_partial:f32:zero:[") +
              (varlen ? "ceildiv(max_seqlen_k,BKV)," : "ceildiv(Sk,BKV),") +
              accShapeExpr + "]";
-    dqCount = nKvBlocksExpr + "*" + dqCount;
   } else {
     dqRole = "dq_accum:f32:zero:[" + accShapeExpr + "]";
   }
@@ -1361,8 +1362,10 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
   // of their own.
   ZeroFilledRows dqZeroRows;
   if (deterministic) {
+    std::string partialsCount =
+        nKvBlocksExpr + "*" + accRowsExpr + "*Hq*" + dqkStr;
     if (failed(emitZeroFill(emitter, "fmha_bwd_zero_dq", dqAcc, dqRole,
-                            dqCount, /*alignedRows=*/true)))
+                            partialsCount, /*alignedRows=*/true)))
       return failure();
   } else {
     dqZeroRows = {dqAcc, dqRole, dqView};
