@@ -122,7 +122,7 @@ struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
              warpgroupLayout != rocke::WarpgroupLayout::Auto},
             {"dq-accumulation",
              dqAccumulation != rocke::DqAccumulation::Auto},
-            {"dq-stage-slots", dqStageSlots != 0}})
+            {"dq-stage-slots", dqStageSlots != 1}})
         if (given)
           return emitError(loc, "fmha-bwd-to-kernels: ")
                  << name
@@ -155,15 +155,15 @@ struct BwdToKernelsPass : public rocke::RejectRepeatedOptions<
     opts.warpgroupMma = warpgroupMma;
     opts.warpgroupLayout = warpgroupLayout;
     opts.maskBlocks = maskBlocks;
-    if (dqStageSlots < 0 || dqStageSlots > 2)
-      return emitError(loc, "fmha-bwd-to-kernels: dq-stage-slots must be 0 "
-                            "(auto), 1 or 2, got ")
+    if (dqStageSlots < 1 || dqStageSlots > 2)
+      return emitError(loc, "fmha-bwd-to-kernels: dq-stage-slots must be 1 "
+                            "or 2, got ")
              << static_cast<int64_t>(dqStageSlots);
-    if (dqStageSlots != 0 &&
+    if (dqStageSlots != 1 &&
         dqAccumulation != rocke::DqAccumulation::BulkReduce)
-      return emitError(loc, "fmha-bwd-to-kernels: dq-stage-slots shapes the "
-                            "stage of dq-accumulation=bulk-reduce; ask for "
-                            "that too");
+      return emitError(loc, "fmha-bwd-to-kernels: dq-stage-slots=2 shapes "
+                            "the stage of dq-accumulation=bulk-reduce; ask "
+                            "for that too");
     opts.dqAccumulation = dqAccumulation;
     opts.dqStageSlots = dqStageSlots;
     opts.target.indexBitwidth = indexBitwidth;

@@ -399,10 +399,10 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
                         "staged in workgroup memory, added by the bulk-copy "
                         "unit (cp.reduce.async.bulk; warpgroup products, "
                         "sm_90a)"))}]>,
-    Option<"dqStageSlots", "dq-stage-slots", "int64_t", /*default=*/"0",
-           "Slots of dq-accumulation=bulk-reduce's dQ stage: 1, or 2 (a "
-           "double buffer whose reads get a block and a half); 0: two "
-           "where they fit beside the tiles">,
+    Option<"dqStageSlots", "dq-stage-slots", "int64_t", /*default=*/"1",
+           "Slots of the bulk reductions' dQ stage: 1, or 2 (a double "
+           "buffer whose reads get a block and a half; with "
+           "dq-accumulation=bulk-reduce)">,
     Option<"indexBitwidth", "index-bitwidth", "unsigned", /*default=*/"64",
            "Index width the target lowering uses (32 or 64); static shapes "
            "it cannot address are rejected">,

@@ -422,9 +422,9 @@ struct BwdPipelineOptions
                      "staged, added by the bulk-copy unit (sm_90a)"))};
   Option<int64_t> dqStageSlots{
       *this, "dq-stage-slots",
-      llvm::cl::desc("slots of bulk-reduce's dQ stage (1 or 2); 0 = two "
-                     "where they fit"),
-      llvm::cl::init(0)};
+      llvm::cl::desc("slots of the bulk reductions' dQ stage (1 or 2; 2 "
+                     "with dq-accumulation=bulk-reduce)"),
+      llvm::cl::init(1)};
   Option<int64_t> fwdBlockQ{
       *this, "fwd-block-q",
       llvm::cl::desc("query rows per forward workgroup; 0 = from the chip"),

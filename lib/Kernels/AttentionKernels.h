@@ -146,7 +146,7 @@ enum class MaskBlocks { Auto, WholeBlockLoops, PerBlockBranch };
 ///     pipe; its reads are waited for before the dS barrier. Warpgroup
 ///     products on chips with bulk reductions (ChipInfo::asyncBulkReduce),
 ///     not with deterministic=true (which stores partials instead).
-///     The stage has one or two slots (dq-stage-slots): with two, block i
+///     The stage has one slot, or two (dq-stage-slots=2): then block i
 ///     writes slot i mod 2 and the reads of block i - 2's rows are waited
 ///     for instead, which had a block and a half to finish.
 /// Auto: BulkReduce where it may be and block-q >= 128 (a warpgroup's score
@@ -178,8 +178,9 @@ struct AttentionKernelOptions {
   PvSchedule pvSchedule = PvSchedule::Auto;
   MaskBlocks maskBlocks = MaskBlocks::Auto;
   DqAccumulation dqAccumulation = DqAccumulation::Auto;
-  /// Slots of BulkReduce's dQ stage (1 or 2); 0 = two where they fit.
-  int64_t dqStageSlots = 0;
+  /// Slots of BulkReduce's dQ stage: 1, or 2 (a double buffer, asked for
+  /// with BulkReduce; not yet timed on a GPU, so never the default).
+  int64_t dqStageSlots = 1;
 };
 
 /// One subgroup per (batch, query token, query head); lanes split the head

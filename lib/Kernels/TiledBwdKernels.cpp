@@ -516,7 +516,7 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
     bool bulkRequested =
         options.dqAccumulation == DqAccumulation::BulkReduce;
     cfg.dqBulk = bulkRequested && bulkPossible();
-    cfg.dqStageSlots = std::max<int64_t>(options.dqStageSlots, 1);
+    cfg.dqStageSlots = options.dqStageSlots;
     if (bulkRequested && !cfg.dqBulk) {
       if (report) {
         InFlightDiagnostic diag = op.emitOpError("dq-accumulation=bulk-reduce ");
@@ -574,24 +574,17 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
     chosen = fewest;
   if (chosen) {
     (void)apply(*chosen, /*report=*/false);
-    // auto: bulk reductions where the stage fits beside the chosen tiles,
-    // which auto never changes: in two slots, whose reads get a block and
-    // a half; in one only where a warpgroup's score tile is 64 x 128 or more
-    // (block-q >= 128: D = 64 on sm_90a), whose element-wise work covers
-    // the reads before the dS barrier (H100: 1.01-1.05x; at D = 128,
-    // block-q 64, 0.96-0.98x: docs/BENCHMARKS.md runs 46-47).
-    auto fits = [&] { return cfg.workgroupBytes(ctx) <= limit; };
-    if (options.dqAccumulation == DqAccumulation::Auto && bulkPossible()) {
+    // auto: bulk reductions where a warpgroup's score tile is 64 x 128 or
+    // more (block-q >= 128: D = 64 on sm_90a), whose element-wise work
+    // covers the stage's reads before the dS barrier (H100: 1.01-1.05x; at
+    // D = 128, block-q 64, 0.96-0.98x: docs/BENCHMARKS.md runs 46-47), in
+    // one slot; only where the stage fits beside the chosen tiles, which
+    // auto never changes.
+    if (options.dqAccumulation == DqAccumulation::Auto && bulkPossible() &&
+        cfg.blockQ >= 128) {
       cfg.dqBulk = true;
-      cfg.dqStageSlots = 2;
-      if (!fits()) {
-        cfg.dqStageSlots = 1;
-        cfg.dqBulk = cfg.blockQ >= 128 && fits();
-      }
-    } else if (cfg.dqBulk && options.dqStageSlots == 0) {
-      cfg.dqStageSlots = 2;
-      if (!fits())
-        cfg.dqStageSlots = 1;
+      if (cfg.workgroupBytes(ctx) > limit)
+        cfg.dqBulk = false;
     }
     cfg.bufferRows = !target.host && options.chip &&
                      options.chip->bufferLoads && !cfg.asyncCopies &&

@@ -110,10 +110,9 @@
 // EPILOGUE-NOT: st.global
 // EPILOGUE-LABEL: .entry fmha_bwd_convert_dq(
 
-// 129 KiB of operands and the dQ stage's two slots of 36 KiB
-// (dq-accumulation's auto takes bulk reductions at block-q 128;
-// test/Passes/bwd-dq-bulk-structure.mlir).
-// WGJSON: "dynamic_shared_bytes": 205824,
+// 129 KiB of operands and the 36 KiB dQ stage (dq-accumulation's auto
+// takes bulk reductions at block-q 128; test/Passes/bwd-dq-bulk-structure.mlir).
+// WGJSON: "dynamic_shared_bytes": 168960,
 // WGJSON: "name": "fmha_bwd_tiled_main"
 // WGJSON: "target": "#nvvm.target<O = 3, chip = \"sm_90a\", features = \"+ptx81\">"
 
@@ -151,7 +150,7 @@
 // TILES: %[[DK:.*]] = fmha.tile_mma_warpgroup lhs %[[DST2]] : !fmha.tile<16x128xbf16, a, "mma_sync_m16n8k16_bf16">, rhs %[[Q]][{{.*}}] : {{.*}}, acc %{{.*}} : <16x64xf32, c, "mma_sync_m16n8k16_bf16">
 // TILES-NOT: fmha.tile_mma
 // The block's dQ staged for the bulk-copy unit (dq-accumulation's auto),
-// into its slot of the stage.
+// into the stage's one slot.
 // TILES: fmha.tile_write %[[DQ]], %{{.*}}[{{.*}}] lane %{{.*}} : <16x64xf32, c, "mma_sync_m16n8k16_bf16">, memref<128x72xf32, strided<[72, 1], offset: ?>, #gpu.address_space<workgroup>>
 // CORE-LABEL: gpu.func @fmha_bwd_tiled_main
 // CORE: fmha.tile_mma_warpgroup lhs_buffer %{{.*}} : memref<16x8x8x8xbf16, #gpu.address_space<workgroup>>

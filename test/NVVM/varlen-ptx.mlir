@@ -67,7 +67,7 @@
 // JSON-NEXT: "Hkv",
 // JSON-NEXT: "B"
 // JSON: "name": "fmha_bwd_tiled_main"
-// JSON: "ceildiv(max_seqlen_q*Hq*128,2048)",
+// JSON: "ceildiv(max_seqlen_q*Hq*128,4096)",
 // JSON-NEXT: "1",
 // JSON-NEXT: "B"
 // JSON: "name": "fmha_bwd_convert_dq"

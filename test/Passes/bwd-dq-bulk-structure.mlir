@@ -1,17 +1,20 @@
 // dq-accumulation=bulk-reduce: the tiled backward's dQ through workgroup
 // memory and the bulk-copy unit (sm_90a, warpgroup products), on the input
 // of test/NVVM/bwd-wgmma-ptx.mlir (bf16, D = 64, Hq = 16, Hkv = 4, causal:
-// block-q 128, two warpgroups), where auto takes it too; with block-q 64
-// (D = 128's tiles) too, in two slots.
-// RUN: rocke-opt %S/../NVVM/Inputs/attention_bwd_bf16.mlir -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=sm_90a dq-accumulation=bulk-reduce},fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t
+// block-q 128, two warpgroups), where auto takes it too (one slot); with
+// block-q 64 (D = 128's tiles) auto keeps atomics. dq-stage-slots=2 makes
+// the stage a double buffer.
+// RUN: rocke-opt %S/../NVVM/Inputs/attention_bwd_bf16.mlir -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=sm_90a dq-accumulation=bulk-reduce dq-stage-slots=2},fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t
 // RUN: FileCheck %s < %t
 // RUN: FileCheck %s --check-prefix=STAGE < %t
 // RUN: rocke-opt %S/../NVVM/Inputs/attention_bwd_bf16.mlir -fmha-bwd-to-kernels='strategy=tiled chip=sm_90a dq-accumulation=bulk-reduce' | FileCheck %s --check-prefix=LAUNCH
-// RUN: rocke-opt %S/../NVVM/Inputs/attention_bwd_bf16.mlir -fmha-bwd-to-kernels='strategy=tiled chip=sm_90a dq-accumulation=atomics' | FileCheck %s --check-prefix=ATOMICS
 // RUN: rocke-opt %S/../NVVM/Inputs/attention_bwd_bf16.mlir -fmha-bwd-to-kernels='strategy=tiled chip=sm_90a' | FileCheck %s --check-prefix=LAUNCH
-// RUN: rocke-opt %S/../NVVM/Inputs/attention_bwd_bf16.mlir -fmha-bwd-to-kernels='strategy=tiled chip=sm_90a block-q=64' | FileCheck %s --check-prefix=BLOCKQ64
-// RUN: rocke-opt %S/../NVVM/Inputs/attention_bwd_bf16.mlir -fmha-bwd-to-kernels='strategy=tiled chip=sm_90a block-q=64 dq-accumulation=bulk-reduce dq-stage-slots=1' | FileCheck %s --check-prefix=ONESLOT64
-// RUN: rocke-opt %S/../NVVM/Inputs/attention_bwd_bf16.mlir -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=sm_90a dq-accumulation=bulk-reduce dq-stage-slots=1},fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' | FileCheck %s --check-prefix=ONESLOT
+// RUN: rocke-opt %S/../NVVM/Inputs/attention_bwd_bf16.mlir -fmha-bwd-to-kernels='strategy=tiled chip=sm_90a dq-accumulation=bulk-reduce dq-stage-slots=2' | FileCheck %s --check-prefix=TWOSLOTS
+// RUN: rocke-opt %S/../NVVM/Inputs/attention_bwd_bf16.mlir -fmha-bwd-to-kernels='strategy=tiled chip=sm_90a dq-accumulation=atomics' | FileCheck %s --check-prefix=ATOMICS
+// RUN: rocke-opt %S/../NVVM/Inputs/attention_bwd_bf16.mlir -fmha-bwd-to-kernels='strategy=tiled chip=sm_90a block-q=64' | FileCheck %s --check-prefix=ATOMICS
+// RUN: rocke-opt %S/../NVVM/Inputs/attention_bwd_bf16.mlir -fmha-bwd-to-kernels='strategy=tiled chip=sm_90a block-q=64 dq-accumulation=bulk-reduce' | FileCheck %s --check-prefix=ONESLOT64
+// RUN: rocke-opt %S/../NVVM/Inputs/attention_bwd_bf16.mlir -fmha-bwd-to-kernels='strategy=tiled chip=sm_90a block-q=64 dq-accumulation=bulk-reduce dq-stage-slots=2' | FileCheck %s --check-prefix=BLOCKQ64
+// RUN: rocke-opt %S/../NVVM/Inputs/attention_bwd_bf16.mlir -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=sm_90a dq-accumulation=bulk-reduce},fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' | FileCheck %s --check-prefix=ONESLOT
 
 // Per query block, still two barriers: the block's Q / dO copies (fetched
 // an iteration ahead) and the previous block's staged dQ are published by
@@ -63,7 +66,7 @@
 // CHECK: fmha.bulk_wait{{$}}
 // CHECK-NEXT: gpu.return
 
-// One slot (dq-stage-slots=1): the wait before the dS barrier covers every
+// One slot (the default): the wait before the dS barrier covers every
 // group, the newest included.
 // ONESLOT-LABEL: gpu.func @fmha_bwd_tiled_main
 // ONESLOT: fmha.bulk_add
@@ -80,12 +83,15 @@
 // STAGE-NOT: memref<128x72xf32, strided<[72, 1], offset: ?>, #gpu.address_space<workgroup>>, vector<2xf32>
 // STAGE: gpu.return
 
-// The stage is the last workgroup buffer (two slots of 36 KiB after the
-// 129 KiB of the others); the accumulator's columns stay in order (no
+// The stage is the last workgroup buffer (36 KiB after the 129 KiB of the
+// others; two slots: 72 KiB); the accumulator's columns stay in order (no
 // paired columns), which the conversion reads as such.
 // LAUNCH-LABEL: gpu.func @fmha_bwd_tiled_main
-// LAUNCH-SAME: dynamic_shared_bytes = 205824
-// LAUNCH: memref.view %{{.*}}[%c132096][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x128x72xf32, #gpu.address_space<workgroup>>
+// LAUNCH-SAME: dynamic_shared_bytes = 168960
+// LAUNCH: memref.view %{{.*}}[%c132096][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<1x128x72xf32, #gpu.address_space<workgroup>>
+// TWOSLOTS-LABEL: gpu.func @fmha_bwd_tiled_main
+// TWOSLOTS-SAME: dynamic_shared_bytes = 205824
+// TWOSLOTS: memref.view %{{.*}}[%c132096][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x128x72xf32, #gpu.address_space<workgroup>>
 // LAUNCH-LABEL: gpu.func @fmha_bwd_convert_dq
 // LAUNCH-NOT: vector.shuffle
 // LAUNCH: gpu.return
@@ -97,9 +103,9 @@
 // ATOMICS-LABEL: gpu.func @fmha_bwd_convert_dq
 // ATOMICS: vector.shuffle
 // ATOMICS: gpu.return
-// At block-q 64 (D = 128's tiles) too, auto takes two slots of 64 rows of
-// staged dQ; one slot there, which lost to atomics (docs/BENCHMARKS.md runs
-// 46-47), only when asked for.
+// Asked for at block-q 64 (D = 128's tiles), where auto keeps atomics: one
+// slot of 64 rows of staged dQ (which lost to atomics there:
+// docs/BENCHMARKS.md runs 46-47), or two.
 // BLOCKQ64-LABEL: gpu.func @fmha_bwd_tiled_main
 // BLOCKQ64-SAME: dynamic_shared_bytes = 
 // BLOCKQ64: memref<2x64x72xf32, #gpu.address_space<workgroup>>

@@ -12,11 +12,11 @@
 // RUN: rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled chip=sm_90a dq-accumulation=atomics' | FileCheck %s --check-prefix=ATOMICS
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled chip=sm_90a dq-accumulation=bulk-reduce dq-stage-slots=3' 2>&1 | FileCheck %s --check-prefix=SLOTS3
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled chip=sm_90a dq-stage-slots=2' 2>&1 | FileCheck %s --check-prefix=SLOTSALONE
-// RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=warp chip=sm_90a dq-stage-slots=1' 2>&1 | FileCheck %s --check-prefix=SLOTSWARP
+// RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=warp chip=sm_90a dq-stage-slots=2' 2>&1 | FileCheck %s --check-prefix=SLOTSWARP
 // RUN: not rocke-opt %s -split-input-file -fmha-bwd-to-kernels='strategy=tiled chip=sm_90a dq-accumulation=bulk-reduce dq-stage-slots=2' 2>&1 | FileCheck %s --check-prefix=TWOSLOTS
 
-// SLOTS3: fmha-bwd-to-kernels: dq-stage-slots must be 0 (auto), 1 or 2, got 3
-// SLOTSALONE: fmha-bwd-to-kernels: dq-stage-slots shapes the stage of dq-accumulation=bulk-reduce; ask for that too
+// SLOTS3: fmha-bwd-to-kernels: dq-stage-slots must be 1 or 2, got 3
+// SLOTSALONE: fmha-bwd-to-kernels: dq-stage-slots=2 shapes the stage of dq-accumulation=bulk-reduce; ask for that too
 // SLOTSWARP: fmha-bwd-to-kernels: dq-stage-slots is an option of strategy=tiled; strategy=warp has no use for it
 // SM80: error: 'fmha.attention_bwd' op dq-accumulation=bulk-reduce needs a chip with bulk reductions (sm_90, sm_90a), got sm_80
 // AMD: error: 'fmha.attention_bwd' op dq-accumulation=bulk-reduce needs a chip with bulk reductions (sm_90, sm_90a), got gfx942
