@@ -609,7 +609,7 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
     diag << ", of which the dQ stage of dq-accumulation=bulk-reduce takes "
          << workgroupBufferBytes({cfg.bufferType(ctx, kDqStaged)})
          << " in " << cfg.dqStageSlots
-         << " slots (dq-stage-slots=1 needs one, dq-accumulation=atomics "
+         << " slots (dq-stage-slots=1 needs half, dq-accumulation=atomics "
             "none)";
   else if (cfg.dqBulk)
     diag << ", of which the dQ stage of dq-accumulation=bulk-reduce takes "

@@ -61,7 +61,7 @@ func.func @deterministic(%q: memref<?x?x4x64xbf16>, %lse: memref<?x4x?xf32>,
 // the smallest tiles' need and the stage's share of it.
 // DET: error: 'fmha.attention_bwd' op strategy=tiled: the tiles need {{[0-9]+}} bytes of workgroup memory at the least (block-q={{[0-9]+}} block-kv={{[0-9]+}} num-warps={{[0-9]+}}), more than the 232448 the target has, of which the dQ stage of dq-accumulation=bulk-reduce takes {{[0-9]+}} (dq-accumulation=atomics needs none)
 // Asked for in two slots: the diagnostic says so.
-// TWOSLOTS: error: 'fmha.attention_bwd' op strategy=tiled: the tiles need {{[0-9]+}} bytes of workgroup memory at the least (block-q=64 block-kv=64 num-warps=4), more than the 232448 the target has, of which the dQ stage of dq-accumulation=bulk-reduce takes 135168 in 2 slots (dq-stage-slots=1 needs one, dq-accumulation=atomics none)
+// TWOSLOTS: error: 'fmha.attention_bwd' op strategy=tiled: the tiles need {{[0-9]+}} bytes of workgroup memory at the least (block-q=64 block-kv=64 num-warps=4), more than the 232448 the target has, of which the dQ stage of dq-accumulation=bulk-reduce takes 135168 in 2 slots (dq-stage-slots=1 needs half, dq-accumulation=atomics none)
 // ATOMICS-LABEL: gpu.func @fmha_bwd_tiled_main
 // ATOMICS: fmha.tile_accumulate atomic_add
 func.func @bf16_d256(%q: memref<?x?x4x256xbf16>, %lse: memref<?x4x?xf32>,
