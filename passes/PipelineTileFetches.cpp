@@ -127,12 +127,10 @@ bool writesAny(Block *body, ArrayRef<Value> memrefs) {
 /// N when `slot` is `iv rem N` for a constant N >= 2: the slot of an
 /// N-buffered tile that block `iv` lands in.
 std::optional<int64_t> slotCount(Value slot, Value iv) {
-  auto rem = slot.getDefiningOp<arith::RemUIOp>();
-  APInt n;
-  if (!rem || rem.getLhs() != iv ||
-      !matchPattern(rem.getRhs(), m_ConstantInt(&n)) || n.getZExtValue() < 2)
+  auto rem = rocke::matchConstantRemainder(slot);
+  if (!rem || rem->first != iv || rem->second < 2)
     return std::nullopt;
-  return n.getZExtValue();
+  return rem->second;
 }
 
 /// Is `copy` an async copy that iteration i may issue for iteration i + 1?

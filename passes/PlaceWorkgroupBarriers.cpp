@@ -107,9 +107,9 @@ using AccessSet = rocke::WorkgroupAccesses;
 using rocke::addAll;
 
 
-bool sameSet(const AccessSet &a, const AccessSet &b) {
+template <typename T> bool sameSet(ArrayRef<T> a, ArrayRef<T> b) {
   return a.size() == b.size() &&
-         llvm::all_of(a, [&](const Access &x) { return llvm::is_contained(b, x); });
+         llvm::all_of(a, [&](const T &x) { return llvm::is_contained(b, x); });
 }
 
 /// A committed bulk reduction's read and the groups committed after its
@@ -150,12 +150,10 @@ struct State {
       addBulkRead(bulkCommitted, read);
   }
   bool operator==(const State &o) const {
-    return sameSet(pending, o.pending) && sameSet(inFlight, o.inFlight) &&
-           sameSet(bulkOpen, o.bulkOpen) &&
-           bulkCommitted.size() == o.bulkCommitted.size() &&
-           llvm::all_of(bulkCommitted, [&](const BulkRead &r) {
-             return llvm::is_contained(o.bulkCommitted, r);
-           });
+    return sameSet<Access>(pending, o.pending) &&
+           sameSet<Access>(inFlight, o.inFlight) &&
+           sameSet<Access>(bulkOpen, o.bulkOpen) &&
+           sameSet<BulkRead>(bulkCommitted, o.bulkCommitted);
   }
   /// Every bulk reduction's read not yet waited for.
   AccessSet bulkReads() const {

@@ -66,6 +66,15 @@ static std::pair<Value, int64_t> splitConstantOffset(Value value) {
   }
 }
 
+std::optional<std::pair<Value, uint64_t>>
+rocke::matchConstantRemainder(Value value) {
+  auto rem = value.getDefiningOp<arith::RemUIOp>();
+  APInt divisor;
+  if (!rem || !matchPattern(rem.getRhs(), m_ConstantInt(&divisor)))
+    return std::nullopt;
+  return std::make_pair(rem.getLhs(), divisor.getZExtValue());
+}
+
 bool RingSlot::differsFrom(const RingSlot &other) const {
   // A power of two, so that index arithmetic wrapping modulo 2^64 keeps
   // the remainders.
@@ -73,12 +82,10 @@ bool RingSlot::differsFrom(const RingSlot &other) const {
     return false;
   // index = (x + a) mod count, as arith.remui.
   auto split = [&](Value slotIndex) -> std::optional<std::pair<Value, int64_t>> {
-    auto rem = slotIndex.getDefiningOp<arith::RemUIOp>();
-    APInt divisor;
-    if (!rem || !matchPattern(rem.getRhs(), m_ConstantInt(&divisor)) ||
-        divisor.getSExtValue() != count)
+    auto rem = matchConstantRemainder(slotIndex);
+    if (!rem || rem->second != static_cast<uint64_t>(count))
       return std::nullopt;
-    return splitConstantOffset(rem.getLhs());
+    return splitConstantOffset(rem->first);
   };
   auto a = split(index), b = split(other.index);
   if (!a || !b || a->first != b->first)

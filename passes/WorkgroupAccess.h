@@ -91,6 +91,10 @@ WorkgroupAccess workgroupAccessOf(mlir::Value memref, bool write);
 /// memref operands; an async copy writes its destination. Each names `op`.
 WorkgroupAccesses ownWorkgroupAccesses(mlir::Operation *op);
 
+/// `value` as `x rem N` (arith.remui) with a constant N: (x, N).
+std::optional<std::pair<mlir::Value, uint64_t>>
+matchConstantRemainder(mlir::Value value);
+
 /// An op that completes or groups asynchronous work on workgroup memory
 /// without accessing it itself: a wait for async copies, a bulk commit or
 /// a bulk wait. Such ops keep their place relative to barriers and copies.

@@ -605,17 +605,16 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
       << leanestBytes << " bytes of workgroup memory at the least ("
       << tileOptionsText("", cfg.blockQ, cfg.blockKv, cfg.numWarps)
       << "), more than the " << limit << " the target has";
-  if (cfg.dqBulk && cfg.dqStageSlots > 1)
+  if (cfg.dqBulk) {
     diag << ", of which the dQ stage of dq-accumulation=bulk-reduce takes "
-         << workgroupBufferBytes({cfg.bufferType(ctx, kDqStaged)})
-         << " in " << cfg.dqStageSlots
-         << " slots (dq-stage-slots=1 needs half, dq-accumulation=atomics "
-            "none)";
-  else if (cfg.dqBulk)
-    diag << ", of which the dQ stage of dq-accumulation=bulk-reduce takes "
-         << workgroupBufferBytes({cfg.bufferType(ctx, kDqStaged)})
-         << " (dq-accumulation=atomics needs none)";
-  else
+         << workgroupBufferBytes({cfg.bufferType(ctx, kDqStaged)});
+    if (cfg.dqStageSlots > 1)
+      diag << " in " << cfg.dqStageSlots
+           << " slots (dq-stage-slots=1 needs half, dq-accumulation=atomics "
+              "none)";
+    else
+      diag << " (dq-accumulation=atomics needs none)";
+  } else
     diag << "; lower block-q or block-kv";
   return diag;
 }
