@@ -195,10 +195,12 @@ LogicalResult buildWarpBwdKernels(fmha::AttentionBwdOp op,
       return failure();
     dk = *dkMade;
     dv = *dvMade;
+    // Scratch, or f32 dk / dv, whose rows the runners check are 16-byte
+    // aligned (kernel_abi's ALIGNED_ROLES): four f32 a lane.
     if (failed(emitZeroFill(emitter, "fmha_bwd_zero_dk", dk->buffer, dk->role,
-                            "B*Sk*Hkv*Dqk", /*alignedRows=*/false)) ||
+                            "B*Sk*Hkv*Dqk", /*alignedRows=*/true)) ||
         failed(emitZeroFill(emitter, "fmha_bwd_zero_dv", dv->buffer, dv->role,
-                            "B*Sk*Hkv*Dv", /*alignedRows=*/false)))
+                            "B*Sk*Hkv*Dv", /*alignedRows=*/true)))
       return failure();
   }
   if (failed(emitBwdPreprocess(emitter, op.getOut(), op.getGradOut(), delta,

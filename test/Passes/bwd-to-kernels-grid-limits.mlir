@@ -8,7 +8,7 @@
 // only fail at launch.
 
 // TILED: error: 'fmha.attention_bwd' op kernel 'fmha_bwd_preprocess' needs 1099511627776 workgroups in z (B), past the GPU grid limit of 65535 (x < 2^31, y and z < 65536)
-// WARP: error: 'fmha.attention_bwd' op kernel 'fmha_bwd_zero_dk' needs 274877906944 workgroups in x (ceildiv(B*Sk*Hkv*Dqk,256)), past the GPU grid limit of 2147483647
+// WARP: error: 'fmha.attention_bwd' op kernel 'fmha_bwd_zero_dk' needs 68719476736 workgroups in x (ceildiv(B*Sk*Hkv*Dqk,1024)), past the GPU grid limit of 2147483647
 func.func @huge_batch(%q: memref<1099511627776x1x1x64xf16>, %lse: memref<1099511627776x1x1xf32>,
     %dq: memref<1099511627776x1x1x64xf16>, %dk: memref<1099511627776x1x1x64xf16>, %dv: memref<1099511627776x1x1x64xf16>) {
   fmha.attention_bwd %q, %q, %q, %q, %q, stats(%lse) -> %dq, %dk, %dv

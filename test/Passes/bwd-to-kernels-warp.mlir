@@ -23,12 +23,13 @@
 // CHECK:         return
 
 // CHECK:       gpu.module @fmha_kernels
+// The zero-fills take four f32 (16 bytes) a lane.
 // CHECK:         gpu.func @fmha_bwd_zero_dk(%{{.*}}: memref<2x128x8x64xf32>) kernel
-// CHECK-SAME:      known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 512, 1, 1>
-// CHECK-SAME:      rocke.launch = {args = ["dk_accum:f32:zero"], block = [256, 1, 1], grid = ["ceildiv(B*Sk*Hkv*Dqk,256)", "1", "1"], ops = [0], order = 0 : i64}
+// CHECK-SAME:      known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 128, 1, 1>
+// CHECK-SAME:      rocke.launch = {args = ["dk_accum:f32:zero"], block = [256, 1, 1], grid = ["ceildiv(B*Sk*Hkv*Dqk,1024)", "1", "1"], ops = [0], order = 0 : i64}
 // CHECK:           arith.cmpi ult
 // CHECK:           scf.if
-// CHECK:             memref.store {{.*}} : memref<2x128x8x64xf32, #gpu.address_space<global>>
+// CHECK:             vector.store {{.*}} {alignment = 16 : i64} : memref<2x128x8x64xf32, #gpu.address_space<global>>, vector<4xf32>
 // CHECK:         gpu.func @fmha_bwd_zero_dv
 // CHECK-SAME:      order = 1 : i64
 // The preprocess: a row over 8 lanes (16-byte runs of O and dO), eight rows
@@ -93,7 +94,7 @@
 // HOST:         call @fmha_bwd_convert_dv(
 // HOST:         memref.dealloc
 // HOST:       func.func private @fmha_bwd_zero_dk(%{{.*}}: memref<2x128x8x64xf32>, %{{.*}}: index, %{{.*}}: index, %{{.*}}: index)
-// HOST-SAME:    rocke.launch = {args = ["dk_accum:f32:zero"], block = [1, 1, 1], grid = ["B*Sk*Hkv*Dqk", "1", "1"], ops = [0], order = 0 : i64}
+// HOST-SAME:    rocke.launch = {args = ["dk_accum:f32:zero"], block = [1, 1, 1], grid = ["ceildiv(B*Sk*Hkv*Dqk,4)", "1", "1"], ops = [0], order = 0 : i64}
 // HOST:       func.func private @fmha_bwd_warp(
 // HOST-SAME:    block = [1, 1, 1]
 // HOST:         scf.for %[[Z:.*]] =
