@@ -943,11 +943,14 @@ LogicalResult WarpgroupWaitOp::verify() {
   return success();
 }
 
-/// `count` consecutive elements along `type`'s innermost dimension (the
-/// `which` operand's): that dimension must exist, be unit-stride and hold
-/// them.
+/// `count` consecutive elements of `type` (the `which` operand's) from an
+/// index on: the innermost dimension must exist and be unit-stride, and hold
+/// them; with `acrossRows`, the run may go on through the dimensions that
+/// lie contiguously around it (a whole tile of rows), as far as their static
+/// sizes tell.
 static LogicalResult verifyConsecutiveRun(Operation *op, StringRef which,
-                                          MemRefType type, int64_t count) {
+                                          MemRefType type, int64_t count,
+                                          bool acrossRows = false) {
   SmallVector<int64_t> strides;
   int64_t offset;
   if (type.getRank() == 0 || failed(type.getStridesAndOffset(strides, offset)) ||
@@ -957,13 +960,31 @@ static LogicalResult verifyConsecutiveRun(Operation *op, StringRef which,
                              << "'s innermost dimension must have unit stride, "
                                 "got "
                              << type;
-  int64_t inner = type.getShape().back();
-  if (!ShapedType::isDynamic(inner) && inner < count)
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t inner = shape.back();
+  if (ShapedType::isDynamic(inner) || inner >= count)
+    return success();
+  if (!acrossRows)
     return op->emitOpError()
            << "adds " << count
            << " consecutive elements to an innermost dimension of " << inner
            << " in the " << which;
-  return success();
+  // The elements contiguous from a row's start: rows of a dimension whose
+  // stride is the run below it extend the run.
+  int64_t run = inner;
+  for (int64_t d = type.getRank() - 2; d >= 0 && run < count; --d) {
+    if (strides[d] != run)
+      break;
+    if (ShapedType::isDynamic(shape[d]))
+      return success();
+    run *= shape[d];
+  }
+  if (run >= count)
+    return success();
+  return op->emitOpError() << "adds " << count
+                           << " consecutive elements, more than the " << run
+                           << " that lie contiguously in the " << which << " "
+                           << type;
 }
 
 LogicalResult AtomicAddOp::verify() {
@@ -1010,7 +1031,8 @@ LogicalResult BulkAddOp::verify() {
     if (static_cast<int64_t>(numIndices) != type.getRank())
       return emitOpError() << "expects " << type.getRank() << " " << which
                            << " indices, got " << numIndices;
-    if (failed(verifyConsecutiveRun(*this, which, type, getCount())))
+    if (failed(verifyConsecutiveRun(*this, which, type, getCount(),
+                                    /*acrossRows=*/true)))
       return failure();
   }
   return success();

@@ -497,7 +497,9 @@ def Fmha_BulkAddOp : Fmha_Op<"bulk_add", [AttrSizedOperandSegments]> {
   let description = [{
     Adds the `count` f32 elements of `source` from `source[source_indices]`
     on to those of `dest` from `dest[dest_indices]` on, both runs along the
-    memrefs' last (unit-stride) dimension, each addition atomic on its own:
+    memrefs' last (unit-stride) dimension, and on through the dimensions laid
+    out contiguously around it (a tile of whole rows in one operation), each
+    addition atomic on its own:
     one PTX `cp.reduce.async.bulk .add.f32` (sm_90), which takes the sum
     off the work-item's memory pipe. The calling work-item alone issues it,
     into its open bulk group, which its next `fmha.bulk_commit` closes; the

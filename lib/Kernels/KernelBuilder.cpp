@@ -1086,11 +1086,47 @@ static int64_t pairedColumnInGroup(int64_t col) {
   return 4 * (col % 8 / 2) + 2 * (col / 8) + col % 2;
 }
 
+Value accumRows(OpBuilder &b, Location loc, Value accum,
+                const AccumLayout &layout) {
+  if (!layout.headMajor)
+    return accum;
+  // [B, H, S, D + padding] -> [B, S, H, D]: dims 1 and 2 swapped, the
+  // padding left out.
+  auto type = cast<MemRefType>(accum.getType());
+  auto [strides, offset] = type.getStridesAndOffset();
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, accum);
+  auto fold = [&](int64_t known, Value value) -> OpFoldResult {
+    if (ShapedType::isDynamic(known))
+      return value;
+    return b.getIndexAttr(known);
+  };
+  const std::array<unsigned, 4> order{0, 2, 1, 3};
+  SmallVector<OpFoldResult> sizes, viewStrides;
+  SmallVector<int64_t> shape, staticStrides;
+  for (unsigned d : order) {
+    int64_t size = type.getDimSize(d);
+    if (d == 3)
+      size -= layout.padding;
+    shape.push_back(size);
+    sizes.push_back(d == 3 ? b.getIndexAttr(size)
+                           : fold(size, meta.getSizes()[d]));
+    staticStrides.push_back(strides[d]);
+    viewStrides.push_back(fold(strides[d], meta.getStrides()[d]));
+  }
+  auto viewType = MemRefType::get(
+      shape, type.getElementType(),
+      StridedLayoutAttr::get(b.getContext(), offset, staticStrides),
+      type.getMemorySpace());
+  return memref::ReinterpretCastOp::create(
+      b, loc, viewType, accum, fold(offset, meta.getOffset()), sizes,
+      viewStrides);
+}
+
 LogicalResult emitConvert(KernelEmitter &emitter, StringRef name, Value accum,
                           StringRef accumRole, Value grad, StringRef gradRole,
                           StringRef countExpr, float factor,
                           const VarlenBatch &varlen, SequenceView accumView,
-                          bool pairedColumns) {
+                          AccumLayout accumLayout, bool pairedColumns) {
   // On a GPU a lane converts 8 elements (16 bytes of bf16), or with paired
   // columns a whole group of 16 (read in order, permuted in registers). The
   // accumulator is scratch; the gradient's rows are checked (ALIGNED_ROLES).
@@ -1105,7 +1141,7 @@ LogicalResult emitConvert(KernelEmitter &emitter, StringRef name, Value accum,
       emitter, name, {{accum, accumRole.str()}, {grad, gradRole.str()}}, grad,
       1, countExpr, width,
       [&](OpBuilder &b, Location loc, ValueRange gridArgs, ValueRange coords) {
-        Value accumArg = gridArgs[0];
+        Value accumArg = accumRows(b, loc, gridArgs[0], accumLayout);
         // With paired columns the run is a whole group of 16, which starts
         // where its logical group does.
         SmallVector<Value> accumAt(coords);
@@ -1241,7 +1277,7 @@ LogicalResult emitBwdPreprocess(KernelEmitter &emitter, Value out,
     if (zeroRows.buffer) {
       // The row of the accumulator, by its lanes in 16-byte runs; rows past
       // Sq are never read.
-      Value accum = args.back();
+      Value accum = accumRows(b, loc, args.back(), zeroRows.layout);
       int64_t accWidth = runWidth(accum, 4);
       auto [firstCol, colHi, colStep] =
           laneRuns(accWidth, memref::DimOp::create(b, loc, accum, 3));

@@ -467,6 +467,21 @@ mlir::Value pairedColumn(mlir::OpBuilder &b, mlir::Location loc,
 /// same on every run (deterministic). With `varlen`, grad is a packed batch's
 /// [T_q, H, D] and `accumView` how a sequence's part of accum is seen (one
 /// workgroup row per sequence, the body on [1, S, H, D] views).
+/// Where a [B, S, H, D] f32 accumulator's elements lie in its buffer:
+/// row-major as indexed, or head-major with padded rows, [B, H, S,
+/// D + padding], where one head's consecutive rows are one run (a
+/// workgroup stage's tile of rows, padding included, added by one bulk
+/// reduction).
+struct AccumLayout {
+  bool headMajor = false;
+  int64_t padding = 0;
+};
+
+/// `accum`'s [B, S, H, D] elements as `layout` places them: the buffer
+/// itself, or a strided view of the head-major one without its padding.
+mlir::Value accumRows(mlir::OpBuilder &b, mlir::Location loc, mlir::Value accum,
+                      const AccumLayout &layout);
+
 /// `pairedColumns`: accum's columns are paired (pairedColumn).
 mlir::LogicalResult emitConvert(KernelEmitter &emitter, llvm::StringRef name,
                                 mlir::Value accum, llvm::StringRef accumRole,
@@ -474,15 +489,17 @@ mlir::LogicalResult emitConvert(KernelEmitter &emitter, llvm::StringRef name,
                                 llvm::StringRef countExpr, float factor = 1.0f,
                                 const VarlenBatch &varlen = {},
                                 SequenceView accumView = {},
+                                AccumLayout accumLayout = {},
                                 bool pairedColumns = false);
 
 /// A [B, S, H, D] f32 buffer whose rows a row kernel also zero-fills (the
-/// preprocess: the dQ accumulator, one launch fewer): its role and, in a
-/// packed batch, how a sequence sees it.
+/// preprocess: the dQ accumulator, one launch fewer): its role, in a packed
+/// batch how a sequence sees it, and its layout.
 struct ZeroFilledRows {
   mlir::Value buffer;
   std::string role;
   SequenceView view;
+  AccumLayout layout;
 };
 
 /// FA2 preprocess: delta[b, h, q] = sum_d dO[b, q, h, d] * O[b, q, h, d] into

@@ -777,10 +777,11 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
   };
   // The staged dQ of the block before qb (where qb is past the first
   // visible block) added to head headQ's accumulator rows by the bulk-copy
-  // unit, row r issued by work-item r, then a bulk group committed by every
-  // work-item (empty where none was issued), so that all count the blocks'
-  // groups alike. Rows past Sq land in the accumulator's padding rows
-  // (whole query blocks), which nobody reads.
+  // unit: the slot, padding included, is one run of the head-major
+  // accumulator, issued by work-item 0 in one operation. Then a bulk group
+  // committed by every work-item (empty where none was issued), so that all
+  // count the blocks' groups alike. Rows past Sq land in the accumulator's
+  // padding rows (whole query blocks), which nobody reads.
   auto addStagedDqBefore = [&](Value qb, Value headQ) {
     auto any = scf::IfOp::create(
         b, loc, cmp(b, loc, arith::CmpIPredicate::ugt, qb, qbBegin));
@@ -790,12 +791,12 @@ void MainKernel::build(OpBuilder &b, Location loc, ValueRange ids, Value tid,
       Value staged = arith::SubIOp::create(b, loc, qb, c1);
       Value slot = stageSlot(staged);
       auto issuer = scf::IfOp::create(
-          b, loc, cmp(b, loc, arith::CmpIPredicate::ult, tid, cBlockQ));
+          b, loc, cmp(b, loc, arith::CmpIPredicate::eq, tid, c0));
       b.setInsertionPointToStart(issuer.thenBlock());
-      Value row = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, staged, cBlockQ), tid);
-      fmha::BulkAddOp::create(b, loc, slot, ValueRange{tid, c0}, dqAcc,
-                              ValueRange{batch, row, headQ, c0}, cfg.dqk);
+      Value row = arith::MulIOp::create(b, loc, staged, cBlockQ);
+      fmha::BulkAddOp::create(b, loc, slot, ValueRange{c0, c0}, dqAcc,
+                              ValueRange{batch, headQ, row, c0},
+                              cfg.blockQ * (cfg.dqk + kDqStagedPad));
     }
     fmha::BulkCommitOp::create(b, loc);
   };
@@ -1291,7 +1292,15 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
 
   // dQ accumulator: [B, Sq', Hq, Dqk] f32, or per KV block when
   // deterministic, with Sq' = Sq rounded up to whole query blocks: the main
-  // kernel adds a block's rows past Sq (zeros) without checking them.
+  // kernel adds a block's rows past Sq (zeros) without checking them. With
+  // bulk reductions it is head-major with the stage's padded rows, [B, Hq,
+  // Sq', Dqk + pad], so that a staged block is one run of it.
+  AccumLayout dqLayout;
+  if (cfg.dqBulk)
+    dqLayout = {/*headMajor=*/true, kDqStagedPad};
+  std::string dqColumnsStr =
+      dqLayout.headMajor ? "Dqk+" + std::to_string(kDqStagedPad) : "Dqk";
+  int64_t dqColumns = cfg.dqk + dqLayout.padding;
   auto queryType = cast<MemRefType>(op.getQuery().getType());
   Value cBlockQ = constIndex(cb, loc, cfg.blockQ);
   std::string blockQStr = std::to_string(cfg.blockQ);
@@ -1301,17 +1310,21 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
   // as the launch expressions write them.
   std::string accShapeExpr, dqRole, accRowsExpr;
   if (varlen) {
-    // [T_q + B * BQ, Hq, Dqk]: room for every sequence's last block.
+    // [T_q + B * BQ, Hq, Dqk]: room for every sequence's last block
+    // (head-major: [Hq, T_q + B * BQ, Dqk + pad]).
     Value rows = cb.createOrFold<arith::AddIOp>(
         loc, sizes.seqQ,
         cb.createOrFold<arith::MulIOp>(loc, varlen.numSequences(cb, loc),
                                        cBlockQ));
     std::optional<int64_t> staticRows = getConstantIntValue(rows);
-    accShape = {staticRows.value_or(ShapedType::kDynamic), sizes.headsQ,
-                cfg.dqk};
+    int64_t rowsDim = staticRows.value_or(ShapedType::kDynamic);
+    accShape = dqLayout.headMajor
+                   ? SmallVector<int64_t>{sizes.headsQ, rowsDim, dqColumns}
+                   : SmallVector<int64_t>{rowsDim, sizes.headsQ, dqColumns};
     if (!staticRows)
       accSizes.push_back(rows);
-    accShapeExpr = "Sq+B*BQ,Hq,Dqk";
+    accShapeExpr = dqLayout.headMajor ? "Hq,Sq+B*BQ," + dqColumnsStr
+                                      : "Sq+B*BQ,Hq," + dqColumnsStr;
     accRowsExpr = "(Sq+B*" + blockQStr + ")";
   } else {
     Value paddedRows = arith::MulIOp::create(
@@ -1321,13 +1334,19 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
             ? ShapedType::kDynamic
             : llvm::divideCeil(queryType.getDimSize(1), cfg.blockQ) *
                   cfg.blockQ;
-    accShape = {queryType.getDimSize(0), staticPaddedRows, sizes.headsQ,
-                cfg.dqk};
+    int64_t batchDim = queryType.getDimSize(0);
+    accShape = dqLayout.headMajor
+                   ? SmallVector<int64_t>{batchDim, sizes.headsQ,
+                                          staticPaddedRows, dqColumns}
+                   : SmallVector<int64_t>{batchDim, staticPaddedRows,
+                                          sizes.headsQ, dqColumns};
     if (queryType.isDynamicDim(0))
       accSizes.push_back(memref::DimOp::create(cb, loc, op.getQuery(), 0));
     if (queryType.isDynamicDim(1))
       accSizes.push_back(paddedRows);
-    accShapeExpr = "B,ceildiv(Sq,BQ)*BQ,Hq,Dqk";
+    accShapeExpr = dqLayout.headMajor
+                       ? "B,Hq,ceildiv(Sq,BQ)*BQ," + dqColumnsStr
+                       : "B,ceildiv(Sq,BQ)*BQ,Hq," + dqColumnsStr;
     accRowsExpr = "B*ceildiv(Sq," + blockQStr + ")*" + blockQStr;
   }
   Value dqAcc;
@@ -1347,7 +1366,9 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
     return failure();
   dqAcc = *dqBuffer;
   // A sequence's part of the dQ accumulator (of each partial).
-  SequenceView dqView{/*keys=*/false, /*tokenDim=*/deterministic ? 1u : 0u,
+  SequenceView dqView{/*keys=*/false,
+                      /*tokenDim=*/deterministic || dqLayout.headMajor ? 1u
+                                                                       : 0u,
                       /*batchDim=*/deterministic ? 1u : 0u, cfg.blockQ};
   // The accumulator's rows are zero-filled by the preprocess, whose lanes
   // own them (one launch fewer); the partials, one a KV block, by a kernel
@@ -1360,7 +1381,7 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
                             partialsCount, /*alignedRows=*/true)))
       return failure();
   } else {
-    dqZeroRows = {dqAcc, dqRole, dqView};
+    dqZeroRows = {dqAcc, dqRole, dqView, dqLayout};
   }
   // dBias: added atomically where the bias broadcasts (several query heads
   // or batches add to one element), else stored by the one workgroup that
@@ -1500,7 +1521,7 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
           emitter, deterministic ? "fmha_bwd_reduce_dq" : "fmha_bwd_convert_dq",
           dqAcc, dqRole, op.getGradQuery(), "dq",
           (varlen ? "max_seqlen_q*Hq*" : "B*Sq*Hq*") + dqkStr,
-          op.getScaleOrDefault(), varlen, dqView, cfg.pairedDq())))
+          op.getScaleOrDefault(), varlen, dqView, dqLayout, cfg.pairedDq())))
     return failure();
   emitter.finish();
   return success();

@@ -37,9 +37,19 @@ func.func @index_count(%s: memref<64x136xf32, #wg>, %d: memref<?x8x128xf32>, %i:
 // -----
 
 #wg = #gpu.address_space<workgroup>
-func.func @run_too_long(%s: memref<64x136xf32, #wg>, %d: memref<64x128xf32>, %i: index) {
-  // expected-error @+1 {{adds 256 consecutive elements to an innermost dimension of 136 in the source}}
-  fmha.bulk_add %s[%i, %i] to %d[%i, %i] {count = 256 : i64} : memref<64x136xf32, #wg>, memref<64x128xf32>
+func.func @run_too_long(%s: memref<64x136xf32, #wg>, %d: memref<?x136xf32>, %i: index) {
+  // expected-error @+1 {{adds 8720 consecutive elements, more than the 8704 that lie contiguously in the source 'memref<64x136xf32, #gpu.address_space<workgroup>>'}}
+  fmha.bulk_add %s[%i, %i] to %d[%i, %i] {count = 8720 : i64} : memref<64x136xf32, #wg>, memref<?x136xf32>
+  return
+}
+
+// -----
+
+// Rows 256 elements apart are not one run.
+#wg = #gpu.address_space<workgroup>
+func.func @rows_apart(%s: memref<64x136xf32, #wg>, %d: memref<64x128xf32, strided<[256, 1]>>, %i: index) {
+  // expected-error @+1 {{adds 256 consecutive elements, more than the 128 that lie contiguously in the dest 'memref<64x128xf32, strided<[256, 1]>>'}}
+  fmha.bulk_add %s[%i, %i] to %d[%i, %i] {count = 256 : i64} : memref<64x136xf32, #wg>, memref<64x128xf32, strided<[256, 1]>>
   return
 }
 

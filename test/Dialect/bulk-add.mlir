@@ -19,3 +19,17 @@ func.func @round_trip(%stage: memref<64x136xf32, #gpu.address_space<workgroup>>,
   fmha.bulk_wait
   return
 }
+
+// -----
+
+// A whole slot of padded rows in one operation: the run crosses the rows of
+// the stage and of the dest, both laid out contiguously.
+// CHECK-LABEL: func.func @whole_tile
+// CHECK: fmha.bulk_add {{.*}} {count = 8704 : i64} : memref<64x136xf32, strided<[136, 1], offset: ?>, #gpu.address_space<workgroup>>, memref<?x8x?x136xf32>
+func.func @whole_tile(%slot: memref<64x136xf32, strided<[136, 1], offset: ?>, #gpu.address_space<workgroup>>,
+    %dq: memref<?x8x?x136xf32>, %b: index, %h: index, %q: index) {
+  %c0 = arith.constant 0 : index
+  fmha.bulk_add %slot[%c0, %c0] to %dq[%b, %h, %q, %c0] {count = 8704 : i64}
+      : memref<64x136xf32, strided<[136, 1], offset: ?>, #gpu.address_space<workgroup>>, memref<?x8x?x136xf32>
+  return
+}

@@ -15,6 +15,7 @@
 // RUN: FileCheck %s --check-prefix=PROXY < %t.wg.ptx
 // RUN: FileCheck %s --check-prefix=WGJSON < %t.wg.ptx.json
 // RUN: FileCheck %s --check-prefix=EPILOGUE < %t.wg.ptx
+// RUN: FileCheck %s --check-prefix=BULK < %t.wg.ptx
 // RUN: rocke-opt %S/Inputs/attention_bwd_bf16.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90},fmha-dump-binary{output=%t.sm90.ptx})'
 // RUN: FileCheck %s --check-prefixes=SYNC,SM90 --implicit-check-not=wgmma --implicit-check-not=fence.proxy < %t.sm90.ptx
 // RUN: rocke-opt %S/Inputs/attention_bwd_bf16.mlir -o /dev/null -pass-pipeline='builtin.module(fmha-bwd-nvvm{chip=sm_90a warpgroup-mma=off},fmha-dump-binary{output=%t.off.ptx})'
@@ -109,6 +110,14 @@
 // EPILOGUE-COUNT-32: st.global.b32
 // EPILOGUE-NOT: st.global
 // EPILOGUE-LABEL: .entry fmha_bwd_convert_dq(
+
+// A block's staged dQ leaves in one bulk reduction of the whole stage,
+// 128 rows of 64 + 8 f32 (36864 bytes), from its start at 132096: in the
+// query loop and after each head's last block.
+// BULK-LABEL: .entry fmha_bwd_tiled_main(
+// BULK-COUNT-2: mov.b32 [[SIZE:%r[0-9]+]], 36864;{{[[:space:]]+}}// begin inline asm{{[[:space:]]+}}cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%rd{{[0-9]+}}], [%r{{[0-9]+}}], [[SIZE]];
+// BULK-NOT: cp.reduce.async.bulk
+// BULK-LABEL: .entry fmha_bwd_convert_dq(
 
 // 129 KiB of operands and the 36 KiB dQ stage (dq-accumulation's auto
 // takes bulk reductions at block-q 128; test/Passes/bwd-dq-bulk-structure.mlir).

@@ -18,9 +18,11 @@
 
 // Per query block, still two barriers: the block's Q / dO copies (fetched
 // an iteration ahead) and the previous block's staged dQ are published by
-// the first, after which work-items 0-127 each hand one staged row of
-// slot (qb - 1) mod 2 to the bulk-copy unit (none before the first
-// block), and every work-item commits a bulk group. Before the barrier
+// the first, after which work-item 0 hands slot (qb - 1) mod 2, all its
+// 128 rows of 64 + 8 f32, to the bulk-copy unit in one operation (none
+// before the first block): the accumulator is head-major with the same
+// padded rows, so the block is one run of it. Every work-item commits a
+// bulk group. Before the barrier
 // that publishes dS the reads of all groups but the newest are waited for:
 // those of slot qb mod 2, which dQ is staged into after it. Each head's
 // last block is issued after the loop, the kernel waits for it at its end.
@@ -39,9 +41,10 @@
 // CHECK-NEXT: arith.constant 2
 // CHECK-NEXT: %[[PSLOT:.*]] = arith.remui %[[PREV]], %{{.*}} : index
 // CHECK-NEXT: %[[PBUF:.*]] = memref.subview %[[STAGED:[a-z0-9_]+]][%[[PSLOT]], 0, 0] [1, 128, 72]
-// CHECK-NEXT: %[[ISSUER:.*]] = arith.cmpi ult, %[[TID:.*]], %{{.*}} : index
+// CHECK-NEXT: %[[ISSUER:.*]] = arith.cmpi eq, %[[TID:.*]], %[[C0:.*]] : index
 // CHECK-NEXT: scf.if %[[ISSUER]] {
-// CHECK: fmha.bulk_add %[[PBUF]][%[[TID]], %{{.*}}] to %{{.*}} {count = 64 : i64} : memref<128x72xf32, strided<[72, 1], offset: ?>, #gpu.address_space<workgroup>>, memref<?x?x16x64xf32, #gpu.address_space<global>>
+// CHECK-NEXT: %[[ROW:.*]] = arith.muli %[[PREV]], %{{.*}} : index
+// CHECK-NEXT: fmha.bulk_add %[[PBUF]][%[[C0]], %[[C0]]] to %{{.*}}[%{{.*}}, %{{.*}}, %[[ROW]], %[[C0]]] {count = 9216 : i64} : memref<128x72xf32, strided<[72, 1], offset: ?>, #gpu.address_space<workgroup>>, memref<?x16x?x72xf32, #gpu.address_space<global>>
 // CHECK: }
 // CHECK-NEXT: }
 // CHECK-NEXT: fmha.bulk_commit
@@ -83,6 +86,13 @@
 // STAGE-NOT: memref<128x72xf32, strided<[72, 1], offset: ?>, #gpu.address_space<workgroup>>, vector<2xf32>
 // STAGE: gpu.return
 
+// The accumulator, [B, Hq, Sq', 64 + 8] f32, is zero-filled by the
+// preprocess and read by the conversion through one view of it as [B, Sq',
+// Hq, 64] (its padding columns are never read).
+// LAUNCH: gpu.alloc ({{.*}}) : memref<?x16x?x72xf32>
+// LAUNCH-LABEL: gpu.func @fmha_bwd_preprocess
+// LAUNCH-SAME: "dq_accum:f32:zero:[B,Hq,ceildiv(Sq,BQ)*BQ,Dqk+8]"
+// LAUNCH: memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [%{{.*}}, %{{.*}}, 16, 64], strides: [%{{.*}}, 72, %{{.*}}, 1] : memref<?x16x?x72xf32{{.*}}> to memref<?x?x16x64xf32, strided<[?, 72, ?, 1]>{{.*}}>
 // The stage is the last workgroup buffer (36 KiB after the 129 KiB of the
 // others; two slots: 72 KiB); the accumulator's columns stay in order (no
 // paired columns), which the conversion reads as such.
@@ -93,6 +103,8 @@
 // TWOSLOTS-SAME: dynamic_shared_bytes = 205824
 // TWOSLOTS: memref.view %{{.*}}[%c132096][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<2x128x72xf32, #gpu.address_space<workgroup>>
 // LAUNCH-LABEL: gpu.func @fmha_bwd_convert_dq
+// LAUNCH-NOT: vector.shuffle
+// LAUNCH: memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [%{{.*}}, %{{.*}}, 16, 64], strides: [%{{.*}}, 72, %{{.*}}, 1] : memref<?x16x?x72xf32{{.*}}> to memref<?x?x16x64xf32, strided<[?, 72, ?, 1]>{{.*}}>
 // LAUNCH-NOT: vector.shuffle
 // LAUNCH: gpu.return
 // ATOMICS-LABEL: gpu.func @fmha_bwd_tiled_main
