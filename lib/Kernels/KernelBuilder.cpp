@@ -465,6 +465,14 @@ Value VarlenBatch::numSequences(OpBuilder &b, Location loc) const {
   return b.createOrFold<arith::SubIOp>(loc, offsets, constIndex(b, loc, 1));
 }
 
+/// `known` where static, else the runtime `value` (a memref's size, stride
+/// or offset, from its type or its extract_strided_metadata).
+static OpFoldResult staticOr(OpBuilder &b, int64_t known, Value value) {
+  if (ShapedType::isDynamic(known))
+    return value;
+  return b.getIndexAttr(known);
+}
+
 /// The part of `packed` whose tokens start at `first`, `length` of them, as
 /// `view` says: a reinterpret_cast to the same strides with a unit batch dim
 /// added, so the memref lowering handles any strided layout.
@@ -473,21 +481,16 @@ static Value sequenceView(OpBuilder &b, Location loc, Value packed,
   auto type = cast<MemRefType>(packed.getType());
   auto [strides, offset] = type.getStridesAndOffset();
   auto meta = memref::ExtractStridedMetadataOp::create(b, loc, packed);
-  auto fold = [&](int64_t known, Value value) -> OpFoldResult {
-    if (ShapedType::isDynamic(known))
-      return value;
-    return b.getIndexAttr(known);
-  };
   SmallVector<OpFoldResult> sizes, viewStrides;
   SmallVector<int64_t> shape, staticStrides;
   for (int64_t d = 0; d < type.getRank(); ++d) {
-    OpFoldResult size = d == view.tokenDim
-                            ? OpFoldResult(length)
-                            : fold(type.getDimSize(d), meta.getSizes()[d]);
+    OpFoldResult size = d == view.tokenDim ? OpFoldResult(length)
+                                           : staticOr(b, type.getDimSize(d),
+                                                      meta.getSizes()[d]);
     sizes.push_back(size);
     shape.push_back(d == view.tokenDim ? ShapedType::kDynamic
                                        : type.getDimSize(d));
-    viewStrides.push_back(fold(strides[d], meta.getStrides()[d]));
+    viewStrides.push_back(staticOr(b, strides[d], meta.getStrides()[d]));
     staticStrides.push_back(strides[d]);
   }
   // The unit batch dim; its stride is never stepped along.
@@ -498,7 +501,8 @@ static Value sequenceView(OpBuilder &b, Location loc, Value packed,
   staticStrides.insert(staticStrides.begin() + view.batchDim,
                        staticStrides[view.tokenDim]);
   Value tokenStride = getValueOrCreateConstantIndexOp(
-      b, loc, fold(strides[view.tokenDim], meta.getStrides()[view.tokenDim]));
+      b, loc,
+      staticOr(b, strides[view.tokenDim], meta.getStrides()[view.tokenDim]));
   Value start =
       arith::AddIOp::create(b, loc, meta.getOffset(),
                             arith::MulIOp::create(b, loc, first, tokenStride));
@@ -1095,11 +1099,6 @@ Value accumRows(OpBuilder &b, Location loc, Value accum,
   auto type = cast<MemRefType>(accum.getType());
   auto [strides, offset] = type.getStridesAndOffset();
   auto meta = memref::ExtractStridedMetadataOp::create(b, loc, accum);
-  auto fold = [&](int64_t known, Value value) -> OpFoldResult {
-    if (ShapedType::isDynamic(known))
-      return value;
-    return b.getIndexAttr(known);
-  };
   const std::array<unsigned, 4> order{0, 2, 1, 3};
   SmallVector<OpFoldResult> sizes, viewStrides;
   SmallVector<int64_t> shape, staticStrides;
@@ -1109,16 +1108,16 @@ Value accumRows(OpBuilder &b, Location loc, Value accum,
       size -= layout.padding;
     shape.push_back(size);
     sizes.push_back(d == 3 ? b.getIndexAttr(size)
-                           : fold(size, meta.getSizes()[d]));
+                           : staticOr(b, size, meta.getSizes()[d]));
     staticStrides.push_back(strides[d]);
-    viewStrides.push_back(fold(strides[d], meta.getStrides()[d]));
+    viewStrides.push_back(staticOr(b, strides[d], meta.getStrides()[d]));
   }
   auto viewType = MemRefType::get(
       shape, type.getElementType(),
       StridedLayoutAttr::get(b.getContext(), offset, staticStrides),
       type.getMemorySpace());
   return memref::ReinterpretCastOp::create(
-      b, loc, viewType, accum, fold(offset, meta.getOffset()), sizes,
+      b, loc, viewType, accum, staticOr(b, offset, meta.getOffset()), sizes,
       viewStrides);
 }
 
