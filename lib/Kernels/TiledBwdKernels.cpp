@@ -574,14 +574,11 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
     chosen = fewest;
   if (chosen) {
     (void)apply(*chosen, /*report=*/false);
-    // auto: bulk reductions where a warpgroup's score tile is 64 x 128 or
-    // more (block-q >= 128: D = 64 on sm_90a), whose element-wise work
-    // covers the stage's reads before the dS barrier (H100: 1.01-1.05x; at
-    // D = 128, block-q 64, 0.96-0.98x: docs/BENCHMARKS.md runs 46-47), in
-    // one slot; only where the stage fits beside the chosen tiles, which
-    // auto never changes.
-    if (options.dqAccumulation == DqAccumulation::Auto && bulkPossible() &&
-        cfg.blockQ >= 128) {
+    // auto: bulk reductions in one slot, one operation a block (H100:
+    // 1.10-1.16x the atomics at D = 128, 1.06-1.08x a row an operation at
+    // D = 64: docs/BENCHMARKS.md run 53), where the stage fits beside the
+    // chosen tiles, which auto never changes.
+    if (options.dqAccumulation == DqAccumulation::Auto && bulkPossible()) {
       cfg.dqBulk = true;
       if (cfg.workgroupBytes(ctx) > limit)
         cfg.dqBulk = false;

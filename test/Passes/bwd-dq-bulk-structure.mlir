@@ -1,9 +1,10 @@
 // dq-accumulation=bulk-reduce: the tiled backward's dQ through workgroup
 // memory and the bulk-copy unit (sm_90a, warpgroup products), on the input
 // of test/NVVM/bwd-wgmma-ptx.mlir (bf16, D = 64, Hq = 16, Hkv = 4, causal:
-// block-q 128, two warpgroups), where auto takes it too (one slot); with
-// block-q 64 (D = 128's tiles) auto keeps atomics. dq-stage-slots=2 makes
-// the stage a double buffer.
+// block-q 128, two warpgroups), where auto takes it too (one slot), as with
+// block-q 64 (D = 128's tiles); where the stage does not fit beside auto's
+// tiles (D = 192), atomics. dq-stage-slots=2 makes the stage a double
+// buffer.
 // RUN: rocke-opt %S/../NVVM/Inputs/attention_bwd_bf16.mlir -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=sm_90a dq-accumulation=bulk-reduce dq-stage-slots=2},fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' -o %t
 // RUN: FileCheck %s < %t
 // RUN: FileCheck %s --check-prefix=STAGE < %t
@@ -11,7 +12,8 @@
 // RUN: rocke-opt %S/../NVVM/Inputs/attention_bwd_bf16.mlir -fmha-bwd-to-kernels='strategy=tiled chip=sm_90a' | FileCheck %s --check-prefix=LAUNCH
 // RUN: rocke-opt %S/../NVVM/Inputs/attention_bwd_bf16.mlir -fmha-bwd-to-kernels='strategy=tiled chip=sm_90a dq-accumulation=bulk-reduce dq-stage-slots=2' | FileCheck %s --check-prefix=TWOSLOTS
 // RUN: rocke-opt %S/../NVVM/Inputs/attention_bwd_bf16.mlir -fmha-bwd-to-kernels='strategy=tiled chip=sm_90a dq-accumulation=atomics' | FileCheck %s --check-prefix=ATOMICS
-// RUN: rocke-opt %S/../NVVM/Inputs/attention_bwd_bf16.mlir -fmha-bwd-to-kernels='strategy=tiled chip=sm_90a block-q=64' | FileCheck %s --check-prefix=ATOMICS
+// RUN: rocke-opt %S/../NVVM/Inputs/attention_bwd_bf16.mlir -fmha-bwd-to-kernels='strategy=tiled chip=sm_90a block-q=64' | FileCheck %s --check-prefix=ONESLOT64
+// RUN: rocke-opt %S/../ISA/Inputs/tiled_bf16_d192_none.mlir -fmha-bwd-to-kernels='strategy=tiled chip=sm_90a' | FileCheck %s --check-prefix=D192
 // RUN: rocke-opt %S/../NVVM/Inputs/attention_bwd_bf16.mlir -fmha-bwd-to-kernels='strategy=tiled chip=sm_90a block-q=64 dq-accumulation=bulk-reduce' | FileCheck %s --check-prefix=ONESLOT64
 // RUN: rocke-opt %S/../NVVM/Inputs/attention_bwd_bf16.mlir -fmha-bwd-to-kernels='strategy=tiled chip=sm_90a block-q=64 dq-accumulation=bulk-reduce dq-stage-slots=2' | FileCheck %s --check-prefix=BLOCKQ64
 // RUN: rocke-opt %S/../NVVM/Inputs/attention_bwd_bf16.mlir -pass-pipeline='builtin.module(fmha-bwd-to-kernels{strategy=tiled chip=sm_90a dq-accumulation=bulk-reduce},fmha-pipeline-tile-fetches,fmha-lower-tile-copies,fmha-split-workgroup-tiles,fmha-distribute-tiles,gpu.module(gpu.func(fmha-place-workgroup-barriers)))' | FileCheck %s --check-prefix=ONESLOT
@@ -115,12 +117,25 @@
 // ATOMICS-LABEL: gpu.func @fmha_bwd_convert_dq
 // ATOMICS: vector.shuffle
 // ATOMICS: gpu.return
-// Asked for at block-q 64 (D = 128's tiles), where auto keeps atomics: one
-// slot of 64 rows of staged dQ (which lost to atomics there:
-// docs/BENCHMARKS.md runs 46-47), or two.
+// At block-q 64 (D = 128's tiles): one slot of 64 rows of staged dQ (auto,
+// or asked for), or two.
 // BLOCKQ64-LABEL: gpu.func @fmha_bwd_tiled_main
 // BLOCKQ64-SAME: dynamic_shared_bytes = 
 // BLOCKQ64: memref<2x64x72xf32, #gpu.address_space<workgroup>>
 // ONESLOT64-LABEL: gpu.func @fmha_bwd_tiled_main
 // ONESLOT64: memref<1x64x72xf32, #gpu.address_space<workgroup>>
 // BLOCKQ64-NOT: fmha.tile_accumulate
+// ONESLOT64: fmha.bulk_add {{.*}} {count = 4608 : i64}
+// ONESLOT64-NOT: fmha.tile_accumulate
+
+// D = 192: auto's tiles (block-q 16, block-kv 64, 128 work-items) leave no
+// room for the stage, so auto adds dQ atomically, into the row-major
+// accumulator.
+// D192-LABEL: gpu.func @fmha_bwd_preprocess
+// D192-SAME: "dq_accum:f32:zero:[B,ceildiv(Sq,BQ)*BQ,Hq,Dqk]"
+// D192-LABEL: gpu.func @fmha_bwd_tiled_main
+// D192-SAME: dynamic_shared_bytes = 40832
+// D192-NOT: fmha.bulk
+// D192: fmha.tile_accumulate atomic_add
+// D192-NOT: fmha.bulk
+// D192: gpu.return
