@@ -402,8 +402,8 @@ def test_packed_batch_prebuilds_and_binds(deterministic, tmp_path):
     if deterministic:  # one partial per KV block of the longest sequence
         assert allocated["dq_partial"] == ("f32", (4, 300 + 3 * 128, 16, 64),
                                            "zero")
-    else:
-        assert allocated["dq_accum"] == ("f32", (300 + 3 * 128, 16, 64),
+    else:  # head-major, rows padded like the bulk reductions' stage
+        assert allocated["dq_accum"] == ("f32", (16, 300 + 3 * 128, 64 + 8),
                                          "zero")
     with pytest.raises(ValueError, match="no buffer for role 'cu_seqlens_q'"):
         kernel_abi.LaunchPlan(fwd.kernels, env).bind(
