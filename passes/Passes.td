@@ -391,8 +391,9 @@ def BwdToKernels : Pass<"fmha-bwd-to-kernels", "::mlir::ModuleOp"> {
            "accumulator",
            [{::llvm::cl::values(
              clEnumValN(::rocke::DqAccumulation::Auto, "auto",
-                        "bulk-reduce where block-q >= 128 with warpgroup "
-                        "products (D = 64 on sm_90a), else atomics"),
+                        "bulk-reduce where it may be and its stage fits "
+                        "beside the tiles (D = 64 and 128 on sm_90a), else "
+                        "atomics"),
              clEnumValN(::rocke::DqAccumulation::Atomics, "atomics",
                         "each lane adds its registers atomically"),
              clEnumValN(::rocke::DqAccumulation::BulkReduce, "bulk-reduce",

@@ -414,7 +414,7 @@ struct BwdPipelineOptions
       llvm::cl::init(rocke::DqAccumulation::Auto),
       llvm::cl::values(
           clEnumValN(rocke::DqAccumulation::Auto, "auto",
-                     "bulk-reduce where block-q >= 128 (sm_90a), else "
+                     "bulk-reduce where its stage fits (sm_90a), else "
                      "atomics"),
           clEnumValN(rocke::DqAccumulation::Atomics, "atomics",
                      "each lane's registers added atomically"),

@@ -141,17 +141,17 @@ enum class MaskBlocks { Auto, WholeBlockLoops, PerBlockBranch };
 ///   Atomics: every lane adds its registers (red.global.add, or one atomic
 ///     an element), right after dQ's product.
 ///   BulkReduce: the workgroup writes the block's dQ into workgroup memory,
-///     and after the next block's first barrier the bulk-copy unit adds its
-///     rows (fmha.bulk_add, cp.reduce.async.bulk), off the threads' memory
-///     pipe; its reads are waited for before the dS barrier. Warpgroup
+///     and after the next block's first barrier the bulk-copy unit adds it
+///     in one operation (fmha.bulk_add, cp.reduce.async.bulk) to the
+///     head-major accumulator, off the threads' memory pipe; its reads are
+///     waited for before the dS barrier. Warpgroup
 ///     products on chips with bulk reductions (ChipInfo::asyncBulkReduce),
 ///     not with deterministic=true (which stores partials instead).
 ///     The stage has one slot, or two (dq-stage-slots=2): then block i
 ///     writes slot i mod 2 and the reads of block i - 2's rows are waited
 ///     for instead, which had a block and a half to finish.
-/// Auto: BulkReduce where it may be and block-q >= 128 (a warpgroup's score
-/// tile 64 x 128 or more, whose element-wise work covers the stage's reads;
-/// D = 64 on sm_90a), if the stage fits beside the tiles; else Atomics.
+/// Auto: BulkReduce with one slot where it may be and the stage fits beside
+/// the tiles (D = 64 and 128 on sm_90a); else Atomics.
 enum class DqAccumulation { Auto, Atomics, BulkReduce };
 
 /// Options of fmha-bwd-to-kernels shared by both strategies; the forward

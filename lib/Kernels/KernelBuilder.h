@@ -32,7 +32,8 @@
 //   the same op zero-fills it before use or "none" when fully written. A
 //   fourth field "[d0,d1,...]" gives a shape of its own, in the grid's
 //   expressions plus the launch's `symbols` ({name = i64}): the tiled dQ
-//   accumulator [B,ceildiv(Sq,BQ)*BQ,Hq,Dqk] and partials
+//   accumulator [B,ceildiv(Sq,BQ)*BQ,Hq,Dqk] (with bulk reductions
+//   head-major with padded rows, [B,Hq,ceildiv(Sq,BQ)*BQ,Dqk+8]) and partials
 //   [ceildiv(Sk,BKV),B,ceildiv(Sq,BQ)*BQ,Hq,Dqk] have their rows padded to
 //   whole query blocks, and the tiled row record [B,Hq,Sq,2] holds each
 //   query row's (normalizer, delta). `ops` (set by fmha-bwd-to-kernels) lists the fmha
@@ -43,8 +44,8 @@
 //   the kernels that read per-sequence data also take the offsets, roles
 //   "cu_seqlens_q" and "cu_seqlens_k", after their other arguments. Their
 //   scratch follows the packed layout: row record [Hq,Sq,2], dQ
-//   accumulator [Sq+B*BQ,Hq,Dqk] (sequence b's rows from cu_seqlens_q[b] +
-//   b*BQ, padded to whole query blocks), partials
+//   accumulator [Sq+B*BQ,Hq,Dqk] or [Hq,Sq+B*BQ,Dqk+8] (sequence b's rows
+//   from cu_seqlens_q[b] + b*BQ, padded to whole query blocks), partials
 //   [ceildiv(max_seqlen_k,BKV),Sq+B*BQ,Hq,Dqk].
 //
 //===----------------------------------------------------------------------===//

@@ -575,7 +575,7 @@ LogicalResult makeConfig(fmha::AttentionBwdOp op,
   if (chosen) {
     (void)apply(*chosen, /*report=*/false);
     // auto: bulk reductions in one slot, one operation a block (H100:
-    // 1.10-1.16x the atomics at D = 128, 1.06-1.08x a row an operation at
+    // 1.12-1.15x the atomics at D = 128, 1.06-1.08x a row an operation at
     // D = 64: docs/BENCHMARKS.md run 53), where the stage fits beside the
     // chosen tiles, which auto never changes.
     if (options.dqAccumulation == DqAccumulation::Auto && bulkPossible()) {
