@@ -36,8 +36,8 @@
 //   head-major with padded rows, [B,Hq,ceildiv(Sq,BQ)*BQ,Dqk+8]) and partials
 //   [ceildiv(Sk,BKV),B,ceildiv(Sq,BQ)*BQ,Hq,Dqk] have their rows padded to
 //   whole query blocks, and the tiled row record [B,Hq,Sq,2] holds each
-//   query row's (normalizer, delta). `ops` (set by fmha-bwd-to-kernels) lists the fmha
-//   ops (module walk order) that launch the kernel.
+//   query row's (normalizer, delta). `ops` (set by fmha-bwd-to-kernels) lists
+//   the fmha ops (module walk order) that launch the kernel.
 // - Packed (varlen) batches: B is the number of sequences (cu_seqlens' length
 //   - 1) and Sq / Sk the token counts T_q / T_k; the launch's symbols
 //   `max_seqlen_q` / `max_seqlen_k` (the op's maxima) size the grids, and

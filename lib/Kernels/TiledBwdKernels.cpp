@@ -1298,6 +1298,12 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
   std::string dqColumnsStr =
       dqLayout.headMajor ? "Dqk+" + std::to_string(kDqStagedPad) : "Dqk";
   int64_t dqColumns = cfg.dqk + dqLayout.padding;
+  // The accumulator's row and head dims (sizes or expressions), in the
+  // layout's order.
+  auto rowsAndHeads = [&](auto rows, auto heads) {
+    return dqLayout.headMajor ? std::pair{heads, rows}
+                              : std::pair{rows, heads};
+  };
   auto queryType = cast<MemRefType>(op.getQuery().getType());
   Value cBlockQ = constIndex(cb, loc, cfg.blockQ);
   std::string blockQStr = std::to_string(cfg.blockQ);
@@ -1314,14 +1320,14 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
         cb.createOrFold<arith::MulIOp>(loc, varlen.numSequences(cb, loc),
                                        cBlockQ));
     std::optional<int64_t> staticRows = getConstantIntValue(rows);
-    int64_t rowsDim = staticRows.value_or(ShapedType::kDynamic);
-    accShape = dqLayout.headMajor
-                   ? SmallVector<int64_t>{sizes.headsQ, rowsDim, dqColumns}
-                   : SmallVector<int64_t>{rowsDim, sizes.headsQ, dqColumns};
+    auto [dim0, dim1] = rowsAndHeads(
+        staticRows.value_or(ShapedType::kDynamic), sizes.headsQ);
+    accShape = {dim0, dim1, dqColumns};
     if (!staticRows)
       accSizes.push_back(rows);
-    accShapeExpr = dqLayout.headMajor ? "Hq,Sq+B*BQ," + dqColumnsStr
-                                      : "Sq+B*BQ,Hq," + dqColumnsStr;
+    auto [expr0, expr1] =
+        rowsAndHeads(std::string("Sq+B*BQ"), std::string("Hq"));
+    accShapeExpr = expr0 + "," + expr1 + "," + dqColumnsStr;
     accRowsExpr = "(Sq+B*" + blockQStr + ")";
   } else {
     Value paddedRows = arith::MulIOp::create(
@@ -1331,19 +1337,15 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
             ? ShapedType::kDynamic
             : llvm::divideCeil(queryType.getDimSize(1), cfg.blockQ) *
                   cfg.blockQ;
-    int64_t batchDim = queryType.getDimSize(0);
-    accShape = dqLayout.headMajor
-                   ? SmallVector<int64_t>{batchDim, sizes.headsQ,
-                                          staticPaddedRows, dqColumns}
-                   : SmallVector<int64_t>{batchDim, staticPaddedRows,
-                                          sizes.headsQ, dqColumns};
+    auto [dim1, dim2] = rowsAndHeads(staticPaddedRows, sizes.headsQ);
+    accShape = {queryType.getDimSize(0), dim1, dim2, dqColumns};
     if (queryType.isDynamicDim(0))
       accSizes.push_back(memref::DimOp::create(cb, loc, op.getQuery(), 0));
     if (queryType.isDynamicDim(1))
       accSizes.push_back(paddedRows);
-    accShapeExpr = dqLayout.headMajor
-                       ? "B,Hq,ceildiv(Sq,BQ)*BQ," + dqColumnsStr
-                       : "B,ceildiv(Sq,BQ)*BQ,Hq," + dqColumnsStr;
+    auto [expr1, expr2] =
+        rowsAndHeads(std::string("ceildiv(Sq,BQ)*BQ"), std::string("Hq"));
+    accShapeExpr = "B," + expr1 + "," + expr2 + "," + dqColumnsStr;
     accRowsExpr = "B*ceildiv(Sq," + blockQStr + ")*" + blockQStr;
   }
   Value dqAcc;
