@@ -462,12 +462,6 @@ mlir::LogicalResult emitZeroFill(KernelEmitter &emitter, llvm::StringRef name,
 mlir::Value pairedColumn(mlir::OpBuilder &b, mlir::Location loc,
                          mlir::Value col);
 
-/// grad = factor * accum converted to grad's element type (truncf), element
-/// by element. accum has grad's logical shape, or one leading dimension more:
-/// partials (e.g. one per KV block), summed in the order of that index, the
-/// same on every run (deterministic). With `varlen`, grad is a packed batch's
-/// [T_q, H, D] and `accumView` how a sequence's part of accum is seen (one
-/// workgroup row per sequence, the body on [1, S, H, D] views).
 /// Where a [B, S, H, D] f32 accumulator's elements lie in its buffer:
 /// row-major as indexed, or head-major with padded rows, [B, H, S,
 /// D + padding], where one head's consecutive rows are one run (a
@@ -483,6 +477,13 @@ struct AccumLayout {
 mlir::Value accumRows(mlir::OpBuilder &b, mlir::Location loc, mlir::Value accum,
                       const AccumLayout &layout);
 
+/// grad = factor * accum converted to grad's element type (truncf), element
+/// by element. accum has grad's logical shape, or one leading dimension more:
+/// partials (e.g. one per KV block), summed in the order of that index, the
+/// same on every run (deterministic). With `varlen`, grad is a packed batch's
+/// [T_q, H, D] and `accumView` how a sequence's part of accum is seen (one
+/// workgroup row per sequence, the body on [1, S, H, D] views).
+/// `accumLayout`: how accum lies in its buffer (accumRows).
 /// `pairedColumns`: accum's columns are paired (pairedColumn).
 mlir::LogicalResult emitConvert(KernelEmitter &emitter, llvm::StringRef name,
                                 mlir::Value accum, llvm::StringRef accumRole,

@@ -1296,7 +1296,7 @@ rocke::buildTiledBwdKernels(fmha::AttentionBwdOp op,
   if (cfg.dqBulk)
     dqLayout = {/*headMajor=*/true, kDqStagedPad};
   std::string dqColumnsStr =
-      dqLayout.headMajor ? "Dqk+" + std::to_string(kDqStagedPad) : "Dqk";
+      dqLayout.headMajor ? "Dqk+" + std::to_string(dqLayout.padding) : "Dqk";
   int64_t dqColumns = cfg.dqk + dqLayout.padding;
   // The accumulator's row and head dims (sizes or expressions), in the
   // layout's order.
