@@ -62,11 +62,10 @@ def ptx_sets(root):
             for p in glob.glob(os.path.join(root, "*.ptx"))}
     for p in glob.glob(os.path.join(root, "*", "kernel.ptx")):
         d = os.path.dirname(p)
-        digest = hashlib.sha1()
-        for part in ("spec.mlir", "pipeline.txt"):
-            with open(os.path.join(d, part), "rb") as f:
-                digest.update(f.read())
-        spec = open(os.path.join(d, "spec.mlir")).read()
+        with open(os.path.join(d, "spec.mlir")) as f:
+            spec = f.read()
+        with open(os.path.join(d, "pipeline.txt")) as f:
+            digest = hashlib.sha1((spec + f.read()).encode())
         m = re.search(r"memref<[^>]*x(\d+)x(bf16|f16)", spec)
         label = "%s_d%s" % (m.group(2), m.group(1)) if m else "set"
         sets["%s_%s" % (label, digest.hexdigest()[:8])] = p
@@ -105,7 +104,8 @@ def main():
         return 2
     new = ptx_sets(args.dir)
     old = ptx_sets(args.base) if args.base else {}
-    totals = collections.Counter()
+    roots = [args.dir] + ([args.base] if args.base else [])
+    totals = [collections.Counter() for _ in roots]
     header = "| set | kernel | %s |%s" % (
         args.dir, " %s |" % args.base if args.base else "")
     print(header)
@@ -115,22 +115,20 @@ def main():
         then = report(ptxas, old[name], args.chip) if name in old else {}
         for kernel in sorted(set(now) | set(then)):
             a, b = now.get(kernel), then.get(kernel)
-            for side, k in (("", a), ("base ", b)):
+            for total, k in zip(totals, (a, b)):
                 if k:
-                    totals[side + "spill stores"] += k.spill_stores
-                    totals[side + "C75xx notes"] += len(k.notes)
-                    totals[side + "kernels with notes"] += bool(k.notes)
+                    total["spill stores"] += k.spill_stores
+                    total["notes"] += len(k.notes)
+                    total["kernels with notes"] += bool(k.notes)
             if args.base and not args.all and a == b:
                 continue
             print("| %s | %s | %s |%s" % (name, kernel, cell(a),
                                            " %s |" % cell(b) if args.base
                                            else ""))
-    for side, root in (("", args.dir), ("base ", args.base)):
-        if root:
-            print("%s: %d kernels with C75xx notes (%d notes), %d bytes of "
-                  "spill stores" % (root, totals[side + "kernels with notes"],
-                                    totals[side + "C75xx notes"],
-                                    totals[side + "spill stores"]))
+    for root, total in zip(roots, totals):
+        print("%s: %d kernels with C75xx notes (%d notes), %d bytes of "
+              "spill stores" % (root, total["kernels with notes"],
+                                total["notes"], total["spill stores"]))
     return 0
 
 
